@@ -1,0 +1,67 @@
+/* adaptcore C API: dynamic-shape GEMM with 64-bit sizes and status codes.
+ *
+ * Semantics follow reference BLAS: beta == 0 means C is not read, alpha == 0 means A and B are
+ * not read, m == 0 or n == 0 returns at once, k == 0 scales C by beta. Padding beyond the
+ * leading dimension is never written. Errors are returned, never printed or aborted on. */
+#ifndef ADAPTCORE_ADAPTCORE_H
+#define ADAPTCORE_ADAPTCORE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define AC_API __declspec(dllexport)
+#else
+#define AC_API __attribute__((visibility("default")))
+#endif
+
+/* Values match CBLAS so that CBLAS enums can be passed through unchanged. */
+typedef enum { AC_ROW_MAJOR = 101, AC_COL_MAJOR = 102 } ac_layout_t;
+typedef enum { AC_NO_TRANS = 111, AC_TRANS = 112, AC_CONJ_TRANS = 113 } ac_transpose_t;
+
+typedef enum {
+  AC_STATUS_OK = 0,
+  AC_STATUS_INVALID_LAYOUT = 1,
+  AC_STATUS_INVALID_TRANSPOSE = 2,
+  AC_STATUS_INVALID_DIMENSION = 3,         /* m, n or k negative */
+  AC_STATUS_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc too small */
+  AC_STATUS_NULL_POINTER = 5,              /* an operand that must be read or written is NULL */
+  AC_STATUS_SIZE_OVERFLOW = 6,             /* an operand's extent does not fit in memory */
+  AC_STATUS_ALIASING = 7,                  /* C overlaps A or B */
+  AC_STATUS_SHAPE_MISMATCH = 8,            /* C++ views whose shapes do not compose */
+  AC_STATUS_INVALID_ARGUMENT = 9,          /* e.g. a thread count < 1 */
+  AC_STATUS_UNSUPPORTED_ISA = 10,          /* forced ISA path not available on this CPU */
+  AC_STATUS_INVALID_PROFILE = 11,          /* hardware profile file unreadable or malformed */
+  AC_STATUS_OUT_OF_MEMORY = 12,
+  AC_STATUS_INTERNAL_ERROR = 13
+} ac_status_t;
+
+typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
+
+/* C = alpha * op(A) * op(B) + beta * C, op(A) is m x k, op(B) is k x n, C is m x n. */
+AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                            int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                            int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                            int64_t ldc);
+
+/* A short English description of a status code; never NULL. */
+AC_API const char* ac_status_string(ac_status_t status);
+
+/* Threads used by the default context (>= 1); values above the core count are allowed. */
+AC_API ac_status_t ac_set_num_threads(int threads);
+AC_API int ac_get_num_threads(void);
+
+/* Force an ISA path in the default context (AC_ISA_AUTO restores detection). */
+AC_API ac_status_t ac_set_isa(ac_isa_t isa);
+AC_API ac_isa_t ac_get_isa(void);
+
+/* Library version as "MAJOR.MINOR.PATCH". */
+AC_API const char* ac_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ADAPTCORE_ADAPTCORE_H */

@@ -1,0 +1,68 @@
+// The hardware profile: what the planner and the analytical model know about the target CPU.
+// Detected at run time (cpuinfo + a short clock probe), overridable by a JSON file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "adaptcore/types.hpp"
+
+namespace adaptcore {
+
+struct HardwareProfile {
+  std::string name;    // CPU name as reported
+  std::string source;  // "detected" or the JSON file it came from
+  int cores = 1;       // cores available to this process
+
+  // ISA features relevant to the kernels.
+  bool fma3 = false;
+  bool avx2 = false;
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512dq = false;
+  bool avx512vl = false;
+  bool avx512_bf16 = false;
+  bool avx512_vnni = false;
+
+  double freq_ghz = 3.0;  // sustained core clock under vector load
+
+  // Per-core usable capacity in bytes. l3 is this core's share, capped (see detect_profile).
+  int64_t l1d_bytes = 32 * 1024;
+  int64_t l2_bytes = 1024 * 1024;
+  int64_t l3_bytes = 8 * 1024 * 1024;
+
+  // Per-core sustainable read bandwidth of each level in GB/s, and DRAM for the whole socket.
+  double bw_l1_gbs = 200.0;
+  double bw_l2_gbs = 100.0;
+  double bw_l3_gbs = 50.0;
+  double bw_dram_core_gbs = 30.0;
+  double bw_dram_total_gbs = 60.0;
+
+  // Vector FMA instructions issued per cycle by one core (2 on Zen 4/5 and server Intel).
+  double fma_per_cycle = 2.0;
+  // Cost of waking the thread pool and joining it, microseconds (fork + join).
+  double fork_join_us = 3.0;
+  // Packing throughput per core, GB/s of source data read.
+  double pack_gbs = 20.0;
+
+  // Best ISA path the features allow.
+  Isa best_isa() const noexcept;
+  bool supports(Isa isa) const noexcept;
+  // Vector lanes of fp32 for a path (16, 8, or 4 for the portable path which compilers
+  // vectorise with SSE).
+  static int fp32_lanes(Isa isa) noexcept;
+  // fp32 FMA peak of one core in GFLOP/s on a path.
+  double peak_gflops_per_core(Isa isa) const noexcept;
+};
+
+// Detects the running machine. Thread-safe; result cached after the first call.
+const HardwareProfile& detected_hardware();
+
+// JSON round trip. Missing keys keep the detected values, so a file may override a few fields.
+std::string to_json(const HardwareProfile& hw);
+Status profile_from_json(const std::string& text, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error = nullptr);
+Status load_profile_file(const std::string& path, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error = nullptr);
+
+}  // namespace adaptcore

@@ -1,0 +1,58 @@
+// Vocabulary types of the adaptcore C++ API: layouts, transposes, status codes, ISA paths and
+// matrix views. Enum values equal the C API's (and CBLAS's) so they convert by value.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace adaptcore {
+
+enum class Layout : int { RowMajor = 101, ColMajor = 102 };
+enum class Trans : int { No = 111, Yes = 112, ConjYes = 113 };
+
+enum class Status : int {
+  Ok = 0,
+  InvalidLayout = 1,
+  InvalidTranspose = 2,
+  InvalidDimension = 3,
+  InvalidLeadingDimension = 4,
+  NullPointer = 5,
+  SizeOverflow = 6,
+  Aliasing = 7,
+  ShapeMismatch = 8,
+  InvalidArgument = 9,
+  UnsupportedIsa = 10,
+  InvalidProfile = 11,
+  OutOfMemory = 12,
+  InternalError = 13,
+};
+
+// Instruction-set paths with kernels. Auto means "best the CPU supports".
+enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
+
+const char* to_string(Status s) noexcept;
+const char* to_string(Isa isa) noexcept;
+// Parses "auto", "generic", "avx2", "avx512" (case-insensitive); false if unknown.
+bool parse_isa(std::string_view text, Isa& out) noexcept;
+
+// A dense matrix as stored in memory: rows x cols elements, ld elements between consecutive
+// rows (RowMajor) or columns (ColMajor).
+template <class T>
+struct MatrixView {
+  T* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 0;
+  Layout layout = Layout::RowMajor;
+};
+
+template <class T>
+MatrixView<T> row_major(T* data, int64_t rows, int64_t cols, int64_t ld = -1) {
+  return {data, rows, cols, ld < 0 ? cols : ld, Layout::RowMajor};
+}
+template <class T>
+MatrixView<T> col_major(T* data, int64_t rows, int64_t cols, int64_t ld = -1) {
+  return {data, rows, cols, ld < 0 ? rows : ld, Layout::ColMajor};
+}
+
+}  // namespace adaptcore

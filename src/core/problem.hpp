@@ -1,0 +1,41 @@
+// A GEMM problem after validation and normalisation: C is row-major (unit column stride) and
+// op(A), op(B) are described by element strides, so every layout/transpose combination is one
+// case for the planner and executor. A column-major C is turned into the transposed problem
+// C^T = op(B)^T op(A)^T, which is row-major.
+#pragma once
+
+#include <cstdint>
+
+#include "adaptcore/types.hpp"
+
+namespace adaptcore {
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  const float* a = nullptr;  // op(A)(i, p) = a[i * a_rs + p * a_cs]
+  int64_t a_rs = 1, a_cs = 1;
+  const float* b = nullptr;  // op(B)(p, j) = b[p * b_rs + j * b_cs]
+  int64_t b_rs = 1, b_cs = 1;
+  float* c = nullptr;  // C(i, j) = c[i * ldc + j]
+  int64_t ldc = 1;
+  float alpha = 1.0f, beta = 0.0f;
+
+  // True when A's rows are contiguous (a_cs == 1) and it is not also column-contiguous.
+  bool a_row_unit() const noexcept { return a_rs != 1; }
+  // True when B's rows are contiguous, so micro-kernels may read it in place.
+  bool b_row_unit() const noexcept { return b_cs == 1; }
+};
+
+// Validates the BLAS-style arguments and builds the normalised problem. Checks, in this
+// order: layout, transposes, dimensions, leading dimensions, size overflow, null pointers,
+// aliasing of C with A or B.
+Status make_problem(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    float beta, float* c, int64_t ldc, GemmProblem& out) noexcept;
+
+// The same from views, each operand with its own layout.
+Status make_problem(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
+                    MatrixView<const float> b, float beta, MatrixView<float> c,
+                    GemmProblem& out) noexcept;
+
+}  // namespace adaptcore

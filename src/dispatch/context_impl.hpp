@@ -1,0 +1,62 @@
+// The state behind adaptcore::Context: hardware profile, active ISA, thread count, plan cache
+// and thread pool. Configuration changes are rare and take a mutex; the GEMM hot path reads
+// only atomics and the lock-free plan cache.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/problem.hpp"
+#include "dispatch/plan_cache.hpp"
+#include "exec/thread_pool.hpp"
+#include "kernels/ukernel.hpp"
+#include "plan/planner.hpp"
+#include "plan/shape_key.hpp"
+
+namespace adaptcore::detail {
+
+class ContextImpl {
+ public:
+  explicit ContextImpl(const ContextOptions& options);
+
+  Status set_threads(int threads) noexcept;
+  int threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+  Status set_isa(Isa isa) noexcept;
+  Isa isa() const noexcept { return isa_.load(std::memory_order_relaxed); }
+  const HardwareProfile& hardware() const noexcept {
+    return *hw_.load(std::memory_order_acquire);
+  }
+  Status load_profile(const std::string& path, std::string* error);
+
+  // The whole call: plan lookup (or planning on a miss) and execution.
+  Status run(const GemmProblem& prob) noexcept;
+
+  // The key this context would use for a problem, and the planner's reasoning for it.
+  ShapeKey key_for(const GemmProblem& prob) const noexcept;
+  Explanation explain(const ShapeKey& key) const;
+  Plan plan_for(const ShapeKey& key);  // through the cache
+  const kernels::IsaKernels& kernels() const noexcept;
+
+  PlanCache& cache() noexcept { return cache_; }
+  Status init_status = Status::Ok;
+  std::string init_message;
+
+ private:
+  ThreadPool& pool_for(int threads);
+
+  std::atomic<const HardwareProfile*> hw_;
+  std::atomic<int> threads_{1};
+  std::atomic<Isa> isa_{Isa::Generic};
+  PlanCache cache_;
+  std::atomic<ThreadPool*> pool_{nullptr};
+  std::mutex config_;
+  // Owned, never freed before the context: a concurrent call may still use an older one.
+  std::vector<std::unique_ptr<const HardwareProfile>> profiles_;
+  std::vector<std::unique_ptr<ThreadPool>> pools_;
+};
+
+}  // namespace adaptcore::detail

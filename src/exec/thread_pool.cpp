@@ -1,0 +1,87 @@
+#include "exec/thread_pool.hpp"
+
+#include <chrono>
+#include <type_traits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ADAPTCORE_PAUSE() _mm_pause()
+#else
+#define ADAPTCORE_PAUSE() ((void)0)
+#endif
+
+namespace adaptcore {
+namespace {
+// How long an idle worker spins before sleeping: long enough that back-to-back GEMM calls find
+// it awake, short enough not to steal a core from the application for long.
+constexpr auto kSpin = std::chrono::microseconds(200);
+}  // namespace
+
+ThreadPool::ThreadPool(int max_threads) {
+  const int workers = max_threads > 1 ? max_threads - 1 : 0;
+  workers_.reserve(static_cast<std::size_t>(workers));
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { worker_loop(i + 1); });
+}
+
+ThreadPool::~ThreadPool() {
+  stop_.store(true, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
+  if (n <= 1 || workers_.empty()) {
+    for (int t = 0; t < n; ++t) thunk(ctx, t);
+    return;
+  }
+  std::unique_lock lock(busy_, std::try_to_lock);
+  if (!lock.owns_lock() || n > max_threads()) {
+    for (int t = 0; t < n; ++t) thunk(ctx, t);
+    return;
+  }
+  thunk_ = thunk;
+  ctx_ = ctx;
+  job_threads_ = n;
+  // Every worker reports, also those without a task this time, so none can still be reading
+  // the job fields when the next job overwrites them. Plans use either one thread or all of
+  // the pool, so idle workers are rare.
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
+  thunk(ctx, 0);
+  // Join: spin, then sleep until the last worker reports.
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  int left;
+  while ((left = pending_.load(std::memory_order_acquire)) != 0) {
+    if (std::chrono::steady_clock::now() < until) {
+      ADAPTCORE_PAUSE();
+    } else {
+      pending_.wait(left, std::memory_order_acquire);
+    }
+  }
+}
+
+void ThreadPool::worker_loop(int tid) {
+  // Jobs are numbered from 1; a worker that starts late must still see the first one.
+  std::uint64_t seen = 0;
+  for (;;) {
+    // Wait for a new generation: spin first, then sleep.
+    std::uint64_t g;
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    int polls = 0;
+    while ((g = generation_.load(std::memory_order_acquire)) == seen) {
+      if (++polls < 64 || std::chrono::steady_clock::now() < until) {
+        ADAPTCORE_PAUSE();
+      } else {
+        generation_.wait(seen, std::memory_order_acquire);
+      }
+    }
+    seen = g;
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (tid < job_threads_) thunk_(ctx_, tid);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+  }
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,98 @@
+// Run-time detection of the hardware profile with cpuinfo, plus the clock probe. Bandwidth
+// and overhead figures are defaults scaled by the clock until a calibrated profile is loaded.
+#include <cpuinfo.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "adaptcore/hardware.hpp"
+#include "hw/clock_probe.hpp"
+
+namespace adaptcore {
+namespace {
+
+// Some hypervisors report a socket-sized L3 for each vCPU (hundreds of MiB); a per-core share
+// larger than this is not believable on any current part and would oversize the B panels.
+constexpr int64_t kMaxL3PerCore = 32LL * 1024 * 1024;
+
+HardwareProfile detect() {
+  HardwareProfile hw;
+  hw.source = "detected";
+  const bool ok = cpuinfo_initialize();
+  hw.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (ok) {
+    hw.name = cpuinfo_get_package(0) != nullptr ? cpuinfo_get_package(0)->name : "unknown";
+    hw.cores = static_cast<int>(std::max(1u, cpuinfo_get_cores_count()));
+#if defined(__x86_64__) || defined(__i386__)
+    hw.fma3 = cpuinfo_has_x86_fma3();
+    hw.avx2 = cpuinfo_has_x86_avx2();
+    hw.avx512f = cpuinfo_has_x86_avx512f();
+    hw.avx512bw = cpuinfo_has_x86_avx512bw();
+    hw.avx512dq = cpuinfo_has_x86_avx512dq();
+    hw.avx512vl = cpuinfo_has_x86_avx512vl();
+    hw.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
+    hw.avx512_vnni = cpuinfo_has_x86_avx512vnni();
+#endif
+    if (const auto* l1 = cpuinfo_get_l1d_cache(0)) hw.l1d_bytes = l1->size;
+    if (const auto* l2 = cpuinfo_get_l2_cache(0))
+      hw.l2_bytes = l2->size / std::max(1u, l2->processor_count);
+    if (const auto* l3 = cpuinfo_get_l3_cache(0))
+      hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, l3->size / std::max(1u, l3->processor_count));
+  } else {
+    hw.name = "unknown (cpuinfo failed)";
+  }
+  hw.freq_ghz = measure_clock_ghz();
+  // Per-cycle rates typical of current x86 cores: 2 x 64 B loads from L1, 32 B from L2,
+  // ~16 B from L3. DRAM defaults are conservative; `adaptcore calibrate` measures them.
+  hw.bw_l1_gbs = 128.0 * hw.freq_ghz;
+  hw.bw_l2_gbs = 32.0 * hw.freq_ghz;
+  hw.bw_l3_gbs = 16.0 * hw.freq_ghz;
+  hw.bw_dram_core_gbs = 30.0;
+  hw.bw_dram_total_gbs = 30.0 * std::min(hw.cores, 4);
+  hw.fma_per_cycle = 2.0;
+  hw.fork_join_us = 3.0;
+  hw.pack_gbs = 8.0 * hw.freq_ghz;
+  return hw;
+}
+
+}  // namespace
+
+const HardwareProfile& detected_hardware() {
+  static const HardwareProfile hw = detect();
+  return hw;
+}
+
+Isa HardwareProfile::best_isa() const noexcept {
+  if (supports(Isa::Avx512)) return Isa::Avx512;
+  if (supports(Isa::Avx2)) return Isa::Avx2;
+  return Isa::Generic;
+}
+
+bool HardwareProfile::supports(Isa isa) const noexcept {
+  switch (isa) {
+    case Isa::Auto:
+    case Isa::Generic:
+      return true;
+    case Isa::Avx2:
+      return avx2 && fma3;
+    case Isa::Avx512:
+      return avx512f && avx512vl && fma3;
+  }
+  return false;
+}
+
+int HardwareProfile::fp32_lanes(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::Avx512: return 16;
+    case Isa::Avx2: return 8;
+    default: return 4;
+  }
+}
+
+double HardwareProfile::peak_gflops_per_core(Isa isa) const noexcept {
+  // FMA = 2 flops per lane; the portable path has no FMA (mul + add: half the rate).
+  const double per_fma = 2.0 * fp32_lanes(isa) * (isa == Isa::Generic ? 0.5 : 1.0);
+  return per_fma * fma_per_cycle * freq_ghz;
+}
+
+}  // namespace adaptcore

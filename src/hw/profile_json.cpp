@@ -1,0 +1,114 @@
+// JSON round trip of the hardware profile (nlohmann/json, header-only: no runtime dependency).
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "adaptcore/hardware.hpp"
+
+namespace adaptcore {
+namespace {
+constexpr int kFormatVersion = 1;
+
+// Field table shared by both directions so the two can never drift apart.
+template <class F>
+void for_each_field(HardwareProfile& hw, F&& f) {
+  f("name", hw.name);
+  f("cores", hw.cores);
+  f("fma3", hw.fma3);
+  f("avx2", hw.avx2);
+  f("avx512f", hw.avx512f);
+  f("avx512bw", hw.avx512bw);
+  f("avx512dq", hw.avx512dq);
+  f("avx512vl", hw.avx512vl);
+  f("avx512_bf16", hw.avx512_bf16);
+  f("avx512_vnni", hw.avx512_vnni);
+  f("freq_ghz", hw.freq_ghz);
+  f("l1d_bytes", hw.l1d_bytes);
+  f("l2_bytes", hw.l2_bytes);
+  f("l3_bytes", hw.l3_bytes);
+  f("bw_l1_gbs", hw.bw_l1_gbs);
+  f("bw_l2_gbs", hw.bw_l2_gbs);
+  f("bw_l3_gbs", hw.bw_l3_gbs);
+  f("bw_dram_core_gbs", hw.bw_dram_core_gbs);
+  f("bw_dram_total_gbs", hw.bw_dram_total_gbs);
+  f("fma_per_cycle", hw.fma_per_cycle);
+  f("fork_join_us", hw.fork_join_us);
+  f("pack_gbs", hw.pack_gbs);
+}
+
+template <class T>
+bool positive(const T& v) {
+  return v > T{0};
+}
+
+}  // namespace
+
+std::string to_json(const HardwareProfile& hw_in) {
+  HardwareProfile hw = hw_in;
+  nlohmann::ordered_json j;
+  j["format"] = "adaptcore-hardware-profile";
+  j["version"] = kFormatVersion;
+  j["source"] = hw.source;
+  for_each_field(hw, [&](const char* key, auto& v) { j[key] = v; });
+  return j.dump(2);
+}
+
+Status profile_from_json(const std::string& text, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error != nullptr) *error = why;
+    return Status::InvalidProfile;
+  };
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  if (j.contains("version") && (!j["version"].is_number_integer() || j["version"] != kFormatVersion))
+    return fail("unsupported profile version");
+  HardwareProfile hw = base;
+  std::string bad;
+  for_each_field(hw, [&](const char* key, auto& v) {
+    if (!bad.empty() || !j.contains(key)) return;
+    using T = std::decay_t<decltype(v)>;
+    const auto& x = j[key];
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!x.is_boolean()) bad = key;
+      else v = x.get<bool>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!x.is_string()) bad = key;
+      else v = x.get<std::string>();
+    } else {
+      if (!x.is_number()) bad = key;
+      else v = x.get<T>();
+    }
+  });
+  if (!bad.empty()) return fail("field '" + bad + "' has the wrong type");
+  // Every rate and capacity must be positive, or the model would divide by zero.
+  if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
+      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.bw_l1_gbs) ||
+      !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
+      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle) ||
+      !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
+    return fail("a capacity, rate or count is not positive (or out of range)");
+  // A profile may not claim ISA features the running CPU lacks: kernels would fault.
+  const HardwareProfile& real = detected_hardware();
+  if ((hw.avx512f && !real.avx512f) || (hw.avx512vl && !real.avx512vl) ||
+      (hw.avx2 && !real.avx2) || (hw.fma3 && !real.fma3))
+    return fail("profile claims ISA features this CPU does not have");
+  out = hw;
+  return Status::Ok;
+}
+
+Status load_profile_file(const std::string& path, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (error != nullptr) *error = "cannot open " + path;
+    return Status::InvalidProfile;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const Status s = profile_from_json(ss.str(), base, out, error);
+  if (s == Status::Ok) out.source = path;
+  return s;
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,38 @@
+// Portable fp32 micro-kernels and packing: baseline compiler flags only, so they run on any
+// CPU the binary runs on. The path of last resort and the reference for the others' layouts.
+#include <utility>
+
+#include "kernels/generic/vec_generic.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace {
+#include "kernels/pack_template.hpp"
+#include "kernels/ukernel_template.hpp"
+
+// 16 xmm registers on baseline x86-64: 4x8 keeps 8 accumulators + 2 B + 1 broadcast.
+constexpr adaptcore::kernels::TileKernels kTiles[] = {
+    make_tile<VecGeneric, 4, 2>(),
+};
+
+constexpr adaptcore::kernels::IsaKernels kGeneric{
+    adaptcore::Isa::Generic, VecGeneric::W, false, kTiles, &pack_a_panels<VecGeneric>,
+    &pack_b_panels<VecGeneric>};
+}  // namespace
+
+namespace adaptcore::kernels {
+const IsaKernels& generic_kernels() noexcept { return kGeneric; }
+
+const IsaKernels* kernels_for(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::Generic:
+      return &generic_kernels();
+    case Isa::Avx2:
+      return avx2_kernels();
+    case Isa::Avx512:
+      return avx512_kernels();
+    case Isa::Auto:
+      break;
+  }
+  return nullptr;
+}
+}  // namespace adaptcore::kernels

@@ -1,0 +1,28 @@
+// Portable vector traits: GCC/Clang vector extensions of 4 floats, which compile to SSE on any
+// x86-64 (and to NEON elsewhere). No FMA is assumed: a * b + c rounds twice.
+#pragma once
+#include <cstring>
+
+struct VecGeneric {
+  using reg = float __attribute__((vector_size(16)));
+  static constexpr int W = 4;
+  static reg zero() { return reg{0.0f, 0.0f, 0.0f, 0.0f}; }
+  static reg load(const float* p) {
+    reg r;
+    std::memcpy(&r, p, sizeof(r));
+    return r;
+  }
+  static reg load_n(const float* p, int n) {
+    reg r = zero();
+    for (int i = 0; i < W && i < n; ++i) r[i] = p[i];
+    return r;
+  }
+  static void store(float* p, reg r) { std::memcpy(p, &r, sizeof(r)); }
+  static void store_n(float* p, reg r, int n) {
+    for (int i = 0; i < W && i < n; ++i) p[i] = r[i];
+  }
+  static reg bcast(const float* p) { return set1(*p); }
+  static reg fma(reg a, reg b, reg c) { return a * b + c; }
+  static reg mul(reg a, reg b) { return a * b; }
+  static reg set1(float x) { return reg{x, x, x, x}; }
+};

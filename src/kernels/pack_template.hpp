@@ -1,0 +1,93 @@
+// Packing routines, written once over a vector-traits type V (see ukernel_template.hpp) and
+// instantiated per ISA. Include only inside an anonymous namespace of an ISA unit.
+//
+// Packed layouts (what the micro-kernel reads with AMode::ColUnit and ldb == nr):
+//   A: panels of mr rows; panel r holds out[r * mr * k + p * mr + i] = op(A)(r * mr + i, p)
+//   B: panels of nr cols; panel s holds out[s * nr * k + p * nr + j] = op(B)(p, s * nr + j)
+// Rows or columns past the edge are zero, so a full tile computed on them adds nothing.
+
+template <class V>
+void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
+                   float* out) {
+  for (int64_t i0 = 0; i0 < m; i0 += mr) {
+    const int mv = static_cast<int>(m - i0 < mr ? m - i0 : mr);
+    float* o = out + i0 * k;
+    const float* src = a + i0 * a_rs;
+    if (a_rs == 1) {
+      // Columns of the panel are contiguous in the source: a short copy per depth step.
+      for (int64_t p = 0; p < k; ++p) {
+        const float* s = src + p * a_cs;
+        float* d = o + p * mr;
+        int i = 0;
+        for (; i < mv; ++i) d[i] = s[i];
+        for (; i < mr; ++i) d[i] = 0.0f;
+      }
+    } else {
+      // Rows are contiguous: transpose in blocks of 8 depth steps to keep both sides in L1.
+      constexpr int64_t kBlock = 8;
+      int64_t p0 = 0;
+      for (; p0 + kBlock <= k; p0 += kBlock) {
+        for (int i = 0; i < mv; ++i) {
+          const float* s = src + i * a_rs + p0 * a_cs;
+#pragma GCC unroll 8
+          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * mr + i] = s[p * a_cs];
+        }
+        for (int i = mv; i < mr; ++i) {
+#pragma GCC unroll 8
+          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * mr + i] = 0.0f;
+        }
+      }
+      for (; p0 < k; ++p0) {
+        for (int i = 0; i < mv; ++i) o[p0 * mr + i] = src[i * a_rs + p0 * a_cs];
+        for (int i = mv; i < mr; ++i) o[p0 * mr + i] = 0.0f;
+      }
+    }
+  }
+}
+
+template <class V>
+void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
+                   float* out) {
+  constexpr int W = V::W;
+  for (int64_t j0 = 0; j0 < n; j0 += nr) {
+    const int nv = static_cast<int>(n - j0 < nr ? n - j0 : nr);
+    float* o = out + j0 * k;
+    if (b_cs == 1) {
+      // Rows of the panel are contiguous in the source: vector copies, masked at the edge.
+      const float* src = b + j0;
+      if (nv == nr) {
+        for (int64_t p = 0; p < k; ++p) {
+          const float* s = src + p * b_rs;
+          float* d = o + p * nr;
+          for (int v = 0; v < nr; v += W) V::store(d + v, V::load(s + v));
+        }
+      } else {
+        for (int64_t p = 0; p < k; ++p) {
+          const float* s = src + p * b_rs;
+          float* d = o + p * nr;
+          for (int v = 0; v < nr; v += W) V::store(d + v, V::load_n(s + v, nv - v));
+        }
+      }
+    } else {
+      // Columns are contiguous (B stored transposed): transpose in blocks of 8 depth steps.
+      const float* src = b + j0 * b_cs;
+      constexpr int64_t kBlock = 8;
+      int64_t p0 = 0;
+      for (; p0 + kBlock <= k; p0 += kBlock) {
+        for (int j = 0; j < nv; ++j) {
+          const float* s = src + j * b_cs + p0 * b_rs;
+#pragma GCC unroll 8
+          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = s[p * b_rs];
+        }
+        for (int j = nv; j < nr; ++j) {
+#pragma GCC unroll 8
+          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = 0.0f;
+        }
+      }
+      for (; p0 < k; ++p0) {
+        for (int j = 0; j < nv; ++j) o[p0 * nr + j] = src[j * b_cs + p0 * b_rs];
+        for (int j = nv; j < nr; ++j) o[p0 * nr + j] = 0.0f;
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// Micro-kernel and packing interfaces shared by every ISA. Kernels know nothing of plans: they
+// compute one register tile C[m x n] (+)= alpha * A[m x k] * B[k x n] from the strides given.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "adaptcore/types.hpp"
+
+namespace adaptcore::kernels {
+
+// How the kernel reads A. Element (i, p) of the tile's A lives at
+//   ColUnit: a[i + p * a_stride]   (packed A panels, or A stored transposed)
+//   RowUnit: a[i * a_stride + p]   (A stored row-major, read in place)
+enum class AMode : std::uint8_t { ColUnit = 0, RowUnit = 1 };
+inline constexpr int kAModes = 2;
+
+// B is always read as b[p * ldb + j] with j contiguous (a packed panel has ldb == nr).
+struct UKernelArgs {
+  int64_t k;
+  const float* a;
+  int64_t a_stride;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+  float alpha;
+  float beta;  // 0: C is written without being read
+  int n;       // valid columns, 1..nr; n < nr uses masked loads and stores
+};
+using UKernelFn = void (*)(const UKernelArgs&);
+
+inline constexpr int kMaxMr = 16;
+
+// One register tile (mr x nr) on one ISA: a kernel per A mode and per row count 1..mr, so
+// M tails run a smaller instantiation instead of computing padding.
+struct TileKernels {
+  int mr;
+  int nr;
+  std::array<std::array<UKernelFn, kMaxMr>, kAModes> fn{};
+
+  UKernelFn get(AMode mode, int m) const noexcept {
+    return fn[static_cast<int>(mode)][static_cast<std::size_t>(m - 1)];
+  }
+};
+
+// Packing: copies a block of op(A) or op(B), given by element strides, into contiguous panels.
+//   pack_a: rows [0, m) x depth [0, k) -> panels of mr rows, out[panel][p * mr + i], zero padded
+//   pack_b: depth [0, k) x cols [0, n) -> panels of nr cols, out[panel][p * nr + j], zero padded
+using PackAFn = void (*)(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs,
+                         int mr, float* out);
+using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs,
+                         int nr, float* out);
+
+// Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
+// narrowest; the planner may pick any of them.
+struct IsaKernels {
+  Isa isa;
+  int lanes;              // fp32 lanes per vector register
+  bool broadcast_is_free; // broadcast folds into the FMA's memory operand (AVX-512)
+  std::span<const TileKernels> tiles;
+  PackAFn pack_a;
+  PackBFn pack_b;
+};
+
+// The kernel table of a path, or nullptr if the binary was built without it. Does not check
+// that the CPU supports it: the caller (the context) does.
+const IsaKernels* kernels_for(Isa isa) noexcept;
+
+const IsaKernels& generic_kernels() noexcept;
+const IsaKernels* avx2_kernels() noexcept;
+const IsaKernels* avx512_kernels() noexcept;
+
+}  // namespace adaptcore::kernels

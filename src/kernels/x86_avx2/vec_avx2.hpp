@@ -1,0 +1,30 @@
+// Vector traits for AVX2 + FMA3: 8 fp32 lanes; tails use vmaskmovps (masked lanes never fault).
+#pragma once
+#include <immintrin.h>
+
+struct VecAvx2 {
+  using reg = __m256;
+  static constexpr int W = 8;
+  static __m256i mask(int n) {
+    alignas(32) static constexpr int kBits[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                  0,  0,  0,  0,  0,  0,  0,  0};
+    const int c = n < 0 ? 0 : (n > W ? W : n);
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kBits + (W - c)));
+  }
+  static reg zero() { return _mm256_setzero_ps(); }
+  static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static reg load_n(const float* p, int n) {
+    return n >= W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n));
+  }
+  static void store(float* p, reg r) { _mm256_storeu_ps(p, r); }
+  static void store_n(float* p, reg r, int n) {
+    if (n >= W)
+      _mm256_storeu_ps(p, r);
+    else
+      _mm256_maskstore_ps(p, mask(n), r);
+  }
+  static reg bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg set1(float x) { return _mm256_set1_ps(x); }
+};

@@ -1,0 +1,28 @@
+// AVX-512F fp32 micro-kernels and packing. Compiled with -mavx512f -mavx512vl -mfma only;
+// reached through avx512_kernels() after the context checked the CPU supports AVX-512F.
+#include <utility>
+
+#include "kernels/ukernel.hpp"
+#include "kernels/x86_avx512/vec_avx512.hpp"
+
+namespace {
+#include "kernels/pack_template.hpp"
+#include "kernels/ukernel_template.hpp"
+
+// Register tiles: 14x32 (28 accumulators, 2 B loads + 14 broadcasts per 28 FMAs), 8x48 (24
+// accumulators, better load ratio for mid-size M), 6x64 (24 accumulators; its 1..6-row
+// variants serve decode-like M with wide vectors so B streams at full bandwidth).
+constexpr adaptcore::kernels::TileKernels kTiles[] = {
+    make_tile<VecAvx512, 14, 2>(),
+    make_tile<VecAvx512, 8, 3>(),
+    make_tile<VecAvx512, 6, 4>(),
+};
+
+constexpr adaptcore::kernels::IsaKernels kAvx512{
+    adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_panels<VecAvx512>,
+    &pack_b_panels<VecAvx512>};
+}  // namespace
+
+namespace adaptcore::kernels {
+const IsaKernels* avx512_kernels() noexcept { return &kAvx512; }
+}  // namespace adaptcore::kernels

@@ -1,0 +1,35 @@
+// Analytical performance model of a CPU target. Predicts a plan's time from the hardware
+// profile and the kernels' published shape (register tile, lanes) without running anything.
+// See docs/MODEL.md for the derivation of each term.
+#pragma once
+
+#include "adaptcore/hardware.hpp"
+#include "kernels/ukernel.hpp"
+#include "plan/plan.hpp"
+#include "plan/shape_key.hpp"
+
+namespace adaptcore {
+
+struct CostBreakdown {
+  double compute_us = 0;  // FMA issue, load-port and latency bound of the busiest core
+  double memory_us = 0;   // slowest memory level's traffic of the busiest core
+  double pack_us = 0;     // packing (not overlapped with compute)
+  double sync_us = 0;     // fork/join of the pool, split-K reduction
+  double total_us = 0;
+  const char* bound = "compute";  // which term dominates
+};
+
+class CpuModel {
+ public:
+  CpuModel(const HardwareProfile& hw, const kernels::IsaKernels& ks) : hw_(hw), ks_(ks) {}
+  CostBreakdown predict(const ShapeKey& key, const Plan& plan) const noexcept;
+
+  // Cycles per depth step of an m x nr register tile (issue, load ports, FMA latency).
+  double cycles_per_k(int m, int nr) const noexcept;
+
+ private:
+  const HardwareProfile& hw_;
+  const kernels::IsaKernels& ks_;
+};
+
+}  // namespace adaptcore

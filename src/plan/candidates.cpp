@@ -1,0 +1,95 @@
+#include "plan/candidates.hpp"
+
+#include <algorithm>
+
+namespace adaptcore {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_down(int64_t v, int64_t q) { return std::max(q, v / q * q); }
+
+struct Grid {
+  int pm, pn, pk;
+};
+
+// Core grids for t threads: every factorisation pm * pn * pk = t that leaves each core at least
+// one register tile (and, for split-K, at least 64 depth steps).
+void grids_for(int t, const ShapeKey& key, int mr, int nr, bool allow_split_k,
+               std::vector<Grid>& out) {
+  for (int pk = 1; pk <= t; ++pk) {
+    if (t % pk != 0 || (pk > 1 && (!allow_split_k || key.k < 64 * pk))) continue;
+    const int rest = t / pk;
+    for (int pm = 1; pm <= rest; ++pm) {
+      if (rest % pm != 0) continue;
+      const int pn = rest / pm;
+      if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
+      out.push_back({pm, pn, pk});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cls,
+                                       const HardwareProfile& hw,
+                                       const kernels::IsaKernels& ks) {
+  std::vector<Plan> out;
+  const bool small = cls.capacity == CapacityClass::Registers || cls.capacity == CapacityClass::L1;
+  const bool split_k_ok = cls.parallel == ParallelClass::FewTiles;
+
+  for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
+    const auto& tile = ks.tiles[static_cast<std::size_t>(ti)];
+    const int mr = tile.mr, nr = tile.nr;
+
+    std::vector<Grid> grids;
+    grids_for(1, key, mr, nr, false, grids);
+    if (cls.parallel != ParallelClass::Serial) grids_for(key.threads, key, mr, nr, split_k_ok, grids);
+
+    // kc: the B micro-panel (kc x nr) stays in half of L1, or fills it (A then streams from L2).
+    const int64_t kc_l1 = round_down(hw.l1d_bytes / (2 * 4 * nr), 8);
+    int64_t kcs[2] = {kc_l1, 2 * kc_l1};
+
+    for (int pack_a = 0; pack_a < 2; ++pack_a) {
+      for (int pack_b = 0; pack_b < 2; ++pack_b) {
+        if (!pack_b && !key.b_row_unit) continue;  // kernels read B rows in place only
+        // Small problems: packing cannot amortise; offer it only where it is required.
+        if (small && (pack_a || (pack_b && key.b_row_unit))) continue;
+        for (int kci = 0; kci < 2; ++kci) {
+          int64_t kc = kcs[kci];
+          if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
+          if (kci == 1 && kc == key.k && key.k <= kcs[0] + kcs[0] / 4) continue;  // duplicate
+          for (const Grid& g : grids) {
+            const int64_t m_t = std::min(key.m, ceil_div(ceil_div(key.m, mr), g.pm) * mr);
+            const int64_t n_t = std::min(key.n, ceil_div(ceil_div(key.n, nr), g.pn) * nr);
+            Plan p;
+            p.isa = ks.isa;
+            p.tile = ti;
+            p.mr = mr;
+            p.nr = nr;
+            p.pack_a = pack_a != 0;
+            p.pack_b = pack_b != 0;
+            p.kc = std::max<int64_t>(1, kc);
+            // mc: the packed A block (mc x kc) in half of L2; nc: the packed B panel in half
+            // of this core's L3 share.
+            p.mc = p.pack_a ? std::min(m_t, round_down(hw.l2_bytes / (2 * 4 * p.kc), mr)) : m_t;
+            p.nc = p.pack_b ? std::min(n_t, round_down(hw.l3_bytes / (2 * 4 * p.kc), nr)) : n_t;
+            p.mc = std::max<int64_t>(1, p.mc);
+            p.nc = std::max<int64_t>(1, p.nc);
+            p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
+            p.cls = cls;
+            p.tail = TailStrategy::Masked;
+            out.push_back(p);
+            const bool has_tail = key.m % mr != 0 || key.n % nr != 0;
+            if (p.pack_a && p.pack_b && has_tail) {
+              p.tail = TailStrategy::Padded;
+              out.push_back(p);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace adaptcore

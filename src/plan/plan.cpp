@@ -1,0 +1,44 @@
+#include "plan/plan.hpp"
+
+#include <sstream>
+
+namespace adaptcore {
+
+const char* to_string(CapacityClass c) noexcept {
+  switch (c) {
+    case CapacityClass::Registers: return "registers";
+    case CapacityClass::L1: return "L1";
+    case CapacityClass::L2: return "L2";
+    case CapacityClass::L3: return "L3";
+    case CapacityClass::Dram: return "DRAM";
+  }
+  return "?";
+}
+
+const char* to_string(ParallelClass c) noexcept {
+  switch (c) {
+    case ParallelClass::Serial: return "serial";
+    case ParallelClass::ManyTiles: return "many-tiles";
+    case ParallelClass::FewTiles: return "few-tiles";
+  }
+  return "?";
+}
+
+const char* to_string(TailStrategy t) noexcept {
+  return t == TailStrategy::Masked ? "masked" : "padded";
+}
+
+std::string to_string(const ShapeClass& c) {
+  return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);
+}
+
+std::string describe(const Plan& p) {
+  std::ostringstream os;
+  os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr << (p.pack_a ? " packA" : " directA")
+     << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc
+     << " kc=" << p.kc << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk << ' '
+     << to_string(p.tail);
+  return os.str();
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,52 @@
+// A plan: the complete, executable description of how one shape is computed. The planner
+// fills it from the taxonomy class and the model's choice; the executor only follows it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "adaptcore/types.hpp"
+
+namespace adaptcore {
+
+// Capacity axis of the taxonomy: the smallest memory level holding one core's working set.
+enum class CapacityClass : std::uint8_t { Registers, L1, L2, L3, Dram };
+// Parallelism axis: how much independent output work exists compared with the cores.
+//   Serial:    too little work to pay for waking another core
+//   ManyTiles: enough output tiles to give every core a 2D block of C
+//   FewTiles:  fewer output tiles than cores need; split along K (deep K) or use finer tiles
+enum class ParallelClass : std::uint8_t { Serial, ManyTiles, FewTiles };
+
+struct ShapeClass {
+  CapacityClass capacity = CapacityClass::L1;
+  ParallelClass parallel = ParallelClass::Serial;
+  friend bool operator==(const ShapeClass&, const ShapeClass&) = default;
+};
+
+// Edge tiles: Masked runs a kernel instantiated for the remaining rows with masked column
+// loads/stores; Padded runs the full tile on zero-padded packed panels into a scratch tile and
+// copies the valid part out (needs both operands packed).
+enum class TailStrategy : std::uint8_t { Masked, Padded };
+
+struct Plan {
+  Isa isa = Isa::Generic;
+  int tile = 0;  // index into the ISA's tile list
+  int mr = 1, nr = 1;
+  bool pack_a = false, pack_b = false;
+  int64_t mc = 1, nc = 1, kc = 1;  // cache blocking: A block mc x kc (L2), B panel kc x nc (L3)
+  int pm = 1, pn = 1, pk = 1;      // core grid over M, N and K (pk > 1: split-K)
+  TailStrategy tail = TailStrategy::Masked;
+  ShapeClass cls;
+  double predicted_us = 0.0;
+
+  int threads() const noexcept { return pm * pn * pk; }
+};
+
+const char* to_string(CapacityClass c) noexcept;
+const char* to_string(ParallelClass c) noexcept;
+const char* to_string(TailStrategy t) noexcept;
+std::string to_string(const ShapeClass& c);
+// One line, e.g. "avx512 14x32 packA packB mc=336 nc=2048 kc=256 grid=1x2x1 masked".
+std::string describe(const Plan& p);
+
+}  // namespace adaptcore

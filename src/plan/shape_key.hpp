@@ -1,0 +1,58 @@
+// The shape key: everything a plan depends on, nothing it does not (no pointers, alpha, beta).
+// Two calls with equal keys can share a plan.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "adaptcore/types.hpp"
+#include "core/problem.hpp"
+
+namespace adaptcore {
+
+enum class DType : std::uint8_t { F32 = 0 };
+
+struct ShapeKey {
+  int64_t m = 0, n = 0, k = 0;
+  bool a_row_unit = false;  // A rows contiguous (read with AMode::RowUnit when not packed)
+  bool b_row_unit = true;   // B rows contiguous (may be read in place)
+  Isa isa = Isa::Generic;
+  int threads = 1;  // threads available to the call
+  DType dtype = DType::F32;
+
+  friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
+};
+
+inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) {
+  ShapeKey key;
+  key.m = p.m, key.n = p.n, key.k = p.k;
+  key.a_row_unit = p.a_row_unit();
+  key.b_row_unit = p.b_row_unit();
+  key.isa = isa;
+  key.threads = threads;
+  return key;
+}
+
+// 64-bit mix of the key (splitmix64 finaliser over the packed fields): cheap and well spread,
+// so an open-addressing table needs no second hash.
+inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+  };
+  const std::uint64_t flags = (k.a_row_unit ? 1u : 0u) | (k.b_row_unit ? 2u : 0u) |
+                              (static_cast<std::uint64_t>(k.isa) << 2) |
+                              (static_cast<std::uint64_t>(k.dtype) << 6) |
+                              (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.threads))
+                               << 8);
+  std::uint64_t h = mix(static_cast<std::uint64_t>(k.m) + 0x9e3779b97f4a7c15ULL);
+  h = mix(h ^ static_cast<std::uint64_t>(k.n));
+  h = mix(h ^ static_cast<std::uint64_t>(k.k));
+  return mix(h ^ flags);
+}
+
+}  // namespace adaptcore
