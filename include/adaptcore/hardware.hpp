@@ -30,6 +30,10 @@ struct HardwareProfile {
   int64_t l1d_bytes = 32 * 1024;
   int64_t l2_bytes = 1024 * 1024;
   int64_t l3_bytes = 8 * 1024 * 1024;
+  // Associativity of L1d and L2: with power-of-two leading dimensions, rows read in place map
+  // to few cache sets, and the usable capacity shrinks to (sets touched) x ways.
+  int l1d_ways = 8;
+  int l2_ways = 8;
 
   // Per-core sustainable read bandwidth of each level in GB/s, and DRAM for the whole socket.
   double bw_l1_gbs = 200.0;
@@ -38,8 +42,10 @@ struct HardwareProfile {
   double bw_dram_core_gbs = 30.0;
   double bw_dram_total_gbs = 60.0;
 
-  // Vector FMA instructions issued per cycle by one core (2 on Zen 4/5 and server Intel).
-  double fma_per_cycle = 2.0;
+  // Vector FMA instructions one core sustains per cycle, per path (measured: Zen 4 runs a
+  // 512-bit FMA as two halves, so 1 on AVX-512 and 2 on AVX2; Zen 5 and server Intel: 2 and 2).
+  double fma_per_cycle_avx512 = 2.0;
+  double fma_per_cycle_avx2 = 2.0;
   // Cost of waking the thread pool and joining it, microseconds (fork + join).
   double fork_join_us = 3.0;
   // Packing throughput per core, GB/s of source data read.
@@ -51,6 +57,8 @@ struct HardwareProfile {
   // Vector lanes of fp32 for a path (16, 8, or 4 for the portable path which compilers
   // vectorise with SSE).
   static int fp32_lanes(Isa isa) noexcept;
+  // Vector FMAs per cycle on a path (the portable path: one 4-lane multiply-add pair).
+  double fma_per_cycle(Isa isa) const noexcept;
   // fp32 FMA peak of one core in GFLOP/s on a path.
   double peak_gflops_per_core(Isa isa) const noexcept;
 };

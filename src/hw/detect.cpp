@@ -7,6 +7,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "hw/clock_probe.hpp"
+#include "hw/fma_probe.hpp"
 
 namespace adaptcore {
 namespace {
@@ -33,9 +34,14 @@ HardwareProfile detect() {
     hw.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
     hw.avx512_vnni = cpuinfo_has_x86_avx512vnni();
 #endif
-    if (const auto* l1 = cpuinfo_get_l1d_cache(0)) hw.l1d_bytes = l1->size;
-    if (const auto* l2 = cpuinfo_get_l2_cache(0))
+    if (const auto* l1 = cpuinfo_get_l1d_cache(0)) {
+      hw.l1d_bytes = l1->size;
+      if (l1->associativity > 0) hw.l1d_ways = static_cast<int>(l1->associativity);
+    }
+    if (const auto* l2 = cpuinfo_get_l2_cache(0)) {
       hw.l2_bytes = l2->size / std::max(1u, l2->processor_count);
+      if (l2->associativity > 0) hw.l2_ways = static_cast<int>(l2->associativity);
+    }
     if (const auto* l3 = cpuinfo_get_l3_cache(0))
       hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, l3->size / std::max(1u, l3->processor_count));
   } else {
@@ -49,7 +55,19 @@ HardwareProfile detect() {
   hw.bw_l3_gbs = 16.0 * hw.freq_ghz;
   hw.bw_dram_core_gbs = 30.0;
   hw.bw_dram_total_gbs = 30.0 * std::min(hw.cores, 4);
-  hw.fma_per_cycle = 2.0;
+  // FMA issue rates. Every AVX2 core of the last decade issues two 256-bit FMAs per cycle;
+  // 512-bit FMAs issue at two per cycle on some cores and one (two halves) on others, e.g.
+  // Zen 4. Absolute probe results move with load and clock, so the library compares the two
+  // widths in interleaved samples instead: the ratio is stable, and the answer is 1 or 2.
+  hw.fma_per_cycle_avx2 = 2.0;
+  if (hw.supports(Isa::Avx512)) {
+    double zmm = 0.0, ymm = 0.0;
+    for (int i = 0; i < 6; ++i) {
+      zmm = std::max(zmm, measure_fma_gflops(Isa::Avx512, 0.0003));
+      ymm = std::max(ymm, measure_fma_gflops(Isa::Avx2, 0.0003));
+    }
+    hw.fma_per_cycle_avx512 = ymm > 0.0 && zmm / ymm > 1.5 ? 2.0 : 1.0;
+  }
   hw.fork_join_us = 3.0;
   hw.pack_gbs = 8.0 * hw.freq_ghz;
   return hw;
@@ -89,10 +107,16 @@ int HardwareProfile::fp32_lanes(Isa isa) noexcept {
   }
 }
 
+double HardwareProfile::fma_per_cycle(Isa isa) const noexcept {
+  switch (isa) {
+    case Isa::Avx512: return fma_per_cycle_avx512;
+    case Isa::Avx2: return fma_per_cycle_avx2;
+    default: return 1.0;
+  }
+}
+
 double HardwareProfile::peak_gflops_per_core(Isa isa) const noexcept {
-  // FMA = 2 flops per lane; the portable path has no FMA (mul + add: half the rate).
-  const double per_fma = 2.0 * fp32_lanes(isa) * (isa == Isa::Generic ? 0.5 : 1.0);
-  return per_fma * fma_per_cycle * freq_ghz;
+  return 2.0 * fp32_lanes(isa) * fma_per_cycle(isa) * freq_ghz;
 }
 
 }  // namespace adaptcore

@@ -26,12 +26,15 @@ void for_each_field(HardwareProfile& hw, F&& f) {
   f("l1d_bytes", hw.l1d_bytes);
   f("l2_bytes", hw.l2_bytes);
   f("l3_bytes", hw.l3_bytes);
+  f("l1d_ways", hw.l1d_ways);
+  f("l2_ways", hw.l2_ways);
   f("bw_l1_gbs", hw.bw_l1_gbs);
   f("bw_l2_gbs", hw.bw_l2_gbs);
   f("bw_l3_gbs", hw.bw_l3_gbs);
   f("bw_dram_core_gbs", hw.bw_dram_core_gbs);
   f("bw_dram_total_gbs", hw.bw_dram_total_gbs);
-  f("fma_per_cycle", hw.fma_per_cycle);
+  f("fma_per_cycle_avx512", hw.fma_per_cycle_avx512);
+  f("fma_per_cycle_avx2", hw.fma_per_cycle_avx2);
   f("fork_join_us", hw.fork_join_us);
   f("pack_gbs", hw.pack_gbs);
 }
@@ -83,9 +86,11 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
   if (!bad.empty()) return fail("field '" + bad + "' has the wrong type");
   // Every rate and capacity must be positive, or the model would divide by zero.
   if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
-      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.bw_l1_gbs) ||
+      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l1d_ways) ||
+      !positive(hw.l2_ways) || !positive(hw.bw_l1_gbs) ||
       !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
-      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle) ||
+      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle_avx512) ||
+      !positive(hw.fma_per_cycle_avx2) ||
       !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
     return fail("a capacity, rate or count is not positive (or out of range)");
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.

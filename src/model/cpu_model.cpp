@@ -13,13 +13,25 @@ constexpr double kKernelEfficiency = 0.94;  // loop overhead, front end, C-tile 
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+// Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
+// `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
+// all start in the same few sets: with a 16 KiB row distance a 32 KiB 8-way L1 keeps barely
+// more than one line per row.
+double effective_capacity(double bytes, int ways, int stride_log2, double row_bytes) {
+  const double sets = bytes / (64.0 * ways);
+  double distinct = sets;  // rows not line-aligned spread over every set
+  if (stride_log2 >= 6) distinct = std::max(1.0, sets / std::min(sets, std::exp2(stride_log2 - 6)));
+  const double sets_used = std::min(sets, distinct * std::ceil(row_bytes / 64.0));
+  return sets_used * ways * 64.0;
+}
+
 }  // namespace
 
 double CpuModel::cycles_per_k(int m, int nr) const noexcept {
   const double nv = std::ceil(static_cast<double>(nr) / ks_.lanes);
   const double fmas = m * nv;
   const double loads = nv + m;  // B vectors + A broadcasts
-  return std::max({fmas / hw_.fma_per_cycle, loads / kLoadsPerCycle, kFmaLatency});
+  return std::max({fmas / hw_.fma_per_cycle(ks_.isa), loads / kLoadsPerCycle, kFmaLatency});
 }
 
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
@@ -70,7 +82,8 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     return dram_bw;
   };
   auto us = [](double bytes, double gbs) { return bytes / (gbs * 1e3); };
-  double mem_us = 0;
+  double mem_us = 0;      // overlapped with compute
+  double exposed_us = 0;  // latency-bound traffic the core waits for
   double pack_us = 0;
   // Operands start where they fit: a hot loop keeps small matrices cached, large ones stream.
   const double a_src_bw = bw_of(4 * m * k), b_src_bw = bw_of(4 * k * n);
@@ -83,14 +96,24 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     mem_us += us(m_blocks * bytes, bw_of(4 * kc * nc));
   } else {
     // In place: the kc x nr sliver comes from B's level for the first row panel, then from
-    // L1 (if it fits half of it) or L2 for the others.
+    // L1 (if it fits half of it) or L2 for the others. A B that does not stay in L2 is read
+    // as kc rows ldb apart (a page or more): a new TLB entry and prefetch stream per depth
+    // step, which the core cannot overlap with its FMAs, so that traffic is exposed.
     const double bytes = 4 * k_t * n_t;
     const double row_panels = ceil_div(m_t, mr);
-    mem_us += us(bytes, b_src_bw);
-    const double reuse_bw = 4 * kc * nr <= static_cast<double>(hw_.l1d_bytes) / 2.0 ? hw_.bw_l1_gbs : hw_.bw_l2_gbs;
-    mem_us += us((row_panels - 1) * bytes, reuse_bw);
-    // Rows far apart in memory cost a partial cache line per row at the panel edges.
-    if (k_t > 1) mem_us += us(k_t * col_tiles * 64.0 * 0.25, b_src_bw);
+    const bool cached = 4 * k * n <= static_cast<double>(hw_.l2_bytes);
+    (cached ? mem_us : exposed_us) += us(bytes, b_src_bw);
+    // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
+    // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
+    const double sliver = 4 * kc * nr;
+    const int ld = key.b_ld_log2;
+    const double reuse = (row_panels - 1) * bytes;
+    if (sliver <= effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr))
+      mem_us += us(reuse, hw_.bw_l1_gbs);
+    else if (sliver <= effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr))
+      mem_us += us(reuse, hw_.bw_l2_gbs);
+    else
+      exposed_us += us(reuse, std::min(hw_.bw_l3_gbs, b_src_bw));
   }
   if (p.pack_a) {
     const double bytes = 4 * m_t * k_t;
@@ -99,12 +122,27 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     mem_us += us(col_tiles * bytes, bw_of(4 * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs
                                                                         : hw_.bw_l2_gbs);
   } else {
+    // In place: A is re-read for every column panel. Rows of an A that does not stay in L2
+    // are separate streams the prefetchers lose track of: exposed like in-place B.
     const double bytes = 4 * m_t * k_t;
-    mem_us += us(bytes, a_src_bw) + us((col_tiles - 1) * bytes, bw_of(bytes));
+    const bool cached = 4 * m * k <= static_cast<double>(hw_.l2_bytes);
+    (cached ? mem_us : exposed_us) += us(bytes, a_src_bw);
+    // Re-reads for the other column panels: the m_t x kc block, rows lda apart for a
+    // row-major A (packed-like contiguous columns otherwise).
+    const double block = 4 * m_t * kc;
+    const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
+    const double row_bytes = key.a_row_unit ? 4 * kc : block;
+    const double reuse = (col_tiles - 1) * bytes;
+    if (block <= effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes))
+      mem_us += us(reuse, hw_.bw_l1_gbs);
+    else if (block <= effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes))
+      mem_us += us(reuse, hw_.bw_l2_gbs);
+    else
+      exposed_us += us(reuse, std::min(hw_.bw_l3_gbs, a_src_bw));
   }
   // C: read and written once per depth block.
   mem_us += us(k_blocks * 8 * m_t * n_t, bw_of(4 * m * n));
-  c.memory_us = mem_us;
+  c.memory_us = mem_us + exposed_us;
   c.pack_us = pack_us;
 
   // --- Synchronisation: waking the pool; split-K adds a second pass that reduces partials.
@@ -114,9 +152,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     c.sync_us += hw_.fork_join_us + us(bytes, hw_.bw_l2_gbs);
   }
 
-  const double overlap = std::max(c.compute_us, c.memory_us);
-  c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
-  c.total_us = overlap + c.pack_us + c.sync_us;
+  const double overlap = std::max(c.compute_us, mem_us);
+  c.bound = c.compute_us >= mem_us + exposed_us ? "compute" : "memory";
+  c.total_us = overlap + exposed_us + c.pack_us + c.sync_us;
   return c;
 }
 

@@ -45,19 +45,25 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
     grids_for(1, key, mr, nr, false, grids);
     if (cls.parallel != ParallelClass::Serial) grids_for(key.threads, key, mr, nr, split_k_ok, grids);
 
-    // kc: the B micro-panel (kc x nr) stays in half of L1, or fills it (A then streams from L2).
-    const int64_t kc_l1 = round_down(hw.l1d_bytes / (2 * 4 * nr), 8);
-    int64_t kcs[2] = {kc_l1, 2 * kc_l1};
+    // kc: long enough to amortise loading and storing the C tile (its cost per depth step
+    // falls as 1/kc), short enough that the A block and a B sliver stay in L2. The kernels
+    // stream both slivers from L2 at full speed, so L1 does not bound kc.
+    const int64_t kc_max = std::max<int64_t>(64, round_down(hw.l2_bytes / (4 * (2 * mr + nr) * 8), 64));
+    const int64_t kcs[2] = {std::min<int64_t>(256, kc_max), std::min<int64_t>(512, kc_max)};
 
     for (int pack_a = 0; pack_a < 2; ++pack_a) {
       for (int pack_b = 0; pack_b < 2; ++pack_b) {
         if (!pack_b && !key.b_row_unit) continue;  // kernels read B rows in place only
         // Small problems: packing cannot amortise; offer it only where it is required.
         if (small && (pack_a || (pack_b && key.b_row_unit))) continue;
+        // In-place row-major A needs one address register per row; past 8 rows the kernel
+        // spills them inside its depth loop.
+        if (!pack_a && key.a_row_unit && mr > 8) continue;
         for (int kci = 0; kci < 2; ++kci) {
           int64_t kc = kcs[kci];
           if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
-          if (kci == 1 && kc == key.k && key.k <= kcs[0] + kcs[0] / 4) continue;  // duplicate
+          if (kci == 1 && (kcs[1] == kcs[0] || (kc == key.k && key.k <= kcs[0] + kcs[0] / 4)))
+            continue;  // same as the first option
           for (const Grid& g : grids) {
             const int64_t m_t = std::min(key.m, ceil_div(ceil_div(key.m, mr), g.pm) * mr);
             const int64_t n_t = std::min(key.n, ceil_div(ceil_div(key.n, nr), g.pn) * nr);

@@ -16,6 +16,11 @@ struct ShapeKey {
   int64_t m = 0, n = 0, k = 0;
   bool a_row_unit = false;  // A rows contiguous (read with AMode::RowUnit when not packed)
   bool b_row_unit = true;   // B rows contiguous (may be read in place)
+  // log2 of the largest power of two dividing the byte distance between the rows of A
+  // (row-major A) and of B (capped at 16): all that cache-set conflicts of in-place reads
+  // depend on, so plans can be shared across leading dimensions with the same value.
+  std::uint8_t a_ld_log2 = 2;
+  std::uint8_t b_ld_log2 = 2;
   Isa isa = Isa::Generic;
   int threads = 1;  // threads available to the call
   DType dtype = DType::F32;
@@ -23,11 +28,19 @@ struct ShapeKey {
   friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
 };
 
+inline std::uint8_t stride_log2(int64_t elements) {
+  const auto bytes = static_cast<std::uint64_t>(elements) * 4u;
+  const int tz = bytes == 0 ? 16 : __builtin_ctzll(bytes);
+  return static_cast<std::uint8_t>(tz < 16 ? tz : 16);
+}
+
 inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) {
   ShapeKey key;
   key.m = p.m, key.n = p.n, key.k = p.k;
   key.a_row_unit = p.a_row_unit();
   key.b_row_unit = p.b_row_unit();
+  key.a_ld_log2 = key.a_row_unit ? stride_log2(p.a_rs) : stride_log2(p.a_cs);
+  key.b_ld_log2 = key.b_row_unit ? stride_log2(p.b_rs) : stride_log2(p.b_cs);
   key.isa = isa;
   key.threads = threads;
   return key;
@@ -47,6 +60,8 @@ inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
   const std::uint64_t flags = (k.a_row_unit ? 1u : 0u) | (k.b_row_unit ? 2u : 0u) |
                               (static_cast<std::uint64_t>(k.isa) << 2) |
                               (static_cast<std::uint64_t>(k.dtype) << 6) |
+                              (static_cast<std::uint64_t>(k.a_ld_log2) << 40) |
+                              (static_cast<std::uint64_t>(k.b_ld_log2) << 48) |
                               (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.threads))
                                << 8);
   std::uint64_t h = mix(static_cast<std::uint64_t>(k.m) + 0x9e3779b97f4a7c15ULL);
