@@ -123,6 +123,7 @@ Status ContextImpl::run(const GemmProblem& prob) noexcept {
     const ShapeKey key = key_for(prob);
     const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
     const Plan* cached = cache_.find(key);
+    if (cached != nullptr && execute_single_tile(*cached, prob, *ks)) return Status::Ok;
     const Plan plan = cached != nullptr ? *cached : plan_for(key);
     return execute(plan, prob, *ks, pool_for(plan.threads()));
   } catch (const std::bad_alloc&) {

@@ -107,6 +107,26 @@ void run_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
 
 }  // namespace
 
+bool execute_single_tile(const Plan& p, const GemmProblem& g,
+                         const kernels::IsaKernels& ks) noexcept {
+  if (p.threads() != 1 || p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr || g.k > p.kc)
+    return false;
+  const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
+  UKernelArgs args{};
+  args.k = g.k;
+  args.a = g.a;
+  args.a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs;
+  args.b = g.b;
+  args.ldb = g.b_rs;
+  args.c = g.c;
+  args.ldc = g.ldc;
+  args.alpha = g.alpha;
+  args.beta = g.beta;
+  args.n = static_cast<int>(g.n);
+  ks.tiles[static_cast<std::size_t>(p.tile)].get(mode, static_cast<int>(g.m))(args);
+  return true;
+}
+
 void scale_c(const GemmProblem& g) noexcept {
   for (int64_t i = 0; i < g.m; ++i) {
     float* row = g.c + i * g.ldc;

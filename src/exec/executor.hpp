@@ -14,6 +14,11 @@ namespace adaptcore {
 Status execute(const Plan& plan, const GemmProblem& prob, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept;
 
+// Single-tile plans (one core, nothing packed, C within one register tile): one kernel call,
+// no loop nest, no pool. The tiny-shape hot path; returns false if the plan is not of that kind.
+bool execute_single_tile(const Plan& plan, const GemmProblem& prob,
+                         const kernels::IsaKernels& ks) noexcept;
+
 // C = beta * C over m x n (beta == 0 writes zeros without reading): the whole GEMM when
 // alpha == 0 or k == 0.
 void scale_c(const GemmProblem& prob) noexcept;

@@ -29,7 +29,9 @@ void sgemm_ukernel(const adaptcore::kernels::UKernelArgs& args) {
 #pragma GCC unroll 16
     for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) __builtin_prefetch(args.c + i * args.ldc + v * W, 1, 3);
+      for (int v = 0; v < NV; ++v) {
+        if (v * W < args.n) __builtin_prefetch(args.c + i * args.ldc + v * W, 1, 3);
+      }
     }
   }
 
@@ -58,15 +60,20 @@ void sgemm_ukernel(const adaptcore::kernels::UKernelArgs& args) {
       b += ldb;
     }
   } else {
+    // Column tail: vectors past n are neither loaded nor used. A masked load whose lanes are
+    // all off still costs a microcode assist on some cores when it crosses into an unmapped
+    // page, and it would be wasted work anyway.
     for (int64_t p = 0; p < args.k; ++p) {
       reg bv[NV];
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) bv[v] = V::load_n(b + v * W, n - v * W);
+      for (int v = 0; v < NV; ++v) bv[v] = v * W < n ? V::load_n(b + v * W, n - v * W) : V::zero();
 #pragma GCC unroll 16
       for (int i = 0; i < M; ++i) {
         const reg av = V::bcast(a + i * a_row);
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[i][v] = V::fma(av, bv[v], acc[i][v]);
+        for (int v = 0; v < NV; ++v) {
+          if (v * W < n) acc[i][v] = V::fma(av, bv[v], acc[i][v]);
+        }
       }
       a += a_step;
       b += ldb;
@@ -85,7 +92,7 @@ void sgemm_ukernel(const adaptcore::kernels::UKernelArgs& args) {
         const reg r = V::mul(alpha, acc[i][v]);
         if (n == NR)
           V::store(c + i * ldc + v * W, r);
-        else
+        else if (v * W < n)
           V::store_n(c + i * ldc + v * W, r, n - v * W);
       }
     }
@@ -98,7 +105,7 @@ void sgemm_ukernel(const adaptcore::kernels::UKernelArgs& args) {
         float* cp = c + i * ldc + v * W;
         if (n == NR) {
           V::store(cp, V::fma(beta, V::load(cp), V::mul(alpha, acc[i][v])));
-        } else {
+        } else if (v * W < n) {
           const int nn = n - v * W;
           V::store_n(cp, V::fma(beta, V::load_n(cp, nn), V::mul(alpha, acc[i][v])), nn);
         }
