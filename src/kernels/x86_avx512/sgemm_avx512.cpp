@@ -2,12 +2,17 @@
 // reached through avx512_kernels() after the context checked the CPU supports AVX-512F.
 #include <utility>
 
+// GCC 12 reports its own AVX-512 intrinsic headers (the '__Y' placeholder of the casts and
+// shuffles) as maybe-uninitialised; a known false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace {
 #include "kernels/pack_template.hpp"
 #include "kernels/ukernel_template.hpp"
+#include "kernels/x86_avx512/pack_a_transpose_avx512.hpp"
 
 // Register tiles: 14x32 (28 accumulators, 2 B loads + 14 broadcasts per 28 FMAs), 8x48 (24
 // accumulators, better load ratio for mid-size M), 6x64 (24 accumulators; its 1..6-row
@@ -19,7 +24,7 @@ constexpr adaptcore::kernels::TileKernels kTiles[] = {
 };
 
 constexpr adaptcore::kernels::IsaKernels kAvx512{
-    adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_panels<VecAvx512>,
+    adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_rows_avx512,
     &pack_b_panels<VecAvx512>};
 }  // namespace
 
