@@ -12,7 +12,7 @@
 namespace {
 #include "kernels/pack_template.hpp"
 #include "kernels/ukernel_template.hpp"
-#include "kernels/x86_avx512/pack_a_transpose_avx512.hpp"
+#include "kernels/x86_avx512/pack_transpose_avx512.hpp"
 
 // Register tiles: 14x32 (28 accumulators, 2 B loads + 14 broadcasts per 28 FMAs), 8x48 (24
 // accumulators, better load ratio for mid-size M), 6x64 (24 accumulators; its 1..6-row
@@ -25,7 +25,7 @@ constexpr adaptcore::kernels::TileKernels kTiles[] = {
 
 constexpr adaptcore::kernels::IsaKernels kAvx512{
     adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_rows_avx512,
-    &pack_b_panels<VecAvx512>};
+    &pack_b_cols_avx512};
 }  // namespace
 
 namespace adaptcore::kernels {
