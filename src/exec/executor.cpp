@@ -105,11 +105,34 @@ void run_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
   }
 }
 
+// Dot-product plans: column groups outer (B read once, in order), row groups inner (A stays
+// cached), each tile one kernel call over the whole depth.
+void run_dot_block(const GemmProblem& g, const kernels::IsaKernels& ks, const Block& blk) {
+  kernels::DotArgs args{};
+  args.k = g.k;
+  args.lda = g.a_rs;
+  args.ldb = g.b_cs;
+  args.ldc = g.ldc;
+  args.alpha = g.alpha;
+  args.beta = g.beta;
+  for (int64_t j = blk.n0; j < blk.n1; j += kernels::kDotNr) {
+    const int nv = static_cast<int>(std::min<int64_t>(kernels::kDotNr, blk.n1 - j));
+    args.b = g.b + j * g.b_cs;
+    for (int64_t i = blk.m0; i < blk.m1; i += kernels::kDotMr) {
+      const int mv = static_cast<int>(std::min<int64_t>(kernels::kDotMr, blk.m1 - i));
+      args.a = g.a + i * g.a_rs;
+      args.c = g.c + i * g.ldc + j;
+      ks.dot->get(mv, nv)(args);
+    }
+  }
+}
+
 }  // namespace
 
 bool execute_single_tile(const Plan& p, const GemmProblem& g,
                          const kernels::IsaKernels& ks) noexcept {
-  if (p.threads() != 1 || p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr || g.k > p.kc)
+  if (p.dot || p.threads() != 1 || p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr ||
+      g.k > p.kc)
     return false;
   const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
   UKernelArgs args{};
@@ -141,6 +164,15 @@ void scale_c(const GemmProblem& g) noexcept {
 Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept {
   const int threads = p.threads();
+  if (p.dot) {
+    pool.run(threads, [&](int tid) {
+      Block blk{};
+      split(g.m, p.mr, p.pm, tid / p.pn, blk.m0, blk.m1);
+      split(g.n, p.nr, p.pn, tid % p.pn, blk.n0, blk.n1);
+      if (blk.m0 < blk.m1 && blk.n0 < blk.n1) run_dot_block(g, ks, blk);
+    });
+    return Status::Ok;
+  }
   const int64_t kc = std::min(p.kc, g.k);
   const std::size_t pa = p.pack_a ? static_cast<std::size_t>(round_up(p.mc, p.mr) * kc) : 0;
   const std::size_t pb = p.pack_b ? static_cast<std::size_t>(round_up(p.nc, p.nr) * kc) : 0;

@@ -45,6 +45,31 @@ struct TileKernels {
   }
 };
 
+// Dot-product kernels for an m x n tile (m <= kDotMr, n <= kDotNr) whose A rows and B columns
+// are both contiguous along k: C[i][j] = alpha * <a_i, b_j> + beta * C[i][j]. This is the shape
+// of a decode step against weights stored [N, K] (B transposed): no packing, B read once, in
+// order, as n parallel streams.
+struct DotArgs {
+  int64_t k;
+  const float* a;  // row i at a + i * lda
+  int64_t lda;
+  const float* b;  // column j of op(B) at b + j * ldb
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+  float alpha;
+  float beta;
+};
+using DotKernelFn = void (*)(const DotArgs&);
+inline constexpr int kDotMr = 4;
+inline constexpr int kDotNr = 4;
+struct DotKernels {
+  std::array<std::array<DotKernelFn, kDotNr>, kDotMr> fn{};
+  DotKernelFn get(int m, int n) const noexcept {
+    return fn[static_cast<std::size_t>(m - 1)][static_cast<std::size_t>(n - 1)];
+  }
+};
+
 // Packing: copies a block of op(A) or op(B), given by element strides, into contiguous panels.
 //   pack_a: rows [0, m) x depth [0, k) -> panels of mr rows, out[panel][p * mr + i], zero padded
 //   pack_b: depth [0, k) x cols [0, n) -> panels of nr cols, out[panel][p * nr + j], zero padded
@@ -62,6 +87,7 @@ struct IsaKernels {
   std::span<const TileKernels> tiles;
   PackAFn pack_a;
   PackBFn pack_b;
+  const DotKernels* dot;
 };
 
 // The kernel table of a path, or nullptr if the binary was built without it. Does not check

@@ -131,3 +131,64 @@ constexpr adaptcore::kernels::TileKernels make_tile() {
   t.fn[1] = make_row_table<V, NV, AMode::RowUnit>(std::make_integer_sequence<int, MR>{});
   return t;
 }
+
+// Dot-product kernel (see DotArgs): M x N accumulators over k in vectors of W, a masked last
+// chunk, then one horizontal sum per output.
+template <class V, int M, int N>
+void sdot_ukernel(const adaptcore::kernels::DotArgs& args) {
+  using reg = typename V::reg;
+  constexpr int W = V::W;
+  reg acc[M][N];
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) acc[i][j] = V::zero();
+  }
+  const int64_t k = args.k;
+  int64_t p = 0;
+  for (; p + W <= k; p += W) {
+    reg bv[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) bv[j] = V::load(args.b + j * args.ldb + p);
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const reg av = V::load(args.a + i * args.lda + p);
+#pragma GCC unroll 4
+      for (int j = 0; j < N; ++j) acc[i][j] = V::fma(av, bv[j], acc[i][j]);
+    }
+  }
+  if (p < k) {
+    const int rem = static_cast<int>(k - p);
+    reg bv[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) bv[j] = V::load_n(args.b + j * args.ldb + p, rem);
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const reg av = V::load_n(args.a + i * args.lda + p, rem);
+#pragma GCC unroll 4
+      for (int j = 0; j < N; ++j) acc[i][j] = V::fma(av, bv[j], acc[i][j]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      float* cp = args.c + i * args.ldc + j;
+      const float s = args.alpha * V::hsum(acc[i][j]);
+      *cp = args.beta == 0.0f ? s : s + args.beta * *cp;
+    }
+  }
+}
+
+template <class V, int M, int... Ns>
+constexpr std::array<adaptcore::kernels::DotKernelFn, adaptcore::kernels::kDotNr> make_dot_row(
+    std::integer_sequence<int, Ns...>) {
+  return {&sdot_ukernel<V, M, Ns + 1>...};
+}
+
+template <class V>
+constexpr adaptcore::kernels::DotKernels make_dot_kernels() {
+  using Seq = std::make_integer_sequence<int, adaptcore::kernels::kDotNr>;
+  return {{make_dot_row<V, 1>(Seq{}), make_dot_row<V, 2>(Seq{}), make_dot_row<V, 3>(Seq{}),
+           make_dot_row<V, 4>(Seq{})}};
+}

@@ -34,7 +34,48 @@ double CpuModel::cycles_per_k(int m, int nr) const noexcept {
   return std::max({fmas / hw_.fma_per_cycle(ks_.isa), loads / kLoadsPerCycle, kFmaLatency});
 }
 
+CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const noexcept {
+  CostBreakdown c;
+  const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
+               k = static_cast<double>(key.k);
+  const int threads = p.threads();
+  const double m_t = std::min(m, ceil_div(ceil_div(m, p.mr), p.pm) * p.mr);
+  const double n_t = std::min(n, ceil_div(ceil_div(n, p.nr), p.pn) * p.nr);
+  // Every tile walks k in vectors: (rows + cols) loads and rows x cols FMAs per vector, then
+  // a horizontal sum per output (about a dozen cycles of shuffles and adds).
+  const double chunks = ceil_div(k, ks_.lanes);
+  auto tile_cycles = [&](double rows, double cols) {
+    const double per = std::max({rows * cols / hw_.fma_per_cycle(ks_.isa),
+                                 (rows + cols) / kLoadsPerCycle, kFmaLatency});
+    return chunks * per + 12.0 * rows * cols + 20.0;
+  };
+  const double full_r = std::floor(m_t / p.mr), tail_r = m_t - full_r * p.mr;
+  const double full_c = std::floor(n_t / p.nr), tail_c = n_t - full_c * p.nr;
+  double cycles = full_r * full_c * tile_cycles(p.mr, p.nr);
+  if (tail_r > 0) cycles += full_c * tile_cycles(tail_r, p.nr);
+  if (tail_c > 0) cycles += full_r * tile_cycles(p.mr, tail_c);
+  if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
+  c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+
+  const double dram_bw = std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
+  auto bw_of = [&](double bytes) {
+    if (bytes <= static_cast<double>(hw_.l1d_bytes)) return hw_.bw_l1_gbs;
+    if (bytes <= static_cast<double>(hw_.l2_bytes)) return hw_.bw_l2_gbs;
+    if (bytes <= static_cast<double>(hw_.l3_bytes)) return hw_.bw_l3_gbs;
+    return dram_bw;
+  };
+  // B once, as nr sequential streams; A once per column group from where it stays.
+  const double b_bytes = 4 * n_t * k, a_bytes = 4 * m_t * k;
+  c.memory_us = b_bytes / (bw_of(4 * k * n) * 1e3) +
+                ceil_div(n_t, p.nr) * a_bytes / (bw_of(4 * m * k) * 1e3);
+  if (threads > 1) c.sync_us = hw_.fork_join_us;
+  c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
+  c.total_us = std::max(c.compute_us, c.memory_us) + c.sync_us;
+  return c;
+}
+
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
+  if (p.dot) return predict_dot(key, p);
   CostBreakdown c;
   const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
                k = static_cast<double>(key.k);

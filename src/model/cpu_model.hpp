@@ -28,6 +28,8 @@ class CpuModel {
   double cycles_per_k(int m, int nr) const noexcept;
 
  private:
+  CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
+
   const HardwareProfile& hw_;
   const kernels::IsaKernels& ks_;
 };

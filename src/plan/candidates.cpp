@@ -95,6 +95,25 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
       }
     }
   }
+  // Dot-product kernels: only where A rows and B columns are contiguous along k (typically B
+  // stored transposed, weights [N, K]); they read B once, in order, with no packing.
+  if (key.a_k_unit && key.b_k_unit && ks.dot != nullptr) {
+    std::vector<Grid> grids;
+    grids_for(1, key, kernels::kDotMr, kernels::kDotNr, false, grids);
+    if (cls.parallel != ParallelClass::Serial)
+      grids_for(key.threads, key, kernels::kDotMr, kernels::kDotNr, false, grids);
+    for (const Grid& g : grids) {
+      Plan p;
+      p.isa = ks.isa;
+      p.dot = true;
+      p.mr = kernels::kDotMr;
+      p.nr = kernels::kDotNr;
+      p.mc = key.m, p.nc = key.n, p.kc = std::max<int64_t>(1, key.k);
+      p.pm = g.pm, p.pn = g.pn, p.pk = 1;
+      p.cls = cls;
+      out.push_back(p);
+    }
+  }
   return out;
 }
 

@@ -34,10 +34,15 @@ std::string to_string(const ShapeClass& c) {
 
 std::string describe(const Plan& p) {
   std::ostringstream os;
-  os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr << (p.pack_a ? " packA" : " directA")
-     << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc
-     << " kc=" << p.kc << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk << ' '
-     << to_string(p.tail);
+  os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr;
+  if (p.dot) {
+    os << " dot";
+  } else {
+    os << (p.pack_a ? " packA" : " directA") << (p.pack_b ? " packB" : " directB")
+       << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;
+  }
+  os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
+  if (!p.dot) os << ' ' << to_string(p.tail);
   return os.str();
 }
 

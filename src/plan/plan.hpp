@@ -33,6 +33,9 @@ struct Plan {
   int tile = 0;  // index into the ISA's tile list
   int mr = 1, nr = 1;
   bool pack_a = false, pack_b = false;
+  // Dot-product kernels (A rows and B columns both contiguous along k) instead of the
+  // register-tile kernels; mr x nr is then the dot tile and nothing is packed or blocked.
+  bool dot = false;
   int64_t mc = 1, nc = 1, kc = 1;  // cache blocking: A block mc x kc (L2), B panel kc x nc (L3)
   int pm = 1, pn = 1, pk = 1;      // core grid over M, N and K (pk > 1: split-K)
   TailStrategy tail = TailStrategy::Masked;

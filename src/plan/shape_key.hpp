@@ -16,6 +16,8 @@ struct ShapeKey {
   int64_t m = 0, n = 0, k = 0;
   bool a_row_unit = false;  // A rows contiguous (read with AMode::RowUnit when not packed)
   bool b_row_unit = true;   // B rows contiguous (may be read in place)
+  bool a_k_unit = true;     // A contiguous along k (a_cs == 1)
+  bool b_k_unit = false;    // B contiguous along k (b_rs == 1): dot-product kernels apply
   // log2 of the largest power of two dividing the byte distance between the rows of A
   // (row-major A) and of B (capped at 16): all that cache-set conflicts of in-place reads
   // depend on, so plans can be shared across leading dimensions with the same value.
@@ -39,6 +41,8 @@ inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) {
   key.m = p.m, key.n = p.n, key.k = p.k;
   key.a_row_unit = p.a_row_unit();
   key.b_row_unit = p.b_row_unit();
+  key.a_k_unit = p.a_cs == 1;
+  key.b_k_unit = p.b_rs == 1;
   key.a_ld_log2 = key.a_row_unit ? stride_log2(p.a_rs) : stride_log2(p.a_cs);
   key.b_ld_log2 = key.b_row_unit ? stride_log2(p.b_rs) : stride_log2(p.b_cs);
   key.isa = isa;
@@ -58,6 +62,7 @@ inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
     return x;
   };
   const std::uint64_t flags = (k.a_row_unit ? 1u : 0u) | (k.b_row_unit ? 2u : 0u) |
+                              (k.a_k_unit ? 1ULL << 56 : 0u) | (k.b_k_unit ? 1ULL << 57 : 0u) |
                               (static_cast<std::uint64_t>(k.isa) << 2) |
                               (static_cast<std::uint64_t>(k.dtype) << 6) |
                               (static_cast<std::uint64_t>(k.a_ld_log2) << 40) |

@@ -14,9 +14,11 @@ constexpr adaptcore::kernels::TileKernels kTiles[] = {
     make_tile<VecGeneric, 4, 2>(),
 };
 
+constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecGeneric>();
+
 constexpr adaptcore::kernels::IsaKernels kGeneric{
     adaptcore::Isa::Generic, VecGeneric::W, false, kTiles, &pack_a_panels<VecGeneric>,
-    &pack_b_panels<VecGeneric>};
+    &pack_b_panels<VecGeneric>, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

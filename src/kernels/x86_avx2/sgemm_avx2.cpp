@@ -16,9 +16,11 @@ constexpr adaptcore::kernels::TileKernels kTiles[] = {
     make_tile<VecAvx2, 4, 3>(),
 };
 
+constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecAvx2>();
+
 constexpr adaptcore::kernels::IsaKernels kAvx2{
     adaptcore::Isa::Avx2, VecAvx2::W, false, kTiles, &pack_a_panels<VecAvx2>,
-    &pack_b_panels<VecAvx2>};
+    &pack_b_panels<VecAvx2>, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

@@ -27,4 +27,10 @@ struct VecAvx2 {
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static reg set1(float x) { return _mm256_set1_ps(x); }
+  static float hsum(reg r) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
 };

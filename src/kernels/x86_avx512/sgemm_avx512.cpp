@@ -5,6 +5,7 @@
 // GCC 12 reports its own AVX-512 intrinsic headers (the '__Y' placeholder of the casts and
 // shuffles) as maybe-uninitialised; a known false positive.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
@@ -23,9 +24,11 @@ constexpr adaptcore::kernels::TileKernels kTiles[] = {
     make_tile<VecAvx512, 6, 4>(),
 };
 
+constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecAvx512>();
+
 constexpr adaptcore::kernels::IsaKernels kAvx512{
     adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_rows_avx512,
-    &pack_b_cols_avx512};
+    &pack_b_cols_avx512, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

@@ -19,4 +19,5 @@ struct VecAvx512 {
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   static reg set1(float x) { return _mm512_set1_ps(x); }
+  static float hsum(reg r) { return _mm512_reduce_add_ps(r); }
 };
