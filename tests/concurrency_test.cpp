@@ -1,0 +1,202 @@
+// Determinism of parallel plans (split-K reduction order) and many threads calling gemm on one
+// context.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/problem.hpp"
+#include "dispatch/context_impl.hpp"
+#include "test_util.hpp"
+
+namespace adaptcore::test {
+namespace {
+
+struct Deep {
+  int64_t m, n, k;
+};
+
+// Small m x n, deep k, 2 threads: the shape class where the planner may split K. Whatever plan
+// it picks, repeated calls must give bit-identical results (the reduction order is fixed).
+TEST(Determinism, SplitKIsBitwiseReproducible) {
+  for (Isa isa : available_isas())
+    for (const Deep d : {Deep{8, 8, 20000}, Deep{5, 13, 12345}, Deep{33, 17, 8191}}) {
+      auto ctx = make_context(isa, 2);
+      Stored a(d.m, d.k, Layout::RowMajor, d.k), b(d.k, d.n, Layout::RowMajor, d.n);
+      std::mt19937 rng(static_cast<unsigned>(d.k));
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      a.fill([&](int64_t, int64_t) { return u(rng); });
+      b.fill([&](int64_t, int64_t) { return u(rng); });
+      Stored c0(d.m, d.n, Layout::RowMajor, d.n);
+      c0.fill([&](int64_t, int64_t) { return u(rng); });
+
+      GemmProblem prob;
+      Stored c = c0;
+      ASSERT_EQ(make_problem(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
+                             a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), prob),
+                Status::Ok);
+      const Plan plan = ctx->impl().plan_for(ctx->impl().key_for(prob));
+      std::printf("[ plan     ] %s %lldx%lldx%lld: %s\n", to_string(isa),
+                  static_cast<long long>(d.m), static_cast<long long>(d.n),
+                  static_cast<long long>(d.k), describe(plan).c_str());
+      if (plan.pk == 1)
+        std::printf("[ note     ] planner did not split K here; checking determinism anyway\n");
+
+      const Reference ref =
+          reference_gemm(Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a, b, 0.5f, c0);
+      std::vector<float> first;
+      for (int rep = 0; rep < 12; ++rep) {
+        c = c0;
+        ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
+                       a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), *ctx),
+                  Status::Ok);
+        if (rep == 0) {
+          ASSERT_EQ(check_result(c, ref), "") << to_string(isa);
+          first = c.memory();
+        } else {
+          ASSERT_EQ(std::memcmp(first.data(), c.memory().data(), first.size() * sizeof(float)), 0)
+              << to_string(isa) << " " << d.m << "x" << d.n << "x" << d.k
+              << ": result changed between identical calls (rep " << rep << ")";
+        }
+      }
+      // A second context with the same configuration computes the same bits.
+      auto ctx2 = make_context(isa, 2);
+      c = c0;
+      ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
+                     a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), *ctx2),
+                Status::Ok);
+      EXPECT_EQ(std::memcmp(first.data(), c.memory().data(), first.size() * sizeof(float)), 0);
+    }
+}
+
+// The same with a contended pool: while other threads keep the pool busy, calls fall back to
+// serial execution of the same plan, which must produce the same bits.
+TEST(Determinism, BusyPoolFallbackGivesTheSameBits) {
+  const Isa isa = available_isas().back();
+  auto ctx = make_context(isa, 2);
+  const int64_t m = 8, n = 8, k = 20000;
+  Stored a(m, k, Layout::RowMajor, k), b(k, n, Layout::RowMajor, n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  a.fill([&](int64_t, int64_t) { return u(rng); });
+  b.fill([&](int64_t, int64_t) { return u(rng); });
+  Stored c(m, n, Layout::RowMajor, n);
+  ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(),
+                 b.data(), b.ld(), 0.0f, c.data(), c.ld(), *ctx),
+            Status::Ok);
+  const std::vector<float> expect = c.memory();
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 3; ++t)
+    ts.emplace_back([&] {
+      for (int rep = 0; rep < 15; ++rep) {
+        Stored mine(m, n, Layout::RowMajor, n);
+        if (gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(),
+                 b.data(), b.ld(), 0.0f, mine.data(), mine.ld(), *ctx) != Status::Ok ||
+            std::memcmp(expect.data(), mine.memory().data(), expect.size() * sizeof(float)) != 0)
+          mismatches.fetch_add(1);
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+// Several threads share one context, each with its own shapes (so plans are made and cached
+// concurrently), and check every result.
+TEST(Concurrency, ManyThreadsOneContext) {
+  for (int threads : {1, 2}) {
+    auto ctx = make_context(Isa::Auto, threads);
+    constexpr int kCallers = 4, kCalls = 25;
+    std::atomic<int> failures{0};
+    std::vector<std::string> first_error(kCallers);
+    std::vector<std::thread> ts;
+    for (int t = 0; t < kCallers; ++t)
+      ts.emplace_back([&, t] {
+        std::mt19937 rng(1000u + static_cast<unsigned>(t));
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (int call = 0; call < kCalls; ++call) {
+          // Shared shapes (every caller does them: same plan-cache keys) and private ones.
+          const bool shared = call % 2 == 0;
+          std::mt19937 srng(shared ? 77u + static_cast<unsigned>(call) : rng());
+          const int64_t m = 1 + srng() % 150, n = 1 + srng() % 150, k = 1 + srng() % 400;
+          const Layout l = srng() % 2 ? Layout::RowMajor : Layout::ColMajor;
+          const Trans ta = srng() % 2 ? Trans::Yes : Trans::No;
+          const Trans tb = srng() % 2 ? Trans::Yes : Trans::No;
+          const int64_t ar = transposed(ta) ? k : m, ac = transposed(ta) ? m : k;
+          const int64_t br = transposed(tb) ? n : k, bc = transposed(tb) ? k : n;
+          const bool row = l == Layout::RowMajor;
+          Stored a(ar, ac, l, (row ? ac : ar) + 1), b(br, bc, l, row ? bc : br);
+          Stored c(m, n, l, (row ? n : m) + 2);
+          a.fill([&](int64_t, int64_t) { return u(rng); });
+          b.fill([&](int64_t, int64_t) { return u(rng); });
+          c.fill([&](int64_t, int64_t) { return u(rng); });
+          const Reference ref = reference_gemm(ta, tb, m, n, k, -1.25f, a, b, 0.75f, c);
+          const Status s = gemm(l, ta, tb, m, n, k, -1.25f, a.data(), a.ld(), b.data(), b.ld(),
+                                0.75f, c.data(), c.ld(), *ctx);
+          std::string err = s == Status::Ok ? check_result(c, ref) : to_string(s);
+          if (!err.empty()) {
+            if (failures.fetch_add(1) == 0 || first_error[static_cast<std::size_t>(t)].empty())
+              first_error[static_cast<std::size_t>(t)] =
+                  std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + err;
+          }
+        }
+      });
+    for (auto& th : ts) th.join();
+    EXPECT_EQ(failures.load(), 0) << "threads=" << threads;
+    for (const auto& e : first_error)
+      if (!e.empty()) ADD_FAILURE() << e;
+    EXPECT_GT(ctx->cached_plans(), 0u);
+  }
+}
+
+// gemm calls racing with configuration changes (threads, ISA) and plan-cache clears: every
+// call must still be correct, whichever configuration it saw.
+TEST(Concurrency, GemmWhileReconfiguring) {
+  auto ctx = make_context(Isa::Auto, 2);
+  const auto isas = available_isas();
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::string first_error;
+  std::mutex mu;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 2; ++t)
+    ts.emplace_back([&, t] {
+      std::mt19937 rng(5u + static_cast<unsigned>(t));
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      for (int call = 0; call < 40; ++call) {
+        const int64_t m = 1 + rng() % 120, n = 1 + rng() % 120, k = 1 + rng() % 700;
+        Stored a(m, k, Layout::RowMajor, k), b(k, n, Layout::RowMajor, n);
+        Stored c(m, n, Layout::RowMajor, n);
+        a.fill([&](int64_t, int64_t) { return u(rng); });
+        b.fill([&](int64_t, int64_t) { return u(rng); });
+        c.fill([](int64_t, int64_t) { return qnan(); });
+        const Reference ref = reference_gemm(Trans::No, Trans::No, m, n, k, 1.0f, a, b, 0.0f, c);
+        const Status s = gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(),
+                              a.ld(), b.data(), b.ld(), 0.0f, c.data(), c.ld(), *ctx);
+        const std::string err = s == Status::Ok ? check_result(c, ref) : to_string(s);
+        if (!err.empty() && failures.fetch_add(1) == 0) {
+          std::lock_guard lock(mu);
+          first_error = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + err;
+        }
+      }
+    });
+  std::thread changer([&] {
+    int i = 0;
+    while (!stop.load()) {
+      EXPECT_EQ(ctx->set_threads(1 + i % 3), Status::Ok);
+      EXPECT_EQ(ctx->set_isa(isas[static_cast<std::size_t>(i) % isas.size()]), Status::Ok);
+      if (i % 5 == 0) ctx->clear_plan_cache();
+      ++i;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  for (auto& th : ts) th.join();
+  stop.store(true);
+  changer.join();
+  EXPECT_EQ(failures.load(), 0) << first_error;
+}
+
+}  // namespace
+}  // namespace adaptcore::test

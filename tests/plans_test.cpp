@@ -1,0 +1,135 @@
+// Every candidate plan computes the right result, not only the one the model picks here.
+//
+// Which candidate wins depends on the hardware profile, so a plan that is never chosen on this
+// machine may be chosen on another (or with a calibrated profile). This test enumerates the
+// candidates of every shape class for a set of shapes, operand layouts, ISA paths and thread
+// counts, executes each plan directly through the executor, and checks it against the
+// double-precision reference (bound, padding, guards).
+//
+//   ADAPTCORE_TEST_PLAN_SHAPES  number of shapes (default: all of kShapes)
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/problem.hpp"
+#include "exec/executor.hpp"
+#include "exec/thread_pool.hpp"
+#include "plan/candidates.hpp"
+#include "plan/shape_key.hpp"
+#include "test_util.hpp"
+
+namespace adaptcore::test {
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+// Tails in both dimensions, one and several kc blocks, deep k for split-K grids.
+constexpr Shape kShapes[] = {
+    {1, 1, 1},    {1, 37, 64},  {29, 1, 65},  {5, 17, 33},   {16, 32, 256}, {17, 33, 300},
+    {67, 45, 9},  {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000}, {2, 3, 2500},  {100, 101, 129},
+};
+
+struct Variant {
+  Layout layout;
+  Trans ta, tb;
+};
+// Covers every (a_row_unit, b_row_unit, k-unit) combination of the normalised problem.
+constexpr Variant kVariants[] = {
+    {Layout::RowMajor, Trans::No, Trans::No},   {Layout::RowMajor, Trans::Yes, Trans::Yes},
+    {Layout::RowMajor, Trans::No, Trans::Yes},  {Layout::ColMajor, Trans::No, Trans::No},
+    {Layout::ColMajor, Trans::Yes, Trans::No},  {Layout::RowMajor, Trans::Yes, Trans::No},
+};
+
+std::vector<Plan> all_candidates(const ShapeKey& key, const HardwareProfile& hw,
+                                 const kernels::IsaKernels& ks) {
+  std::vector<Plan> out;
+  std::set<std::string> seen;
+  for (auto cap : {CapacityClass::Registers, CapacityClass::L1, CapacityClass::L2,
+                   CapacityClass::L3, CapacityClass::Dram})
+    for (auto par : {ParallelClass::Serial, ParallelClass::ManyTiles, ParallelClass::FewTiles}) {
+      ShapeClass cls;
+      cls.capacity = cap;
+      cls.parallel = par;
+      for (const Plan& p : enumerate_candidates(key, cls, hw, ks)) {
+        const std::string id = describe(p) + " tile " + std::to_string(p.tile);
+        if (seen.insert(id).second) out.push_back(p);
+      }
+    }
+  return out;
+}
+
+class Plans : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(Plans, EveryCandidateIsCorrect) {
+  const HardwareProfile& hw = detected_hardware();
+  const Isa isa = GetParam();
+  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  const auto nshapes = static_cast<std::size_t>(
+      env_int("ADAPTCORE_TEST_PLAN_SHAPES", static_cast<int64_t>(std::size(kShapes))));
+  std::map<int, std::unique_ptr<ThreadPool>> pools;
+  auto pool = [&](int t) -> ThreadPool& {
+    auto& p = pools[t];
+    if (!p) p = std::make_unique<ThreadPool>(t);
+    return *p;
+  };
+  int64_t executed = 0, split_k = 0, padded = 0, failures = 0;
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (std::size_t si = 0; si < std::min(nshapes, std::size(kShapes)) && failures < 10; ++si) {
+    const Shape s = kShapes[si];
+    for (const Variant v : kVariants) {
+      const bool row = v.layout == Layout::RowMajor;
+      const bool ta = transposed(v.ta), tb = transposed(v.tb);
+      const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k;
+      const int64_t br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+      Stored a(ar, ac, v.layout, (row ? ac : ar) + 3, 1);
+      Stored b(br, bc, v.layout, (row ? bc : br) + 1, 2);
+      Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + 2, 3);
+      a.fill([&](int64_t, int64_t) { return u(rng); });
+      b.fill([&](int64_t, int64_t) { return u(rng); });
+      c0.fill([&](int64_t, int64_t) { return u(rng); });
+      const float alpha = 1.25f, beta = si % 2 ? 0.0f : -0.5f;
+      if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
+      const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
+      {
+        const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+        for (int threads : {1, 2, 3}) {
+          Stored c = c0;
+          GemmProblem prob;
+          ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, alpha, a.data(), a.ld(),
+                                 b.data(), b.ld(), beta, c.data(), c.ld(), prob),
+                    Status::Ok);
+          const ShapeKey key = make_key(prob, isa, threads);
+          const auto plans = all_candidates(key, hw, ks);
+          EXPECT_FALSE(plans.empty()) << s.m << "x" << s.n << "x" << s.k;
+          for (const Plan& plan : plans) {
+            c = c0;
+            prob.c = c.data();
+            const Status st = execute(plan, prob, ks, pool(plan.threads()));
+            const std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
+            ++executed;
+            split_k += plan.pk > 1;
+            padded += !plan.dot && plan.tail == TailStrategy::Padded;
+            if (!err.empty() && ++failures <= 10)
+              ADD_FAILURE() << s.m << "x" << s.n << "x" << s.k << " " << name(v.layout) << " "
+                            << name(v.ta) << name(v.tb) << " threads " << threads << " plan ["
+                            << describe(plan) << "]:" << err;
+          }
+        }
+      }
+    }
+  }
+  std::printf("[ plans    ] %s: executed %lld candidate plans (%lld split-K, %lld padded tail)\n",
+              to_string(isa), static_cast<long long>(executed), static_cast<long long>(split_k),
+              static_cast<long long>(padded));
+  EXPECT_GT(executed, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllIsas, Plans, ::testing::Values(Isa::Generic, Isa::Avx2, Isa::Avx512),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace adaptcore::test
