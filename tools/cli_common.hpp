@@ -1,0 +1,52 @@
+// Options and helpers shared by the `adaptcore` subcommands: the context options (--threads,
+// --isa, --profile), the GEMM shape options, and a few output formatters.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/problem.hpp"
+
+namespace adaptcore::cli {
+
+// --threads / --isa / --profile: how the command's Context is configured.
+struct ContextArgs {
+  int threads = 0;           // 0: ADAPTCORE_NUM_THREADS or all cores
+  std::string isa = "auto";  // auto: ADAPTCORE_ISA or the best supported
+  std::string profile;       // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
+};
+void add_context_options(CLI::App& cmd, ContextArgs& args);
+
+// Builds the context; prints the reason and returns nullptr if a requested setting cannot be
+// honoured (an unsupported ISA or an unreadable profile is an error here, not a fallback).
+std::unique_ptr<Context> make_context(const ContextArgs& args);
+
+// --m/--n/--k/--transa/--transb: a row-major GEMM C[m x n] = op(A) op(B).
+struct ShapeArgs {
+  int64_t m = 0, n = 0, k = 0;
+  bool transa = false, transb = false;
+
+  Trans ta() const { return transa ? Trans::Yes : Trans::No; }
+  Trans tb() const { return transb ? Trans::Yes : Trans::No; }
+  // Leading dimensions of the densely stored row-major operands.
+  int64_t lda() const { return std::max<int64_t>(1, transa ? m : k); }
+  int64_t ldb() const { return std::max<int64_t>(1, transb ? k : n); }
+  int64_t ldc() const { return std::max<int64_t>(1, n); }
+  std::string str() const;  // "M=64 N=4096 K=4096 NN"
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
+};
+void add_shape_options(CLI::App& cmd, ShapeArgs& args);
+
+// Validates and normalises the shape without operands (alpha = 0, so A and B are not needed;
+// C points at a dummy and is never touched): what the planner sees for a real call.
+Status shape_problem(const ShapeArgs& s, GemmProblem& out);
+
+std::string format_fixed(double v, int decimals);
+std::string format_bytes(int64_t bytes);  // "32 KiB", "1 MiB"
+
+}  // namespace adaptcore::cli

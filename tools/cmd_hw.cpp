@@ -1,0 +1,83 @@
+// `adaptcore hw [--json]`: the hardware profile the planner uses, the active ISA path, the
+// thread count and the nominal fp32 peak (from the profile, not measured: see `adaptcore peak`).
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+
+namespace adaptcore::cli {
+namespace {
+
+struct HwArgs {
+  ContextArgs ctx;
+  bool json = false;
+};
+
+void run_hw(const HwArgs& args) {
+  auto ctx = make_context(args.ctx);
+  if (!ctx) throw CLI::RuntimeError(1);
+  const HardwareProfile& hw = ctx->hardware();
+  const Isa isa = ctx->isa();
+  const int threads = ctx->threads();
+  const double per_core = hw.peak_gflops_per_core(isa);
+  const double total = per_core * std::min(threads, hw.cores);
+  const nlohmann::ordered_json profile = nlohmann::ordered_json::parse(to_json(hw));
+
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["version"] = version();
+    j["profile"] = profile;
+    j["active_isa"] = to_string(isa);
+    j["best_isa"] = to_string(hw.best_isa());
+    j["threads"] = threads;
+    j["peak_gflops_per_core"] = per_core;
+    j["peak_gflops_total"] = total;
+    nlohmann::ordered_json paths = nlohmann::ordered_json::object();
+    for (Isa p : {Isa::Avx512, Isa::Avx2, Isa::Generic})
+      if (hw.supports(p)) paths[to_string(p)] = hw.peak_gflops_per_core(p);
+    j["peak_gflops_per_core_by_isa"] = paths;
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+
+  std::cout << "adaptcore " << version() << "\n\nhardware profile (" << hw.source << ")\n";
+  // Every field of the profile, in the JSON file's order and names, so this listing and a
+  // profile file always agree.
+  for (const auto& [key, value] : profile.items()) {
+    std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    if (key.size() > 6 && key.substr(key.size() - 6) == "_bytes" && value.is_number_integer())
+      shown += " (" + format_bytes(value.get<int64_t>()) + ")";
+    std::cout << "  " << key << std::string(key.size() < 22 ? 22 - key.size() : 1, ' ') << shown
+              << '\n';
+  }
+  std::cout << "\nactive ISA     " << to_string(isa)
+            << " (best supported: " << to_string(hw.best_isa()) << ")\n"
+            << "threads        " << threads << " (cores: " << hw.cores << ")\n"
+            << "fp32 peak      " << format_fixed(per_core, 1) << " GFLOP/s per core, "
+            << format_fixed(total, 1) << " GFLOP/s at " << std::min(threads, hw.cores) << " cores ("
+            << to_string(isa) << ", nominal: lanes x FMA/cycle x clock)\n";
+  std::cout << "per path       ";
+  bool first = true;
+  for (Isa p : {Isa::Avx512, Isa::Avx2, Isa::Generic}) {
+    if (!hw.supports(p)) continue;
+    std::cout << (first ? "" : ", ") << to_string(p) << ' '
+              << format_fixed(hw.peak_gflops_per_core(p), 1);
+    first = false;
+  }
+  std::cout << " GFLOP/s per core\n"
+            << "(`adaptcore peak` measures what the cores actually sustain)\n";
+}
+
+}  // namespace
+
+void register_hw(CLI::App& app) {
+  auto args = std::make_shared<HwArgs>();
+  CLI::App* cmd = app.add_subcommand("hw", "print the detected hardware profile and fp32 peak");
+  add_context_options(*cmd, args->ctx);
+  cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->callback([args] { run_hw(*args); });
+}
+
+}  // namespace adaptcore::cli
