@@ -57,7 +57,7 @@ struct HardwareProfile {
   // Vector lanes of fp32 for a path (16, 8, or 4 for the portable path which compilers
   // vectorise with SSE).
   static int fp32_lanes(Isa isa) noexcept;
-  // Vector FMAs per cycle on a path (the portable path: one 4-lane multiply-add pair).
+  // Vector FMAs per cycle on a path (the portable path: 4-lane multiply-add pairs).
   double fma_per_cycle(Isa isa) const noexcept;
   // fp32 FMA peak of one core in GFLOP/s on a path.
   double peak_gflops_per_core(Isa isa) const noexcept;

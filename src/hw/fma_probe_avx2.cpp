@@ -9,5 +9,5 @@ namespace {
 }  // namespace
 
 namespace adaptcore::probes {
-double fma_gflops_avx2(double seconds) noexcept { return fma_probe_gflops<VecAvx2>(seconds); }
+double fma_gflops_avx2(double seconds) noexcept { return fma_probe_gflops<VecAvx2, 12>(seconds); }
 }  // namespace adaptcore::probes

@@ -9,5 +9,5 @@ namespace {
 }  // namespace
 
 namespace adaptcore::probes {
-double fma_gflops_avx512(double seconds) noexcept { return fma_probe_gflops<VecAvx512>(seconds); }
+double fma_gflops_avx512(double seconds) noexcept { return fma_probe_gflops<VecAvx512, 24>(seconds); }
 }  // namespace adaptcore::probes

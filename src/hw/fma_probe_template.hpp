@@ -1,12 +1,12 @@
 // Body of the FMA throughput probes, included by each ISA's probe unit inside an anonymous
-// namespace. 24 independent accumulators cover 2 FMA pipes x 4+ cycles of latency with room
-// to spare, so the loop is bound by FMA issue alone.
+// namespace. kAcc independent accumulators cover 2 FMA pipes x 4-5 cycles of latency with room
+// to spare, so the loop is bound by FMA issue alone; kAcc must leave registers free (12 for
+// the 16 registers of AVX2, 24 for the 32 of AVX-512) or the loop spills.
 
 
-template <class V>
+template <class V, int kAcc>
 double fma_probe_gflops(double seconds) {
   using reg = typename V::reg;
-  constexpr int kAcc = 24;
   constexpr long kInner = 4096;
   reg acc[kAcc];
   for (int i = 0; i < kAcc; ++i) acc[i] = V::set1(static_cast<float>(i) * 1e-3f);
@@ -17,7 +17,7 @@ double fma_probe_gflops(double seconds) {
   double elapsed = 0.0;
   do {
     for (long r = 0; r < kInner; ++r) {
-#pragma GCC unroll 24
+#pragma GCC unroll 32
       for (int i = 0; i < kAcc; ++i) acc[i] = V::fma(acc[i], x, y);
     }
     iters += kInner;

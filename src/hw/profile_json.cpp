@@ -78,6 +78,9 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
     } else if constexpr (std::is_same_v<T, std::string>) {
       if (!x.is_string()) bad = key;
       else v = x.get<std::string>();
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!x.is_number_integer()) bad = key;  // 2.5 cores is an error, not 2
+      else v = x.get<T>();
     } else {
       if (!x.is_number()) bad = key;
       else v = x.get<T>();
