@@ -11,8 +11,12 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
+
+#include <sys/mman.h>
 
 #include "adaptcore/adaptcore.h"
 #include "core/problem.hpp"
@@ -23,7 +27,9 @@ namespace adaptcore::test {
 namespace {
 
 constexpr int kShards = 4;
-constexpr int64_t kDefaultShapes = 2000;
+// 2000 random shapes; fewer under ThreadSanitizer, which slows the numeric sweep ~10x and
+// is there for the concurrency tests (ADAPTCORE_TEST_SHAPES overrides either way).
+constexpr int64_t kDefaultShapes = kThreadSanitizer ? 400 : 2000;
 constexpr uint64_t kDefaultSeed = 0x5eed2026;
 // Multiply-adds allowed per random shape: keeps the double reference (and sanitizer runs)
 // fast. Shapes above it are shrunk one randomly chosen dimension at a time, so one or two big
@@ -159,6 +165,91 @@ struct Stats {
   std::map<std::string, int64_t> parallel_plans, split_k_plans, padded_tail, calls;
 };
 
+// Runs one case on every configuration; returns the number of configurations that failed.
+int run_case(const Case& c, uint64_t seed, std::vector<Config>& configs, Stats& stats) {
+  int failures = 0;
+  const int64_t m = c.m, n = c.n, k = c.k;
+  const Layout la = c.views ? c.la : c.layout;
+  const Layout lb = c.views ? c.lb : c.layout;
+  const Layout lc = c.views ? c.lc : c.layout;
+  const bool ta = transposed(c.ta), tb = transposed(c.tb);
+  Stored a = make_operand(ta ? k : m, ta ? m : k, la, c.pad_a, c.mis_a);
+  Stored b = make_operand(tb ? n : k, tb ? k : n, lb, c.pad_b, c.mis_b);
+  Stored c0 = make_operand(m, n, lc, c.pad_c, c.mis_c);
+  Gen vals(seed ^ 0xabcdefULL, c.index);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  // alpha == 0: A and B must not be read, so they hold NaN. beta == 0: C must not be read.
+  if (c.alpha == 0.0f) {
+    a.fill([](int64_t, int64_t) { return qnan(); });
+    b.fill([](int64_t, int64_t) { return qnan(); });
+  } else {
+    a.fill([&](int64_t, int64_t) { return u(vals.rng()); });
+    b.fill([&](int64_t, int64_t) { return u(vals.rng()); });
+  }
+  if (c.beta == 0.0f)
+    c0.fill([](int64_t, int64_t) { return qnan(); });
+  else
+    c0.fill([&](int64_t, int64_t) { return u(vals.rng()); });
+  const Reference ref = reference_gemm(c.ta, c.tb, m, n, k, c.alpha, a, b, c.beta, c0);
+  const std::vector<float> a_before = a.memory(), b_before = b.memory();
+
+  for (auto& cfg : configs) {
+    Stored cc = c0;
+    const float* pa = c.null_a ? nullptr : a.data();
+    const float* pb = c.null_b ? nullptr : b.data();
+    float* pc = c.null_c ? nullptr : cc.data();
+    Status s;
+    GemmProblem prob;
+    Status ps;
+    if (c.views) {
+      auto va = a.cview(), vb = b.cview();
+      auto vc = cc.view();
+      va.data = pa, vb.data = pb, vc.data = pc;
+      s = gemm(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, *cfg.ctx);
+      ps = make_problem(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, prob);
+    } else {
+      s = gemm(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta, pc,
+               cc.ld(), *cfg.ctx);
+      ps = make_problem(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta,
+                        pc, cc.ld(), prob);
+    }
+    std::string problem;
+    if (s != Status::Ok) problem += std::string(" status ") + to_string(s);
+    if (!same_bits(a.memory(), a_before)) problem += " [A modified]";
+    if (!same_bits(b.memory(), b_before)) problem += " [B modified]";
+    if (s == Status::Ok) problem += check_result(cc, ref);
+    // Plan (informational, and named in a failure): how much ran in parallel / split-K.
+    std::string plan_text;
+    if (ps == Status::Ok && prob.m > 0 && prob.n > 0 && prob.k > 0 && prob.alpha != 0.0f) {
+      const Plan plan = cfg.ctx->impl().plan_for(cfg.ctx->impl().key_for(prob));
+      plan_text = describe(plan);
+      ++stats.calls[cfg.name()];
+      if (plan.threads() > 1) ++stats.parallel_plans[cfg.name()];
+      if (plan.pk > 1) ++stats.split_k_plans[cfg.name()];
+      if (!plan.dot && plan.tail == TailStrategy::Padded) ++stats.padded_tail[cfg.name()];
+    }
+    if (!problem.empty()) {
+      ++failures;
+      ADD_FAILURE() << c.describe(seed) << " on " << cfg.name() << " plan [" << plan_text
+                    << "]:" << problem;
+    }
+  }
+  return failures;
+}
+
+void print_stats(const Stats& stats) {
+  for (const auto& [cfg, calls] : stats.calls) {
+    auto get = [&](const std::map<std::string, int64_t>& m) {
+      const auto it = m.find(cfg);
+      return static_cast<long long>(it == m.end() ? 0 : it->second);
+    };
+    std::printf("[ plans    ] %-24s %5lld computing calls, %5lld parallel, %5lld split-K, "
+                "%5lld padded-tail plans\n",
+                cfg.c_str(), static_cast<long long>(calls), get(stats.parallel_plans),
+                get(stats.split_k_plans), get(stats.padded_tail));
+  }
+}
+
 class ConformanceSweep : public ::testing::TestWithParam<int> {};
 
 TEST_P(ConformanceSweep, RandomShapesAllPaths) {
@@ -173,83 +264,71 @@ TEST_P(ConformanceSweep, RandomShapesAllPaths) {
   Stats stats;
   int failures = 0;
   constexpr int kMaxReported = 15;
-
-  for (int64_t idx = shard; idx < total && failures < kMaxReported; idx += kShards) {
-    const Case c = make_case(seed, idx);
-    const int64_t m = c.m, n = c.n, k = c.k;
-    const Layout la = c.views ? c.la : c.layout;
-    const Layout lb = c.views ? c.lb : c.layout;
-    const Layout lc = c.views ? c.lc : c.layout;
-    const bool ta = transposed(c.ta), tb = transposed(c.tb);
-    Stored a = make_operand(ta ? k : m, ta ? m : k, la, c.pad_a, c.mis_a);
-    Stored b = make_operand(tb ? n : k, tb ? k : n, lb, c.pad_b, c.mis_b);
-    Stored c0 = make_operand(m, n, lc, c.pad_c, c.mis_c);
-    Gen vals(seed ^ 0xabcdefULL, idx);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    // alpha == 0: A and B must not be read, so they hold NaN. beta == 0: C must not be read.
-    if (c.alpha == 0.0f) {
-      a.fill([](int64_t, int64_t) { return qnan(); });
-      b.fill([](int64_t, int64_t) { return qnan(); });
-    } else {
-      a.fill([&](int64_t, int64_t) { return u(vals.rng()); });
-      b.fill([&](int64_t, int64_t) { return u(vals.rng()); });
-    }
-    if (c.beta == 0.0f)
-      c0.fill([](int64_t, int64_t) { return qnan(); });
-    else
-      c0.fill([&](int64_t, int64_t) { return u(vals.rng()); });
-    const Reference ref = reference_gemm(c.ta, c.tb, m, n, k, c.alpha, a, b, c.beta, c0);
-    const std::vector<float> a_before = a.memory(), b_before = b.memory();
-
-    for (auto& cfg : configs) {
-      Stored cc = c0;
-      const float* pa = c.null_a ? nullptr : a.data();
-      const float* pb = c.null_b ? nullptr : b.data();
-      float* pc = c.null_c ? nullptr : cc.data();
-      Status s;
-      GemmProblem prob;
-      Status ps;
-      if (c.views) {
-        auto va = a.cview(), vb = b.cview();
-        auto vc = cc.view();
-        va.data = pa, vb.data = pb, vc.data = pc;
-        s = gemm(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, *cfg.ctx);
-        ps = make_problem(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, prob);
-      } else {
-        s = gemm(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta, pc,
-                 cc.ld(), *cfg.ctx);
-        ps = make_problem(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta,
-                          pc, cc.ld(), prob);
-      }
-      std::string problem;
-      if (s != Status::Ok) problem += std::string(" status ") + to_string(s);
-      if (!same_bits(a.memory(), a_before)) problem += " [A modified]";
-      if (!same_bits(b.memory(), b_before)) problem += " [B modified]";
-      if (s == Status::Ok) problem += check_result(cc, ref);
-      if (!problem.empty()) {
-        ++failures;
-        ADD_FAILURE() << c.describe(seed) << " on " << cfg.name() << ":" << problem;
-      }
-      // Plan statistics (informational): how much of the sweep ran in parallel / split-K.
-      if (ps == Status::Ok && prob.m > 0 && prob.n > 0 && prob.k > 0 && prob.alpha != 0.0f) {
-        const Plan plan = cfg.ctx->impl().plan_for(cfg.ctx->impl().key_for(prob));
-        ++stats.calls[cfg.name()];
-        if (plan.threads() > 1) ++stats.parallel_plans[cfg.name()];
-        if (plan.pk > 1) ++stats.split_k_plans[cfg.name()];
-        if (plan.tail == TailStrategy::Padded) ++stats.padded_tail[cfg.name()];
-      }
-    }
-  }
-  for (const auto& [cfg, calls] : stats.calls)
-    std::printf("[ plans    ] %-12s %5lld computing calls, %5lld parallel, %5lld split-K, "
-                "%5lld padded-tail plans\n",
-                cfg.c_str(), static_cast<long long>(calls),
-                static_cast<long long>(stats.parallel_plans[cfg]),
-                static_cast<long long>(stats.split_k_plans[cfg]),
-                static_cast<long long>(stats.padded_tail[cfg]));
+  for (int64_t idx = shard; idx < total && failures < kMaxReported; idx += kShards)
+    failures += run_case(make_case(seed, idx), seed, configs, stats);
+  print_stats(stats);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, ConformanceSweep, ::testing::Range(0, kShards));
+
+// Valid but extreme hardware profiles push the planner to plans it does not pick for the
+// detected machine (tiny or huge cache blocks, parallel plans for tiny shapes, no packing, ...).
+// Whatever it picks must be correct.
+//   ADAPTCORE_TEST_PROFILE_SHAPES  random shapes per profile run (default 60)
+struct ExtremeProfile {
+  const char* name;
+  const char* json;
+};
+constexpr ExtremeProfile kExtremeProfiles[] = {
+    {"tiny-caches", "{\"l1d_bytes\": 2048, \"l2_bytes\": 8192, \"l3_bytes\": 16384}"},
+    {"huge-caches",
+     "{\"l1d_bytes\": 1048576, \"l2_bytes\": 268435456, \"l3_bytes\": 4294967296}"},
+    {"free-fork-join", "{\"fork_join_us\": 0, \"bw_dram_total_gbs\": 10000}"},
+    {"costly-fork-join", "{\"fork_join_us\": 100000}"},
+    {"slow-packing", "{\"pack_gbs\": 0.001}"},
+    {"fast-packing-slow-memory",
+     "{\"pack_gbs\": 100000, \"bw_l2_gbs\": 1, \"bw_l3_gbs\": 0.5, \"bw_dram_core_gbs\": 0.1}"},
+};
+
+class ExtremeProfiles : public ::testing::TestWithParam<ExtremeProfile> {};
+
+TEST_P(ExtremeProfiles, RandomShapesStayCorrect) {
+  const ExtremeProfile prof = GetParam();
+  const std::string path =
+      ::testing::TempDir() + "adaptcore_extreme_profile_" + prof.name + ".json";
+  std::ofstream(path, std::ios::binary) << prof.json;
+  std::vector<Config> configs;
+  for (Isa isa : available_isas())
+    for (int t : {1, 2, 3}) {
+      ContextOptions o;
+      o.isa = isa;
+      o.threads = t;
+      o.profile_path = path;
+      o.read_environment = false;
+      configs.push_back({isa, t, std::make_unique<Context>(o)});
+      ASSERT_EQ(configs.back().ctx->init_status(), Status::Ok)
+          << prof.name << ": " << configs.back().ctx->init_message();
+      ASSERT_EQ(configs.back().ctx->hardware().source, path);
+    }
+  const int64_t shapes = env_int("ADAPTCORE_TEST_PROFILE_SHAPES", 60);
+  const uint64_t seed = static_cast<uint64_t>(env_int("ADAPTCORE_TEST_SEED", kDefaultSeed)) + 7;
+  Stats stats;
+  int failures = 0;
+  // Random shapes only (indices past the fixed list), a different stream than the main sweep.
+  for (int64_t i = 0; i < shapes && failures < 10; ++i)
+    failures += run_case(make_case(seed, static_cast<int64_t>(kFixed.size()) + i), seed, configs,
+                         stats);
+  print_stats(stats);
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, ExtremeProfiles, ::testing::ValuesIn(kExtremeProfiles),
+                         [](const auto& info) {
+                           std::string n = info.param.name;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
 
 // The shape generator itself: the sweep must cover what it claims to (big dimensions survive the
 // flop budget, zeros and primes occur, every layout/op/alpha/beta class is drawn).
@@ -280,6 +359,78 @@ TEST(ConformanceGenerator, CoversTheAdvertisedSpace) {
   EXPECT_GT(padded, 500);
   EXPECT_GT(conj, 50);
   EXPECT_EQ(combos.size(), 8u);
+}
+
+// Leading dimensions above 2^31 elements (byte offsets above 2^33): every index computation must
+// be 64-bit. The operands live in sparse MAP_NORESERVE mappings, so only the few pages holding
+// elements are ever touched.
+class SparseMatrix {
+ public:
+  SparseMatrix(int64_t rows, int64_t cols, Layout l, int64_t ld)
+      : rows_(rows), cols_(cols), ld_(ld), layout_(l) {
+    const int64_t lines = l == Layout::RowMajor ? rows : cols;
+    bytes_ = static_cast<std::size_t>(lines * ld) * sizeof(float);
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    base_ = p == MAP_FAILED ? nullptr : static_cast<float*>(p);
+  }
+  ~SparseMatrix() {
+    if (base_ != nullptr) ::munmap(base_, bytes_);
+  }
+  SparseMatrix(const SparseMatrix&) = delete;
+  SparseMatrix& operator=(const SparseMatrix&) = delete;
+  bool ok() const { return base_ != nullptr; }
+  float* data() { return base_; }
+  int64_t ld() const { return ld_; }
+  float& at(int64_t r, int64_t c) {
+    return base_[layout_ == Layout::RowMajor ? r * ld_ + c : c * ld_ + r];
+  }
+
+ private:
+  float* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  int64_t rows_, cols_, ld_;
+  Layout layout_;
+};
+
+TEST(LargeStrides, LeadingDimensionsAbove2To31) {
+  auto configs = all_configs();
+  const int64_t huge = (int64_t{1} << 31) + 48;  // elements; not a power of two
+  const int64_t m = 3, n = 37, k = 70;
+  for (Layout l : {Layout::RowMajor, Layout::ColMajor})
+    for (Trans ta : {Trans::No, Trans::Yes})
+      for (Trans tb : {Trans::No, Trans::Yes})
+        for (int which = 0; which < 3; ++which) {  // which operand gets the huge ld
+          const bool row = l == Layout::RowMajor;
+          const int64_t ar = transposed(ta) ? k : m, ac = transposed(ta) ? m : k;
+          const int64_t br = transposed(tb) ? n : k, bc = transposed(tb) ? k : n;
+          SparseMatrix a(ar, ac, l, which == 0 ? huge : (row ? ac : ar));
+          SparseMatrix b(br, bc, l, which == 1 ? huge : (row ? bc : br));
+          SparseMatrix c(m, n, l, which == 2 ? huge : (row ? n : m));
+          if (!a.ok() || !b.ok() || !c.ok()) GTEST_SKIP() << "cannot reserve address space";
+          for (int64_t i = 0; i < ar; ++i)
+            for (int64_t p = 0; p < ac; ++p) a.at(i, p) = static_cast<float>((i + 3 * p) % 5) - 2.0f;
+          for (int64_t p = 0; p < br; ++p)
+            for (int64_t j = 0; j < bc; ++j) b.at(p, j) = static_cast<float>((2 * p + j) % 7) - 3.0f;
+          for (auto& cfg : configs) {
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) c.at(i, j) = static_cast<float>(i - j);
+            ASSERT_EQ(gemm(l, ta, tb, m, n, k, 1.0f, a.data(), a.ld(), b.data(), b.ld(), 2.0f,
+                           c.data(), c.ld(), *cfg.ctx),
+                      Status::Ok);
+            int bad = 0;
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j) {
+                float e = 2.0f * static_cast<float>(i - j);  // small integers: exact
+                for (int64_t p = 0; p < k; ++p)
+                  e += (transposed(ta) ? a.at(p, i) : a.at(i, p)) *
+                       (transposed(tb) ? b.at(j, p) : b.at(p, j));
+                bad += c.at(i, j) != e;
+              }
+            EXPECT_EQ(bad, 0) << name(l) << " " << name(ta) << name(tb) << " huge ld on "
+                              << "ABC"[which] << " on " << cfg.name();
+          }
+        }
 }
 
 // The checker is not a tautology: a result off by a little more than the bound, a NaN, or one

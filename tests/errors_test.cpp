@@ -525,6 +525,12 @@ constexpr BadProfile kBadProfiles[] = {
     {"version_2", "{\"version\": 2, \"l2_bytes\": 1048576}"},
     {"version_string", "{\"version\": \"1\"}"},
     {"version_float", "{\"version\": 1.5}"},
+    // Integer fields given values no integer of their type can hold. Converting these with
+    // nlohmann's get<int>() / get<int64_t>() is undefined behaviour (float-to-integer overflow)
+    // unless the loader range-checks them first.
+    {"cores_1e10", "{\"cores\": 1e10}"},
+    {"cores_above_int_max", "{\"cores\": 3000000000}"},
+    {"l2_1e30", "{\"l2_bytes\": 1e30}"},
 };
 
 TEST(HardwareProfile, InvalidFilesAreRejectedAndTheContextStaysUsable) {
@@ -552,6 +558,49 @@ TEST(HardwareProfile, InvalidFilesAreRejectedAndTheContextStaysUsable) {
             Status::InvalidProfile);
   EXPECT_FALSE(err.empty());
   expect_usable(*ctx);
+}
+
+// Integer fields with a fractional value are the wrong type: they must be rejected, not
+// silently truncated ("cores": 2.5 must not become 2 cores). (Fixed in f2de490; kept as a
+// regression test.)
+TEST(HardwareProfile, FractionalValuesOfIntegerFieldsAreRejected) {
+  auto ctx = make_context(Isa::Auto, 1);
+  const std::string before = to_json(ctx->hardware());
+  for (const auto& bad : {BadProfile{"cores_fraction", "{\"cores\": 2.5}"},
+                          BadProfile{"l1d_fraction", "{\"l1d_bytes\": 32768.75}"}}) {
+    const std::string path = write_temp(bad.name, bad.text);
+    std::string err;
+    EXPECT_EQ(ctx->load_hardware_profile(path, &err), Status::InvalidProfile) << bad.text;
+    EXPECT_EQ(to_json(ctx->hardware()), before) << bad.text;
+    std::remove(path.c_str());
+  }
+}
+
+// An integer that does not fit the field's type must be rejected, not wrapped around into a
+// plausible value: "cores": 4294967298 (2^32 + 2) must not become 2 cores.
+//
+// LIBRARY BUG (src/hw/profile_json.cpp, profile_from_json, integral branch of the field loop:
+// `if (!x.is_number_integer()) bad = key; else v = x.get<T>();`): get<int>() converts the
+// JSON integer modulo 2^32, so 4294967298 loads as cores = 2 and passes the range check.
+// Fix: compare the value against std::numeric_limits<T> (as int64/uint64) before get<T>().
+TEST(HardwareProfile, OutOfRangeIntegersAreRejected) {
+  auto ctx = make_context(Isa::Auto, 1);
+  const std::string before = to_json(ctx->hardware());
+  // Values that wrap (mod 2^32) to a plausible core count different from the detected one.
+  const int64_t wrapped = detected_hardware().cores + 1;
+  const std::string texts[] = {
+      "{\"cores\": " + std::to_string((int64_t{1} << 32) + wrapped) + "}",
+      "{\"cores\": " + std::to_string(wrapped - (int64_t{1} << 32)) + "}",
+      "{\"l2_ways\": " + std::to_string((int64_t{1} << 32) + 8) + "}",
+  };
+  int i = 0;
+  for (const std::string& text : texts) {
+    const std::string path = write_temp("int_range_" + std::to_string(i++), text);
+    std::string err;
+    EXPECT_EQ(ctx->load_hardware_profile(path, &err), Status::InvalidProfile) << text;
+    EXPECT_EQ(to_json(ctx->hardware()), before) << text;
+    std::remove(path.c_str());
+  }
 }
 
 TEST(HardwareProfile, PartialOverrideIsApplied) {
