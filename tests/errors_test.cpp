@@ -651,11 +651,34 @@ TEST(HardwareProfile, JsonRoundTrip) {
   EXPECT_EQ(to_json(out), to_json(det));
 }
 
-// The environment variables, read only when read_environment is set. (Single-threaded test;
-// the variables are restored.)
+// Sets an environment variable for the scope of a test and restores the previous value.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v, had_ = true;
+  }
+  ~ScopedEnv() {
+    if (had_) ::setenv(name_, saved_.c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  void set(const char* value) { ::setenv(name_, value, 1); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string saved_;
+  bool had_ = false;
+};
+
+// The environment variables, read only when read_environment is set. (No other thread reads
+// the environment meanwhile; the previous values are restored.)
 TEST(Environment, BadValuesAreReportedAndIgnored) {
-  ::setenv("ADAPTCORE_NUM_THREADS", "many", 1);
-  ::setenv("ADAPTCORE_ISA", "sse9", 1);
+  ScopedEnv env_threads("ADAPTCORE_NUM_THREADS"), env_isa("ADAPTCORE_ISA"),
+      env_profile("ADAPTCORE_HW_PROFILE");
+  ::unsetenv("ADAPTCORE_HW_PROFILE");
+  env_threads.set("many");
+  env_isa.set("sse9");
   {
     Context ctx;  // read_environment = true
     EXPECT_EQ(ctx.init_status(), Status::InvalidArgument);
@@ -669,8 +692,8 @@ TEST(Environment, BadValuesAreReportedAndIgnored) {
     Context quiet(o);
     EXPECT_EQ(quiet.init_status(), Status::Ok);
   }
-  ::setenv("ADAPTCORE_NUM_THREADS", "3", 1);
-  ::setenv("ADAPTCORE_ISA", "generic", 1);
+  env_threads.set("3");
+  env_isa.set("generic");
   {
     Context ctx;
     EXPECT_EQ(ctx.init_status(), Status::Ok) << ctx.init_message();
@@ -679,14 +702,11 @@ TEST(Environment, BadValuesAreReportedAndIgnored) {
     expect_usable(ctx);
   }
   const std::string path = write_temp("env", "{\"l3_bytes\": 4194304}");
-  ::setenv("ADAPTCORE_HW_PROFILE", path.c_str(), 1);
+  env_profile.set(path.c_str());
   {
     Context ctx;
     EXPECT_EQ(ctx.hardware().l3_bytes, 4194304);
   }
-  ::unsetenv("ADAPTCORE_NUM_THREADS");
-  ::unsetenv("ADAPTCORE_ISA");
-  ::unsetenv("ADAPTCORE_HW_PROFILE");
   std::remove(path.c_str());
 }
 
