@@ -17,7 +17,12 @@ namespace {
 constexpr auto kSpin = std::chrono::microseconds(200);
 }  // namespace
 
-ThreadPool::ThreadPool(int max_threads) {
+ThreadPool::ThreadPool(int max_threads)
+    // More threads than CPUs: a spinning thread would hold the CPU that the thread it waits
+    // for needs, so everyone sleeps at once instead.
+    : spin_(max_threads <= static_cast<int>(std::thread::hardware_concurrency())
+                ? std::chrono::duration_cast<std::chrono::nanoseconds>(kSpin)
+                : std::chrono::nanoseconds(0)) {
   const int workers = max_threads > 1 ? max_threads - 1 : 0;
   workers_.reserve(static_cast<std::size_t>(workers));
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { worker_loop(i + 1); });
@@ -51,7 +56,7 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
   generation_.notify_all();
   thunk(ctx, 0);
   // Join: spin, then sleep until the last worker reports.
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+  const auto until = std::chrono::steady_clock::now() + spin_;
   int left;
   while ((left = pending_.load(std::memory_order_acquire)) != 0) {
     if (std::chrono::steady_clock::now() < until) {
@@ -68,10 +73,10 @@ void ThreadPool::worker_loop(int tid) {
   for (;;) {
     // Wait for a new generation: spin first, then sleep.
     std::uint64_t g;
-    const auto until = std::chrono::steady_clock::now() + kSpin;
+    const auto until = std::chrono::steady_clock::now() + spin_;
     int polls = 0;
     while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-      if (++polls < 64 || std::chrono::steady_clock::now() < until) {
+      if ((++polls < 64 && spin_.count() > 0) || std::chrono::steady_clock::now() < until) {
         ADAPTCORE_PAUSE();
       } else {
         generation_.wait(seen, std::memory_order_acquire);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -34,6 +35,7 @@ class ThreadPool {
   void run_erased(int n, Thunk thunk, void* ctx);
   void worker_loop(int tid);
 
+  std::chrono::nanoseconds spin_;  // how long waiters spin before sleeping
   std::vector<std::thread> workers_;
   std::mutex busy_;
   // Job published to the workers; generation_ changes once per job.

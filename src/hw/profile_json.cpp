@@ -1,5 +1,7 @@
 // JSON round trip of the hardware profile (nlohmann/json, header-only: no runtime dependency).
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -79,8 +81,22 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
       if (!x.is_string()) bad = key;
       else v = x.get<std::string>();
     } else if constexpr (std::is_integral_v<T>) {
-      if (!x.is_number_integer()) bad = key;  // 2.5 cores is an error, not 2
-      else v = x.get<T>();
+      // 2.5 cores is an error, not 2; and so is a value the field cannot hold (get<T> would
+      // wrap 2^32 + 3 to 3).
+      if (!x.is_number_integer()) {
+        bad = key;
+      } else if (x.is_number_unsigned()) {
+        const auto u = x.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) bad = key;
+        else v = static_cast<T>(u);
+      } else {
+        const auto i = x.get<std::int64_t>();
+        if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+            i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+          bad = key;
+        else
+          v = static_cast<T>(i);
+      }
     } else {
       if (!x.is_number()) bad = key;
       else v = x.get<T>();
