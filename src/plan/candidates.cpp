@@ -75,9 +75,13 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
             p.pack_a = pack_a != 0;
             p.pack_b = pack_b != 0;
             p.kc = std::max<int64_t>(1, kc);
-            // mc: the packed A block (mc x kc) in half of L2; nc: the packed B panel in half
-            // of this core's L3 share.
-            p.mc = p.pack_a ? std::min(m_t, round_down(hw.l2_bytes / (2 * 4 * p.kc), mr)) : m_t;
+            // mc: the packed A block (mc x kc) and the B sliver it meets (kc x nr) share L2
+            // with C lines and the next sliver: both in a third of L2 (measured best on Zen 4
+            // against a half or more, which lets set conflicts evict the sliver). nc: the
+            // packed B panel in half of this core's L3 share.
+            const int64_t a_room = hw.l2_bytes / 3 - 4 * p.kc * nr;
+            p.mc = p.pack_a ? std::min(m_t, round_down(std::max<int64_t>(0, a_room) / (4 * p.kc), mr))
+                            : m_t;
             p.nc = p.pack_b ? std::min(n_t, round_down(hw.l3_bytes / (2 * 4 * p.kc), nr)) : n_t;
             p.mc = std::max<int64_t>(1, p.mc);
             p.nc = std::max<int64_t>(1, p.nc);
