@@ -49,45 +49,48 @@ template <class V>
 void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
                    float* out) {
   constexpr int W = V::W;
+  if (b_cs == 1) {
+    // Rows contiguous in the source: walk the source in memory order (each row once, left to
+    // right) and scatter each row's nr-wide pieces to their panels. Walking panel by panel
+    // instead would read kc rows at once, a stream per row, which the prefetchers cannot
+    // follow when B comes from DRAM.
+    const int64_t full = n / nr * nr;
+    for (int64_t p = 0; p < k; ++p) {
+      const float* s = b + p * b_rs;
+      float* d = out + p * nr;
+      for (int64_t j0 = 0; j0 < full; j0 += nr) {
+        float* dp = d + j0 * k;
+        for (int v = 0; v < nr; v += W) V::store(dp + v, V::load(s + j0 + v));
+      }
+      if (full < n) {
+        const int nv = static_cast<int>(n - full);
+        float* dp = d + full * k;
+        for (int v = 0; v < nr; v += W) V::store(dp + v, V::load_n(s + full + v, nv - v));
+      }
+    }
+    return;
+  }
   for (int64_t j0 = 0; j0 < n; j0 += nr) {
     const int nv = static_cast<int>(n - j0 < nr ? n - j0 : nr);
     float* o = out + j0 * k;
-    if (b_cs == 1) {
-      // Rows of the panel are contiguous in the source: vector copies, masked at the edge.
-      const float* src = b + j0;
-      if (nv == nr) {
-        for (int64_t p = 0; p < k; ++p) {
-          const float* s = src + p * b_rs;
-          float* d = o + p * nr;
-          for (int v = 0; v < nr; v += W) V::store(d + v, V::load(s + v));
-        }
-      } else {
-        for (int64_t p = 0; p < k; ++p) {
-          const float* s = src + p * b_rs;
-          float* d = o + p * nr;
-          for (int v = 0; v < nr; v += W) V::store(d + v, V::load_n(s + v, nv - v));
-        }
-      }
-    } else {
-      // Columns are contiguous (B stored transposed): transpose in blocks of 8 depth steps.
-      const float* src = b + j0 * b_cs;
-      constexpr int64_t kBlock = 8;
-      int64_t p0 = 0;
-      for (; p0 + kBlock <= k; p0 += kBlock) {
-        for (int j = 0; j < nv; ++j) {
-          const float* s = src + j * b_cs + p0 * b_rs;
+    // Columns are contiguous (B stored transposed): transpose in blocks of 8 depth steps.
+    const float* src = b + j0 * b_cs;
+    constexpr int64_t kBlock = 8;
+    int64_t p0 = 0;
+    for (; p0 + kBlock <= k; p0 += kBlock) {
+      for (int j = 0; j < nv; ++j) {
+        const float* s = src + j * b_cs + p0 * b_rs;
 #pragma GCC unroll 8
-          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = s[p * b_rs];
-        }
-        for (int j = nv; j < nr; ++j) {
+        for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = s[p * b_rs];
+      }
+      for (int j = nv; j < nr; ++j) {
 #pragma GCC unroll 8
-          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = 0.0f;
-        }
+        for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = 0.0f;
       }
-      for (; p0 < k; ++p0) {
-        for (int j = 0; j < nv; ++j) o[p0 * nr + j] = src[j * b_cs + p0 * b_rs];
-        for (int j = nv; j < nr; ++j) o[p0 * nr + j] = 0.0f;
-      }
+    }
+    for (; p0 < k; ++p0) {
+      for (int j = 0; j < nv; ++j) o[p0 * nr + j] = src[j * b_cs + p0 * b_rs];
+      for (int j = nv; j < nr; ++j) o[p0 * nr + j] = 0.0f;
     }
   }
 }

@@ -10,6 +10,15 @@ namespace {
 constexpr double kLoadsPerCycle = 2.0;  // vector loads (broadcasts included) per cycle
 constexpr double kFmaLatency = 4.0;     // cycles; one FMA per accumulator per depth step
 constexpr double kKernelEfficiency = 0.94;  // loop overhead, front end, C-tile traffic stalls
+// Data TLB: first-level entries, and the cycles a first-level miss that hits the second level
+// costs. A sliver whose rows are a page or more apart touches a page per depth step.
+constexpr double kDtlbEntries = 64.0;
+constexpr double kDtlbMissCycles = 7.0;
+// A block counts as resident in a cache only within half its conflict-free capacity: the
+// other operands and C stream through the same sets.
+constexpr double kResidentShare = 0.5;
+// Concurrent sequential streams the hardware prefetchers follow at full bandwidth.
+constexpr double kStreamsTracked = 32.0;
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
@@ -131,7 +140,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
 
   if (p.pack_b) {
     const double bytes = 4 * k_t * n_t;
-    const double rate = std::min(key.b_row_unit ? hw_.pack_gbs : hw_.pack_gbs / 2, b_src_bw);
+    // A copy from memory also write-allocates its destination: half the source bandwidth.
+    const double src = b_src_bw == dram_bw ? dram_bw / 2 : b_src_bw;
+    const double rate = std::min(key.b_row_unit ? hw_.pack_gbs : hw_.pack_gbs / 2, src);
     pack_us += us(bytes, rate);
     // The packed panel is read once per A block, from L2 or L3 depending on nc.
     mem_us += us(m_blocks * bytes, bw_of(4 * kc * nc));
@@ -143,22 +154,30 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     const double bytes = 4 * k_t * n_t;
     const double row_panels = ceil_div(m_t, mr);
     const bool cached = 4 * k * n <= static_cast<double>(hw_.l2_bytes);
-    (cached ? mem_us : exposed_us) += us(bytes, b_src_bw);
+    // From memory, the sliver is kc concurrent row streams; past a few dozen the prefetchers
+    // lose some (fitted on Zen 4: 0.84 of the bandwidth at kc = 64, 0.54 at 384).
+    const double streams = cached ? 1.0 : std::min(1.0, std::pow(kStreamsTracked / kc, 0.25));
+    (cached ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
     const double sliver = 4 * kc * nr;
     const int ld = key.b_ld_log2;
     const double reuse = (row_panels - 1) * bytes;
-    if (sliver <= effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr))
+    if (sliver <= kResidentShare * effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (sliver <= effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr))
+    else if (sliver <= kResidentShare * effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else
       exposed_us += us(reuse, std::min(hw_.bw_l3_gbs, b_src_bw));
+    // Rows a page or more apart: once a sliver spans more pages than the first-level TLB
+    // holds, every row of every re-read misses it.
+    if (ld >= 12 && kc > kDtlbEntries)
+      exposed_us += (row_panels - 1) * col_tiles * k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
   }
   if (p.pack_a) {
     const double bytes = 4 * m_t * k_t;
-    const double rate = std::min(key.a_row_unit ? hw_.pack_gbs / 2 : hw_.pack_gbs, a_src_bw);
+    const double src = a_src_bw == dram_bw ? dram_bw / 2 : a_src_bw;
+    const double rate = std::min(key.a_row_unit ? hw_.pack_gbs / 2 : hw_.pack_gbs, src);
     pack_us += us(n_blocks * bytes, rate);
     mem_us += us(col_tiles * bytes, bw_of(4 * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs
                                                                         : hw_.bw_l2_gbs);
@@ -174,9 +193,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
     const double row_bytes = key.a_row_unit ? 4 * kc : block;
     const double reuse = (col_tiles - 1) * bytes;
-    if (block <= effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes))
+    if (block <= kResidentShare * effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (block <= effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes))
+    else if (block <= kResidentShare * effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else
       exposed_us += us(reuse, std::min(hw_.bw_l3_gbs, a_src_bw));

@@ -50,6 +50,9 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
     // stream both slivers from L2 at full speed, so L1 does not bound kc.
     const int64_t kc_max = std::max<int64_t>(64, round_down(hw.l2_bytes / (4 * (2 * mr + nr) * 8), 64));
     const int64_t kcs[2] = {std::min<int64_t>(256, kc_max), std::min<int64_t>(512, kc_max)};
+    // B read in place from memory is kc concurrent row streams; the prefetchers keep up with
+    // a few dozen, so decode-like shapes get a short depth block too.
+    constexpr int64_t kKcStreaming = 32;
 
     for (int pack_a = 0; pack_a < 2; ++pack_a) {
       for (int pack_b = 0; pack_b < 2; ++pack_b) {
@@ -59,10 +62,11 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
+        int64_t opts[2] = {pack_b ? kcs[0] : kKcStreaming, pack_b ? kcs[1] : kcs[0]};
         for (int kci = 0; kci < 2; ++kci) {
-          int64_t kc = kcs[kci];
+          int64_t kc = opts[kci];
           if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
-          if (kci == 1 && (kcs[1] == kcs[0] || (kc == key.k && key.k <= kcs[0] + kcs[0] / 4)))
+          if (kci == 1 && (opts[1] == opts[0] || (kc == key.k && key.k <= opts[0] + opts[0] / 4)))
             continue;  // same as the first option
           for (const Grid& g : grids) {
             const int64_t m_t = std::min(key.m, ceil_div(ceil_div(key.m, mr), g.pm) * mr);
