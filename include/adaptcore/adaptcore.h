@@ -36,7 +36,8 @@ typedef enum {
   AC_STATUS_UNSUPPORTED_ISA = 10,          /* forced ISA path not available on this CPU */
   AC_STATUS_INVALID_PROFILE = 11,          /* hardware profile file unreadable or malformed */
   AC_STATUS_OUT_OF_MEMORY = 12,
-  AC_STATUS_INTERNAL_ERROR = 13
+  AC_STATUS_INTERNAL_ERROR = 13,
+  AC_STATUS_INVALID_PLAN_FILE = 14       /* plan file unreadable, corrupt or made elsewhere */
 } ac_status_t;
 
 typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
@@ -57,6 +58,11 @@ AC_API int ac_get_num_threads(void);
 /* Force an ISA path in the default context (AC_ISA_AUTO restores detection). */
 AC_API ac_status_t ac_set_isa(ac_isa_t isa);
 AC_API ac_isa_t ac_get_isa(void);
+
+/* Loads a plan file (`adaptcore precompile`, ADAPTCORE_PLAN_FILE) into the default context's
+ * plan cache. A file that is unreadable, corrupt, or made for another library version, CPU or
+ * ISA loads nothing: AC_STATUS_INVALID_PLAN_FILE, with the reason on stderr. */
+AC_API ac_status_t ac_load_plan_file(const char* path);
 
 /* Library version as "MAJOR.MINOR.PATCH". */
 AC_API const char* ac_version(void);

@@ -26,6 +26,7 @@ struct ContextOptions {
   Isa isa = Isa::Auto;            // Auto: ADAPTCORE_ISA if set, else the best supported
   std::string profile_path;       // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
   bool read_environment = true;   // honour the ADAPTCORE_* variables above
+  std::string plan_file;          // plan file to preload; empty: ADAPTCORE_PLAN_FILE if set
 };
 
 // Everything a GEMM call needs besides its operands: thread count, hardware profile, ISA path,
@@ -55,6 +56,13 @@ class Context {
 
   std::size_t cached_plans() const noexcept;
   void clear_plan_cache() noexcept;
+
+  // Plan files (`adaptcore precompile`): load adds every plan of the file to the cache, or
+  // nothing if the file is unreadable, corrupt, made for another library version, CPU (hardware
+  // profile) or ISA path, or holds any invalid plan (InvalidPlanFile; the reason goes to
+  // *error and to stderr). save writes the cached plans of the active ISA.
+  Status load_plan_file(const std::string& path, std::string* error = nullptr);
+  Status save_plan_file(const std::string& path, std::string* error = nullptr);
 
   detail::ContextImpl& impl() noexcept { return *impl_; }
   const detail::ContextImpl& impl() const noexcept { return *impl_; }

@@ -25,6 +25,7 @@ enum class Status : int {
   InvalidProfile = 11,
   OutOfMemory = 12,
   InternalError = 13,
+  InvalidPlanFile = 14,
 };
 
 // Instruction-set paths with kernels. Auto means "best the CPU supports".

@@ -44,6 +44,15 @@ ac_status_t ac_set_isa(ac_isa_t isa) {
 
 ac_isa_t ac_get_isa(void) { return static_cast<ac_isa_t>(adaptcore::default_context().isa()); }
 
+ac_status_t ac_load_plan_file(const char* path) {
+  if (path == nullptr) return AC_STATUS_INVALID_ARGUMENT;
+  try {
+    return static_cast<ac_status_t>(adaptcore::default_context().load_plan_file(path));
+  } catch (...) {
+    return AC_STATUS_INTERNAL_ERROR;
+  }
+}
+
 const char* ac_version(void) { return adaptcore::version(); }
 
 }  // extern "C"

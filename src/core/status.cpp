@@ -21,6 +21,8 @@ const char* to_string(Status s) noexcept {
     case Status::InvalidProfile: return "hardware profile unreadable or malformed";
     case Status::OutOfMemory: return "out of memory";
     case Status::InternalError: return "internal error";
+    case Status::InvalidPlanFile:
+      return "plan file unreadable, corrupt, or made for another library version, CPU or ISA";
   }
   return "unknown status";
 }

@@ -1,6 +1,7 @@
 #include <cstdlib>
 
 #include "dispatch/context_impl.hpp"
+#include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
 
 namespace adaptcore {
@@ -45,6 +46,16 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     note(Status::UnsupportedIsa, std::string("ISA ") + to_string(isa) +
                                      " is not supported by this CPU; using the best available");
     set_isa(Isa::Auto);
+  }
+
+  // Plans made ahead of time, after the profile and ISA they must match are settled.
+  std::string plans = options.plan_file;
+  const char* env_plans = options.read_environment ? std::getenv("ADAPTCORE_PLAN_FILE") : nullptr;
+  if (plans.empty() && env_plans != nullptr) plans = env_plans;
+  if (!plans.empty()) {
+    std::string err;
+    if (adaptcore::load_plan_file(*this, plans, &err) != Status::Ok)
+      note(Status::InvalidPlanFile, "plan file " + plans + " ignored: " + err);
   }
 }
 
@@ -152,6 +163,12 @@ Status Context::load_hardware_profile(const std::string& path, std::string* erro
 }
 std::size_t Context::cached_plans() const noexcept { return impl_->cache().size(); }
 void Context::clear_plan_cache() noexcept { impl_->cache().clear(); }
+Status Context::load_plan_file(const std::string& path, std::string* error) {
+  return adaptcore::load_plan_file(*impl_, path, error);
+}
+Status Context::save_plan_file(const std::string& path, std::string* error) {
+  return adaptcore::save_plan_file(*impl_, path, error);
+}
 
 Context& default_context() {
   static Context ctx;

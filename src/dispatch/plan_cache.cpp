@@ -45,6 +45,14 @@ const Plan* PlanCache::insert(const ShapeKey& key, const Plan& plan) {
   return &entries_.back()->plan;
 }
 
+std::vector<std::pair<ShapeKey, Plan>> PlanCache::snapshot() const {
+  std::lock_guard lock(write_);
+  std::vector<std::pair<ShapeKey, Plan>> out;
+  out.reserve(entries_.size());
+  for (const auto& e : entries_) out.emplace_back(e->key, e->plan);
+  return out;
+}
+
 void PlanCache::clear() {
   std::lock_guard lock(write_);
   for (auto& t : tables_) retired_tables_.push_back(std::move(t));

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "plan/plan.hpp"
@@ -46,6 +47,9 @@ class PlanCache {
   // not freed, until destruction (clear is rare: profile or configuration changes).
   void clear();
 
+  // Every cached (key, plan), in insertion order, copied under the write mutex (plan files).
+  std::vector<std::pair<ShapeKey, Plan>> snapshot() const;
+
  private:
   struct Entry {
     ShapeKey key;
@@ -62,7 +66,7 @@ class PlanCache {
 
   std::atomic<Table*> table_;
   std::atomic<std::size_t> size_{0};
-  std::mutex write_;
+  mutable std::mutex write_;
   std::vector<std::unique_ptr<Table>> tables_;   // current and retired tables
   std::vector<std::unique_ptr<Entry>> entries_;  // owned entries
   std::vector<std::unique_ptr<Table>> retired_tables_;

@@ -1,0 +1,521 @@
+#include "dispatch/plan_file.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "adaptcore/adaptcore.hpp"
+#include "dispatch/context_impl.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore {
+namespace {
+
+// Largest dimension a key may hold: far beyond any matrix that fits in memory, small enough
+// that products of two dimensions cannot overflow 64 bits.
+constexpr int64_t kMaxDim = int64_t{1} << 40;
+constexpr int kMaxThreads = 1024;
+// A plan file larger than this is not read (several million entries).
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 30;
+
+// Key flag bits.
+constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8;
+// Plan flag bits.
+constexpr std::uint8_t kPackA = 1, kPackB = 2, kDot = 4;
+
+class Writer {
+ public:
+  void u8(std::uint8_t v) { s_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void i32(int v) { u32(static_cast<std::uint32_t>(v)); }
+  void i64(int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+  void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
+  void bytes(std::string_view b) { s_.append(b); }
+  std::string& str() { return s_; }
+
+ private:
+  std::string s_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  std::size_t pos() const { return pos_; }
+  bool u8(std::uint8_t& v) {
+    if (b_.size() - pos_ < 1) return false;
+    v = static_cast<std::uint8_t>(b_[pos_++]);
+    return true;
+  }
+  bool u32(std::uint32_t& v) {
+    if (b_.size() - pos_ < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
+    pos_ += 4;
+    return true;
+  }
+  bool u64(std::uint64_t& v) {
+    if (b_.size() - pos_ < 8) return false;
+    v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
+    pos_ += 8;
+    return true;
+  }
+  bool i32(int& v) {
+    std::uint32_t u = 0;
+    if (!u32(u)) return false;
+    v = static_cast<int>(static_cast<std::int32_t>(u));
+    return true;
+  }
+  bool i64(int64_t& v) {
+    std::uint64_t u = 0;
+    if (!u64(u)) return false;
+    v = static_cast<int64_t>(u);
+    return true;
+  }
+  bool f64(double& v) {
+    std::uint64_t u = 0;
+    if (!u64(u)) return false;
+    v = std::bit_cast<double>(u);
+    return true;
+  }
+  bool bytes(std::size_t n, std::string_view& out) {
+    if (b_.size() - pos_ < n) return false;
+    out = b_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+
+ private:
+  std::string_view b_;
+  std::size_t pos_ = 0;
+};
+
+void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
+  w.i64(k.m);
+  w.i64(k.n);
+  w.i64(k.k);
+  w.u8(static_cast<std::uint8_t>((k.a_row_unit ? kARowUnit : 0) | (k.b_row_unit ? kBRowUnit : 0) |
+                                 (k.a_k_unit ? kAKUnit : 0) | (k.b_k_unit ? kBKUnit : 0)));
+  w.u8(k.a_ld_log2);
+  w.u8(k.b_ld_log2);
+  w.u32(static_cast<std::uint32_t>(k.isa));
+  w.i32(k.threads);
+  w.u8(static_cast<std::uint8_t>(k.dtype));
+
+  w.u32(static_cast<std::uint32_t>(p.isa));
+  w.i32(p.tile);
+  w.i32(p.mr);
+  w.i32(p.nr);
+  w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
+                                 (p.dot ? kDot : 0)));
+  w.i64(p.mc);
+  w.i64(p.nc);
+  w.i64(p.kc);
+  w.i32(p.pm);
+  w.i32(p.pn);
+  w.i32(p.pk);
+  w.u8(static_cast<std::uint8_t>(p.tail));
+  w.u8(static_cast<std::uint8_t>(p.cls.capacity));
+  w.u8(static_cast<std::uint8_t>(p.cls.parallel));
+  w.f64(p.predicted_us);
+}
+
+bool known_isa(std::uint32_t v) {
+  return v == static_cast<std::uint32_t>(Isa::Generic) ||
+         v == static_cast<std::uint32_t>(Isa::Avx2) || v == static_cast<std::uint32_t>(Isa::Avx512);
+}
+
+// Reads one entry; false with a reason for field values no key or plan can hold (unknown flag
+// bits or enum values), which are rejected before they are stored in enum-typed fields.
+bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
+  std::uint8_t kflags = 0, dtype = 0, pflags = 0, tail = 0, cap = 0, par = 0;
+  std::uint32_t kisa = 0, pisa = 0;
+  const bool ok = r.i64(k.m) && r.i64(k.n) && r.i64(k.k) && r.u8(kflags) && r.u8(k.a_ld_log2) &&
+                  r.u8(k.b_ld_log2) && r.u32(kisa) && r.i32(k.threads) && r.u8(dtype) &&
+                  r.u32(pisa) && r.i32(p.tile) && r.i32(p.mr) && r.i32(p.nr) && r.u8(pflags) &&
+                  r.i64(p.mc) && r.i64(p.nc) && r.i64(p.kc) && r.i32(p.pm) && r.i32(p.pn) &&
+                  r.i32(p.pk) && r.u8(tail) && r.u8(cap) && r.u8(par) && r.f64(p.predicted_us);
+  if (!ok) {
+    why = "truncated entry";
+    return false;
+  }
+  if ((kflags & ~(kARowUnit | kBRowUnit | kAKUnit | kBKUnit)) != 0) {
+    why = "unknown key flag bits";
+    return false;
+  }
+  if ((pflags & ~(kPackA | kPackB | kDot)) != 0) {
+    why = "unknown plan flag bits";
+    return false;
+  }
+  if (!known_isa(kisa) || !known_isa(pisa)) {
+    why = "unknown ISA value";
+    return false;
+  }
+  if (dtype != static_cast<std::uint8_t>(DType::F32)) {
+    why = "unknown data type";
+    return false;
+  }
+  if (tail > static_cast<std::uint8_t>(TailStrategy::Padded)) {
+    why = "unknown tail strategy";
+    return false;
+  }
+  if (cap > static_cast<std::uint8_t>(CapacityClass::Dram) ||
+      par > static_cast<std::uint8_t>(ParallelClass::FewTiles)) {
+    why = "unknown shape class";
+    return false;
+  }
+  k.a_row_unit = (kflags & kARowUnit) != 0;
+  k.b_row_unit = (kflags & kBRowUnit) != 0;
+  k.a_k_unit = (kflags & kAKUnit) != 0;
+  k.b_k_unit = (kflags & kBKUnit) != 0;
+  k.isa = static_cast<Isa>(kisa);
+  k.dtype = DType::F32;
+  p.isa = static_cast<Isa>(pisa);
+  p.pack_a = (pflags & kPackA) != 0;
+  p.pack_b = (pflags & kPackB) != 0;
+  p.dot = (pflags & kDot) != 0;
+  p.tail = static_cast<TailStrategy>(tail);
+  p.cls.capacity = static_cast<CapacityClass>(cap);
+  p.cls.parallel = static_cast<ParallelClass>(par);
+  return true;
+}
+
+int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+
+std::string isa_name(std::uint32_t v) {
+  return known_isa(v) ? to_string(static_cast<Isa>(v)) : "unknown ISA " + std::to_string(v);
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) noexcept {
+  for (const char ch : bytes) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto add = [&h](std::uint64_t v) {
+    char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
+    h = fnv1a64(std::string_view(b, 8), h);
+  };
+  add((hw.fma3 ? 1u : 0u) | (hw.avx2 ? 2u : 0u) | (hw.avx512f ? 4u : 0u) |
+      (hw.avx512bw ? 8u : 0u) | (hw.avx512dq ? 16u : 0u) | (hw.avx512vl ? 32u : 0u) |
+      (hw.avx512_bf16 ? 64u : 0u) | (hw.avx512_vnni ? 128u : 0u));
+  add(static_cast<std::uint64_t>(hw.cores));
+  add(static_cast<std::uint64_t>(hw.l1d_bytes));
+  add(static_cast<std::uint64_t>(hw.l2_bytes));
+  add(static_cast<std::uint64_t>(hw.l3_bytes));
+  add(static_cast<std::uint64_t>(hw.l1d_ways));
+  add(static_cast<std::uint64_t>(hw.l2_ways));
+  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx512 + 0.0));
+  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx2 + 0.0));
+  add(hw.name.size());
+  h = fnv1a64(hw.name, h);
+  add(static_cast<std::uint64_t>(isa));
+  return h;
+}
+
+std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const HardwareProfile& hw,
+                             Isa isa, std::string_view lib_version) {
+  if (lib_version.empty()) lib_version = version();
+  Writer w;
+  w.bytes(std::string_view(kPlanFileMagic, sizeof kPlanFileMagic));
+  w.u32(kPlanFileFormat);
+  w.u32(static_cast<std::uint32_t>(lib_version.size()));
+  w.bytes(lib_version);
+  w.u32(static_cast<std::uint32_t>(isa));
+  w.u64(hardware_fingerprint(hw, isa));
+  w.u64(entries.size());
+  w.str().reserve(w.str().size() + entries.size() * kPlanEntryBytes + 8);
+  for (const auto& [key, plan] : entries) write_entry(w, key, plan);
+  w.u64(fnv1a64(w.str()));
+  return std::move(w.str());
+}
+
+std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
+  // The key: something a real call can produce.
+  if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim ||
+      key.k > kMaxDim)
+    return "dimensions out of range";
+  if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
+  if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
+  if (key.a_ld_log2 < 2 || key.a_ld_log2 > 16 || key.b_ld_log2 < 2 || key.b_ld_log2 > 16)
+    return "leading-dimension class out of range";
+  if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
+  if (key.dtype != DType::F32) return "unknown data type";
+  if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
+  if (p.isa != key.isa) return "plan ISA differs from its key's";
+  const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
+  if (ks == nullptr || !detected_hardware().supports(key.isa))
+    return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
+  if (static_cast<std::uint8_t>(p.tail) > static_cast<std::uint8_t>(TailStrategy::Padded))
+    return "unknown tail strategy";
+  if (static_cast<std::uint8_t>(p.cls.capacity) > static_cast<std::uint8_t>(CapacityClass::Dram) ||
+      static_cast<std::uint8_t>(p.cls.parallel) > static_cast<std::uint8_t>(ParallelClass::FewTiles))
+    return "unknown shape class";
+
+  // The register or dot tile.
+  if (p.dot) {
+    if (ks->dot == nullptr) return "dot plan on an ISA without dot kernels";
+    if (!key.a_k_unit || !key.b_k_unit) return "dot plan for operands not contiguous along k";
+    if (p.tile != 0) return "dot plan with a tile index";
+    if (p.mr != kernels::kDotMr || p.nr != kernels::kDotNr) return "dot plan with a wrong tile";
+    if (p.pack_a || p.pack_b) return "dot plan with packing";
+    if (p.pk != 1) return "dot plan with split-K";
+    if (p.tail != TailStrategy::Masked) return "dot plan with a padded tail";
+  } else {
+    if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
+      return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.isa);
+    const kernels::TileKernels& t = ks->tiles[static_cast<std::size_t>(p.tile)];
+    if (p.mr != t.mr || p.nr != t.nr)
+      return "mr x nr " + std::to_string(p.mr) + "x" + std::to_string(p.nr) +
+             " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) +
+             "x" + std::to_string(t.nr) + ")";
+    if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
+    if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))
+      return "padded tail without packing both operands";
+  }
+
+  // Blocking: positive and within the shape (bounds the workspace the executor sizes).
+  if (p.mc < 1 || p.nc < 1 || p.kc < 1) return "non-positive cache block";
+  if (p.mc > round_up(key.m, p.mr) || p.nc > round_up(key.n, p.nr) || p.kc > key.k)
+    return "cache block larger than the shape";
+
+  // Core grid.
+  if (p.pm < 1 || p.pn < 1 || p.pk < 1 || p.pm > key.threads || p.pn > key.threads ||
+      p.pk > key.threads)
+    return "core grid out of range";
+  const int64_t grid = int64_t{p.pm} * p.pn * p.pk;
+  if (grid > key.threads) return "core grid larger than the key's thread count";
+
+  if (!std::isfinite(p.predicted_us) || p.predicted_us < 0.0) return "invalid predicted time";
+  return {};
+}
+
+Status parse_plan_bytes(std::string_view bytes, const PlanFileTarget& target,
+                        std::vector<PlanEntry>& out, std::string* reason) noexcept {
+  out.clear();
+  auto fail = [&](const std::string& why) {
+    out.clear();
+    if (reason != nullptr) *reason = why;
+    return Status::InvalidPlanFile;
+  };
+  try {
+    const std::string_view magic(kPlanFileMagic, sizeof kPlanFileMagic);
+    if (bytes.size() < magic.size()) {
+      if (bytes == magic.substr(0, bytes.size()))
+        return fail("truncated (" + std::to_string(bytes.size()) + " bytes)");
+      return fail("not a plan file (bad magic)");
+    }
+    if (bytes.substr(0, magic.size()) != magic) return fail("not a plan file (bad magic)");
+    Reader r(bytes);
+    std::string_view skip;
+    r.bytes(magic.size(), skip);
+    std::uint32_t format = 0, lib_len = 0, isa = 0;
+    std::uint64_t fingerprint = 0, count = 0;
+    const std::string truncated = "truncated (" + std::to_string(bytes.size()) + " bytes)";
+    if (!r.u32(format)) return fail(truncated);
+    if (format != kPlanFileFormat)
+      return fail("format version " + std::to_string(format) + ", this library reads " +
+                  std::to_string(kPlanFileFormat));
+    if (!r.u32(lib_len)) return fail(truncated);
+    if (lib_len == 0 || lib_len > kPlanLibVersionMax) return fail("malformed header");
+    std::string_view lib;
+    if (!r.bytes(lib_len, lib) || !r.u32(isa) || !r.u64(fingerprint) || !r.u64(count))
+      return fail(truncated);
+    const std::size_t header = r.pos();
+    if (bytes.size() - header < 8) return fail(truncated);
+    const std::size_t body = bytes.size() - header - 8;
+    if (count > body / kPlanEntryBytes)
+      return fail("entry count " + std::to_string(count) + " does not fit in a file of " +
+                  std::to_string(bytes.size()) + " bytes (truncated or corrupt)");
+    const std::size_t need = static_cast<std::size_t>(count) * kPlanEntryBytes;
+    if (body > need)
+      return fail(std::to_string(body - need) + " bytes of trailing garbage after " +
+                  std::to_string(count) + " entries");
+    std::uint64_t stored = 0;
+    for (int i = 0; i < 8; ++i)
+      stored |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[bytes.size() - 8 + i]))
+                << (8 * i);
+    if (fnv1a64(bytes.substr(0, bytes.size() - 8)) != stored) return fail("checksum mismatch");
+    if (lib != version())
+      return fail("made by adaptcore " + std::string(lib) + ", this is " + version());
+    if (!known_isa(isa)) return fail("unknown ISA value " + std::to_string(isa));
+    const Isa file_isa = static_cast<Isa>(isa);
+    if (!detected_hardware().supports(file_isa) || kernels::kernels_for(file_isa) == nullptr)
+      return fail("plans for ISA " + isa_name(isa) + ", which this CPU or build lacks");
+    if (file_isa != target.isa)
+      return fail("plans for ISA " + isa_name(isa) + ", this context uses " +
+                  to_string(target.isa));
+    if (target.hw == nullptr) return fail("no hardware profile to compare with");
+    const std::uint64_t ours = hardware_fingerprint(*target.hw, target.isa);
+    if (fingerprint != ours)
+      return fail("made for other hardware (fingerprint " + hex(fingerprint) + ", this machine " +
+                  hex(ours) + ")");
+
+    out.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i) {
+      ShapeKey key;
+      Plan plan;
+      std::string why;
+      if (read_entry(r, key, plan, why)) {
+        if (key.isa != file_isa)
+          why = "key ISA differs from the file's";
+        else
+          why = check_plan_entry(key, plan);
+      }
+      if (!why.empty()) {
+        std::ostringstream os;
+        os << "entry " << i << " (m=" << key.m << " n=" << key.n << " k=" << key.k
+           << " threads=" << key.threads << "): " << why;
+        return fail(os.str());
+      }
+      out.emplace_back(key, plan);
+    }
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    out.clear();
+    if (reason != nullptr) *reason = "out of memory";
+    return Status::OutOfMemory;
+  } catch (...) {
+    out.clear();
+    if (reason != nullptr) *reason = "internal error";
+    return Status::InternalError;
+  }
+}
+
+Status load_plan_bytes(detail::ContextImpl& ctx, std::string_view bytes, std::string* error,
+                       std::size_t* loaded) noexcept {
+  if (loaded != nullptr) *loaded = 0;
+  try {
+    std::vector<PlanEntry> entries;
+    const PlanFileTarget target{&ctx.hardware(), ctx.isa()};
+    const Status s = parse_plan_bytes(bytes, target, entries, error);
+    if (s != Status::Ok) return s;
+    std::size_t n = 0;
+    for (const auto& [key, plan] : entries) {
+      if (ctx.cache().insert(key, plan) == nullptr) break;  // cache full
+      ++n;
+    }
+    if (loaded != nullptr) *loaded = n;
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  } catch (...) {
+    if (error != nullptr) *error = "internal error";
+    return Status::InternalError;
+  }
+}
+
+Status load_plan_file(detail::ContextImpl& ctx, const std::string& path,
+                      std::string* error) noexcept {
+  std::string why;
+  Status s = Status::InvalidPlanFile;
+  try {
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      why = std::string("cannot open: ") + (errno != 0 ? std::strerror(errno) : "unreadable");
+    } else {
+      in.seekg(0, std::ios::end);
+      const std::streamoff size = in.tellg();
+      in.seekg(0, std::ios::beg);
+      if (size < 0 || !in) {
+        why = "cannot read";
+      } else if (static_cast<std::uint64_t>(size) > kMaxFileBytes) {
+        why = "file too large (" + std::to_string(size) + " bytes)";
+      } else {
+        std::string bytes(static_cast<std::size_t>(size), '\0');
+        in.read(bytes.data(), size);
+        if (in.gcount() != size)
+          why = "cannot read";
+        else
+          s = load_plan_bytes(ctx, bytes, &why);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    s = Status::OutOfMemory;
+    why = "out of memory";
+  } catch (...) {
+    s = Status::InvalidPlanFile;
+    why = "cannot read";
+  }
+  if (s == Status::Ok) return s;
+  if (s != Status::OutOfMemory && s != Status::InternalError) s = Status::InvalidPlanFile;
+  if (error != nullptr) *error = why;
+  std::fprintf(stderr, "adaptcore: plan file %s ignored: %s\n", path.c_str(), why.c_str());
+  return s;
+}
+
+Status write_plan_file(const std::string& path, const std::vector<PlanEntry>& entries,
+                       const HardwareProfile& hw, Isa isa, std::string* error) noexcept {
+  try {
+    const std::string bytes = write_plan_bytes(entries, hw, isa);
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) {
+        if (error != nullptr) *error = "cannot create " + tmp + ": " + std::strerror(errno);
+        return Status::InvalidArgument;
+      }
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      out.flush();
+      if (!out) {
+        if (error != nullptr) *error = "cannot write " + tmp;
+        std::remove(tmp.c_str());
+        return Status::InvalidArgument;
+      }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      if (error != nullptr) *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+      std::remove(tmp.c_str());
+      return Status::InvalidArgument;
+    }
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  } catch (...) {
+    if (error != nullptr) *error = "internal error";
+    return Status::InternalError;
+  }
+}
+
+Status save_plan_file(detail::ContextImpl& ctx, const std::string& path,
+                      std::string* error) noexcept {
+  try {
+    const Isa isa = ctx.isa();
+    std::vector<PlanEntry> entries = ctx.cache().snapshot();
+    std::erase_if(entries, [isa](const PlanEntry& e) { return e.first.isa != isa; });
+    return write_plan_file(path, entries, ctx.hardware(), isa, error);
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  }
+}
+
+}  // namespace adaptcore
