@@ -42,7 +42,10 @@ class ThreadPool {
   Thunk thunk_ = nullptr;
   void* ctx_ = nullptr;
   int job_threads_ = 0;
-  alignas(64) std::atomic<std::uint64_t> generation_{0};
+  // 32-bit: std::atomic::wait sleeps on a futex directly only for 4-byte types (wider ones
+  // go through a proxy with a timed back-off that costs hundreds of microseconds per wake).
+  // Wrap-around is harmless: workers compare for inequality.
+  alignas(64) std::atomic<std::uint32_t> generation_{0};
   alignas(64) std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
 };
