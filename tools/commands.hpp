@@ -10,6 +10,7 @@ void register_hw(CLI::App& app);       // cmd_hw.cpp
 void register_explain(CLI::App& app);  // cmd_explain.cpp
 void register_run(CLI::App& app);      // cmd_run.cpp
 void register_peak(CLI::App& app);     // cmd_peak.cpp
+void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
 void register_precompile(CLI::App& app);  // cmd_precompile.cpp
 
 }  // namespace adaptcore::cli

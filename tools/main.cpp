@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   adaptcore::cli::register_explain(app);
   adaptcore::cli::register_run(app);
   adaptcore::cli::register_peak(app);
+  adaptcore::cli::register_calibrate(app);
   adaptcore::cli::register_precompile(app);
   try {
     app.parse(argc, argv);

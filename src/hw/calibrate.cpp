@@ -1,0 +1,415 @@
+// Calibration micro-benchmarks. Every figure is the median of several timed samples taken after
+// a warm-up; single-thread figures are taken on a thread pinned to one CPU (its affinity is
+// restored afterwards) and timed by its CPU time (time preempted by other processes does not
+// count), the all-core DRAM figure with one pinned thread per CPU over wall time.
+#include "hw/calibrate.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "exec/thread_pool.hpp"
+#include "hw/clock_probe.hpp"
+#include "hw/fma_probe.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore {
+
+namespace calib {
+float read_pass_sse(const float* p, std::int64_t n) noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __m128 a[8];
+  for (auto& r : a) r = _mm_setzero_ps();
+  for (std::int64_t i = 0; i < n; i += 32) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
+  }
+  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
+                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
+  alignas(16) float out[4];
+  _mm_store_ps(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+#else
+  float s = 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) s += p[i];
+  return s;
+#endif
+}
+}  // namespace calib
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ReadFn = float (*)(const float*, std::int64_t) noexcept;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// CPU time of the calling thread, seconds. One-thread rates divide by it rather than by wall
+// time, so that time the thread spends preempted by other processes does not count.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 != 0 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// Sink for results the compiler must not drop.
+std::atomic<float> g_sink{0.0f};
+
+struct Freer {
+  void operator()(float* p) const noexcept { std::free(p); }
+};
+using Buffer = std::unique_ptr<float[], Freer>;
+
+// 64-byte aligned, every page touched (first-touch faults must not be timed); nullptr on failure.
+Buffer make_buffer(std::int64_t bytes) {
+  const auto size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
+  auto* p = static_cast<float*>(std::aligned_alloc(64, size));
+  if (p == nullptr) return Buffer(nullptr);
+  for (std::size_t i = 0; i < size / sizeof(float); ++i) p[i] = static_cast<float>(i & 255) * 1e-3f;
+  return Buffer(p);
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+bool pin_to(int cpu) {
+  if (cpu < 0) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+// Pins the calling thread to one CPU for its lifetime and restores the previous mask after.
+class PinGuard {
+ public:
+  explicit PinGuard(int cpu) {
+    CPU_ZERO(&old_);
+    saved_ = pthread_getaffinity_np(pthread_self(), sizeof(old_), &old_) == 0 && pin_to(cpu);
+  }
+  ~PinGuard() {
+    if (saved_) pthread_setaffinity_np(pthread_self(), sizeof(old_), &old_);
+  }
+  PinGuard(const PinGuard&) = delete;
+  PinGuard& operator=(const PinGuard&) = delete;
+
+ private:
+  cpu_set_t old_;
+  bool saved_ = false;
+};
+
+ReadFn reader_for(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return &calib::read_pass_avx512;
+    case Isa::Avx2: return &calib::read_pass_avx2;
+    default: return &calib::read_pass_sse;
+  }
+}
+
+struct Budget {
+  int samples;      // timed samples per figure (the median is kept)
+  double sample_s;  // target length of one sample
+};
+
+// Runs `once` (which does some work and returns its size in bytes or operations) for about
+// `sample_s` per sample after a warm-up, and returns the median rate per second of this
+// thread's CPU time.
+template <class F>
+double median_rate(const Budget& b, F&& once) {
+  // Warm-up, and an estimate of one call's time to size the samples.
+  const auto t0 = Clock::now();
+  const double c0 = thread_cpu_seconds();
+  int calls = 0;
+  do {
+    once();
+    ++calls;
+  } while (seconds_since(t0) < b.sample_s * 0.5);
+  const double per_call = (thread_cpu_seconds() - c0) / calls;
+  const int reps = std::max(1, static_cast<int>(b.sample_s / std::max(per_call, 1e-9)));
+  std::vector<double> rates;
+  for (int s = 0; s < b.samples; ++s) {
+    double done = 0.0;
+    const double c1 = thread_cpu_seconds();
+    for (int r = 0; r < reps; ++r) done += once();
+    const double t = thread_cpu_seconds() - c1;
+    if (t > 0) rates.push_back(done / t);
+  }
+  return median(rates);
+}
+
+// GB/s of one pinned thread reading a buffer of `bytes` repeatedly.
+double read_bandwidth(ReadFn fn, std::int64_t bytes, const Budget& b) {
+  Buffer buf = make_buffer(bytes);
+  if (!buf) return 0.0;
+  const std::int64_t n = bytes / 4;
+  float sink = 0.0f;
+  const double rate = median_rate(b, [&] {
+    sink += fn(buf.get(), n);
+    return static_cast<double>(bytes);
+  });
+  g_sink.store(sink, std::memory_order_relaxed);
+  return rate * 1e-9;
+}
+
+// GB/s of `threads` pinned threads, each reading its own slice of `buf` for `passes` passes at
+// the same time: total bytes over the span from the first start to the last finish.
+double all_core_bandwidth(ReadFn fn, const float* buf, std::int64_t bytes, int threads,
+                          int passes, int samples, double* cpu_share) {
+  const std::vector<int> cpus = allowed_cpus();
+  const std::int64_t slice = bytes / threads / 512 * 512;  // multiple of 128 floats
+  if (slice <= 0) return 0.0;
+  std::vector<double> rates, shares;
+  for (int s = 0; s < samples + 1; ++s) {  // the first sample is the warm-up
+    std::vector<Clock::time_point> start(static_cast<std::size_t>(threads)),
+        end(start.size());
+    std::vector<double> cpu(start.size());
+    std::atomic<int> ready{0};
+    auto body = [&](int t) {
+      if (!cpus.empty()) pin_to(cpus[static_cast<std::size_t>(t) % cpus.size()]);
+      const float* p = buf + static_cast<std::int64_t>(t) * (slice / 4);
+      ready.fetch_add(1, std::memory_order_acq_rel);
+      while (ready.load(std::memory_order_acquire) < threads) std::this_thread::yield();
+      float sink = 0.0f;
+      start[static_cast<std::size_t>(t)] = Clock::now();
+      const double c0 = thread_cpu_seconds();
+      for (int r = 0; r < passes; ++r) sink += fn(p, slice / 4);
+      cpu[static_cast<std::size_t>(t)] = thread_cpu_seconds() - c0;
+      end[static_cast<std::size_t>(t)] = Clock::now();
+      g_sink.store(sink, std::memory_order_relaxed);
+    };
+    std::vector<std::thread> pool;
+    try {
+      for (int t = 1; t < threads; ++t) pool.emplace_back(body, t);
+    } catch (...) {
+      ready.store(1 << 30);  // release the started threads
+      for (auto& th : pool) th.join();
+      return 0.0;
+    }
+    {
+      PinGuard keep(cpus.empty() ? -1 : cpus[0]);
+      body(0);
+    }
+    for (auto& th : pool) th.join();
+    const auto first = *std::min_element(start.begin(), start.end());
+    const auto last = *std::max_element(end.begin(), end.end());
+    const double span = std::chrono::duration<double>(last - first).count();
+    if (s > 0 && span > 0) {
+      rates.push_back(static_cast<double>(slice) * threads * passes / span * 1e-9);
+      double busy = 0.0;
+      for (double c : cpu) busy += c;
+      shares.push_back(busy / (span * threads));
+    }
+  }
+  if (cpu_share != nullptr) *cpu_share = median(shares);
+  return median(rates);
+}
+
+// GB/s of source data that the ISA's pack_b turns into panels of the widest tile, for a
+// row-major source block of kc x n that, with its packed copy, sits in L2.
+double pack_rate(const kernels::IsaKernels& ks, std::int64_t l2_bytes, const Budget& b) {
+  const int nr = ks.tiles.empty() ? ks.lanes : ks.tiles.front().nr;
+  constexpr std::int64_t kc = 256;
+  std::int64_t n = std::max<std::int64_t>(nr, l2_bytes / 4 / (kc * 4) / nr * nr);
+  const std::int64_t src_bytes = kc * n * 4;
+  Buffer src = make_buffer(src_bytes);
+  Buffer dst = make_buffer(kc * ((n + nr - 1) / nr * nr) * 4);
+  if (!src || !dst) return 0.0;
+  const double rate = median_rate(b, [&] {
+    ks.pack_b(kc, n, src.get(), n, 1, nr, dst.get());
+    return static_cast<double>(src_bytes);
+  });
+  g_sink.store(dst[static_cast<std::size_t>(n)], std::memory_order_relaxed);
+  return rate * 1e-9;
+}
+
+// Median round trip of ThreadPool::run with an empty task on `threads` threads, microseconds.
+double fork_join(int threads, int rounds) {
+  try {
+    ThreadPool pool(threads);
+    std::atomic<int> touched{0};
+    auto task = [&](int) { touched.fetch_add(1, std::memory_order_relaxed); };
+    for (int i = 0; i < rounds / 4 + 100; ++i) pool.run(threads, task);  // warm-up
+    std::vector<double> us;
+    us.reserve(static_cast<std::size_t>(rounds));
+    for (int i = 0; i < rounds; ++i) {
+      const auto t0 = Clock::now();
+      pool.run(threads, task);
+      us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    return median(std::move(us));
+  } catch (...) {
+    return -1.0;
+  }
+}
+
+double round_half(double x) { return std::max(0.5, std::round(x * 2.0) / 2.0); }
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfile& base,
+                          CalibrationReport* report) {
+  const auto t_start = Clock::now();
+  CalibrationReport rep;
+  rep.timestamp = utc_timestamp();
+  HardwareProfile hw = base;
+  hw.source = "calibrated";
+  const HardwareProfile& real = detected_hardware();
+  const Budget b = options.quick ? Budget{5, 0.004} : Budget{9, 0.03};
+  const int threads = options.threads > 0 ? options.threads : std::max(1, base.cores);
+  rep.threads = threads;
+  Isa isa = Isa::Generic;
+  if (real.supports(Isa::Avx512) && base.supports(Isa::Avx512))
+    isa = Isa::Avx512;
+  else if (real.supports(Isa::Avx2) && base.supports(Isa::Avx2))
+    isa = Isa::Avx2;
+  rep.isa = isa;
+  const ReadFn reader = reader_for(isa);
+  const std::vector<int> cpus = allowed_cpus();
+  Buffer big;  // the DRAM buffer, shared by the one-thread and all-thread figures
+
+  {
+    PinGuard pin(cpus.empty() ? -1 : cpus[0]);
+
+    // Clock: median of several dependent-add probes (each already the best of 5 samples).
+    std::vector<double> ghz;
+    for (int i = 0; i < (options.quick ? 3 : 7); ++i) ghz.push_back(measure_clock_ghz());
+    hw.freq_ghz = median(ghz);
+
+    // FMA issue rate per path: sustained GFLOP/s / (2 flops x lanes x clock), to 0.5.
+    // The probe divides by wall time; rescaled by wall / CPU time of the call, time spent
+    // preempted by other processes does not count.
+    auto fma_rate = [&](Isa path) {
+      std::vector<double> g;
+      measure_fma_gflops(path, b.sample_s);  // warm-up (clock ramp, AVX-512 licence)
+      for (int i = 0; i < b.samples; ++i) {
+        const auto t0 = Clock::now();
+        const double c0 = thread_cpu_seconds();
+        const double gflops = measure_fma_gflops(path, b.sample_s);
+        const double cpu = thread_cpu_seconds() - c0, wall = seconds_since(t0);
+        g.push_back(cpu > 0 ? gflops * std::max(1.0, wall / cpu) : gflops);
+      }
+      return median(g);
+    };
+    if (real.supports(Isa::Avx512)) {
+      rep.fma_gflops_avx512 = fma_rate(Isa::Avx512);
+      if (rep.fma_gflops_avx512 > 0)
+        hw.fma_per_cycle_avx512 = round_half(rep.fma_gflops_avx512 / (2.0 * 16 * hw.freq_ghz));
+    }
+    if (real.supports(Isa::Avx2)) {
+      rep.fma_gflops_avx2 = fma_rate(Isa::Avx2);
+      if (rep.fma_gflops_avx2 > 0)
+        hw.fma_per_cycle_avx2 = round_half(rep.fma_gflops_avx2 / (2.0 * 8 * hw.freq_ghz));
+    }
+
+    // Read bandwidth of each level: a buffer well inside it (half of L1, a quarter of L2, and
+    // 8 MiB or half of the L3 the cores share, whichever is smaller, but at least 4 x L2).
+    auto round512 = [](std::int64_t x) { return std::max<std::int64_t>(512, x / 512 * 512); };
+    rep.l1_buffer = round512(base.l1d_bytes / 2);
+    rep.l2_buffer = round512(std::max(base.l2_bytes / 4, base.l1d_bytes * 4));
+    const std::int64_t l3_total = base.l3_bytes * std::max(1, base.cores);
+    rep.l3_buffer =
+        round512(std::max(std::min<std::int64_t>(8LL << 20, l3_total / 2), base.l2_bytes * 4));
+    if (const double v = read_bandwidth(reader, rep.l1_buffer, b); v > 0) hw.bw_l1_gbs = v;
+    if (const double v = read_bandwidth(reader, rep.l2_buffer, b); v > 0) hw.bw_l2_gbs = v;
+    if (const double v = read_bandwidth(reader, rep.l3_buffer, b); v > 0) hw.bw_l3_gbs = v;
+
+    // DRAM: a buffer far larger than every cache (256 MiB, or 8 x the whole L3 if larger,
+    // capped at 2 GiB), read by one thread and then by all threads at once.
+    rep.dram_buffer = round512(std::clamp<std::int64_t>(8 * l3_total, 256LL << 20, 2LL << 30));
+    big = make_buffer(rep.dram_buffer);
+    if (!big) {
+      rep.dram_buffer = 0;
+    } else {
+      const std::int64_t n = rep.dram_buffer / 4;
+      const int dram_samples = options.quick ? 3 : 5;
+      std::vector<double> one;
+      float sink = reader(big.get(), n);  // warm-up (TLB, clock)
+      for (int s = 0; s < dram_samples; ++s) {
+        const double c0 = thread_cpu_seconds();
+        sink += reader(big.get(), n);
+        const double t = thread_cpu_seconds() - c0;
+        if (t > 0) one.push_back(static_cast<double>(rep.dram_buffer) / t * 1e-9);
+      }
+      g_sink.store(sink, std::memory_order_relaxed);
+      if (const double v = median(one); v > 0) hw.bw_dram_core_gbs = v;
+    }
+
+    // Packing with the path's pack_b, source and destination in L2.
+    if (const kernels::IsaKernels* ks = kernels::kernels_for(isa))
+      if (const double v = pack_rate(*ks, base.l2_bytes, b); v > 0) hw.pack_gbs = v;
+  }
+
+  // All threads reading the DRAM buffer at once, each its own slice (outside the pin above:
+  // each thread pins itself to its own CPU).
+  if (big) {
+    const int passes = options.quick ? 1 : 2;
+    if (const double v = all_core_bandwidth(reader, big.get(), rep.dram_buffer, threads, passes,
+                                            options.quick ? 3 : 5, &rep.dram_total_cpu_share);
+        v > 0)
+      hw.bw_dram_total_gbs = v;
+    // All cores together never read slower than one of them alone; a lower figure means
+    // other processes held the CPUs (see dram_total_cpu_share).
+    hw.bw_dram_total_gbs = std::max(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs);
+  }
+  big.reset();
+
+  // Fork/join of the library's own pool, as a GEMM call sees it (workers unpinned, back-to-back
+  // calls find them spinning).
+  const int fj_threads = std::max(2, threads);
+  if (const double v = fork_join(fj_threads, options.quick ? 2000 : 20000); v >= 0)
+    hw.fork_join_us = v;
+
+  rep.seconds = seconds_since(t_start);
+  if (report != nullptr) *report = rep;
+  return hw;
+}
+
+std::string calibrated_profile_json(const HardwareProfile& hw, const CalibrationReport& report) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(to_json(hw));
+  j["calibrated"] = true;
+  j["calibrated_at"] = report.timestamp;
+  j["calibration_threads"] = report.threads;
+  return j.dump(2);
+}
+
+}  // namespace adaptcore

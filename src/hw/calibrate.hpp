@@ -1,0 +1,54 @@
+// Calibration: short micro-benchmarks that measure the analytical model's constants on the
+// running machine (clock, FMA issue rate per path, read bandwidth of each cache level and of
+// DRAM, packing rate, fork/join cost of the thread pool) and return them as a hardware profile.
+// `adaptcore calibrate` writes the result as a JSON profile that ADAPTCORE_HW_PROFILE or
+// Context::load_hardware_profile loads. Calibration is a measurement: run it on an idle machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "adaptcore/hardware.hpp"
+
+namespace adaptcore {
+
+struct CalibrationOptions {
+  // Threads for the all-core DRAM bandwidth and the fork/join round trip (0: every core;
+  // fork/join is measured with at least 2, since one thread never forks).
+  int threads = 0;
+  bool quick = false;  // fewer and shorter repeats: under 10 s (tests)
+};
+
+// What each measurement covered, for the report.
+struct CalibrationReport {
+  int threads = 0;               // threads used for bw_dram_total and fork_join
+  Isa isa = Isa::Generic;        // path of the loads and of pack_b
+  int64_t l1_buffer = 0, l2_buffer = 0, l3_buffer = 0, dram_buffer = 0;  // bytes read per pass
+  double fma_gflops_avx512 = 0.0, fma_gflops_avx2 = 0.0;  // one thread, raw probe result
+  // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
+  // other processes ran, and the wall-clock figure is low).
+  double dram_total_cpu_share = 0.0;
+  double seconds = 0.0;          // wall time of the whole calibration
+  std::string timestamp;         // UTC, ISO 8601
+};
+
+// Measures the model's constants and returns `base` with them replaced (every other field,
+// e.g. caches and ISA features, is kept). Never throws: a failed allocation leaves that field
+// at its `base` value.
+HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfile& base,
+                          CalibrationReport* report = nullptr);
+
+// to_json(hw) plus "calibrated": true and "calibrated_at" (profile_from_json ignores keys it
+// does not know, so the file loads like any profile).
+std::string calibrated_profile_json(const HardwareProfile& hw, const CalibrationReport& report);
+
+namespace calib {
+// One read pass over [p, p + n) (p 64-byte aligned, n a multiple of 128 floats) with the
+// path's widest loads and eight independent accumulators; returns a sum so the loads cannot
+// be dropped.
+float read_pass_avx512(const float* p, std::int64_t n) noexcept;  // -mavx512f
+float read_pass_avx2(const float* p, std::int64_t n) noexcept;    // -mavx2
+float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
+}  // namespace calib
+
+}  // namespace adaptcore

@@ -1,0 +1,40 @@
+# `adaptcore calibrate --quick --out FILE` exits 0 and writes a profile that
+# ADAPTCORE_HW_PROFILE=FILE and `--profile FILE` load (the profile's source is then the file).
+#   cmake -DCLI=<adaptcore executable> -DOUT=<profile to write> -P calibrate_cli.cmake
+file(REMOVE ${OUT})
+execute_process(COMMAND ${CLI} calibrate --quick --threads 2 --out ${OUT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "adaptcore calibrate exited with ${rc}\n${out}\n${err}")
+endif()
+if(NOT EXISTS ${OUT})
+  message(FATAL_ERROR "adaptcore calibrate did not write ${OUT}\n${out}")
+endif()
+file(READ ${OUT} written)
+string(JSON calibrated GET "${written}" calibrated)
+string(JSON l1 GET "${written}" bw_l1_gbs)
+if(NOT calibrated)
+  message(FATAL_ERROR "profile lacks \"calibrated\": true (${calibrated})")
+endif()
+
+foreach(mode env option)
+  if(mode STREQUAL "env")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env ADAPTCORE_HW_PROFILE=${OUT} ${CLI} hw --json
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  else()
+    execute_process(COMMAND ${CLI} hw --json --profile ${OUT}
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  endif()
+  if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
+    message(FATAL_ERROR "adaptcore hw (${mode}) failed with ${rc}: ${err}")
+  endif()
+  string(JSON source GET "${out}" profile source)
+  string(JSON shown GET "${out}" profile bw_l1_gbs)
+  if(NOT source STREQUAL "${OUT}")
+    message(FATAL_ERROR "adaptcore hw (${mode}) shows source '${source}', not ${OUT}")
+  endif()
+  if(NOT shown STREQUAL l1)
+    message(FATAL_ERROR "adaptcore hw (${mode}) shows bw_l1_gbs ${shown}, the file has ${l1}")
+  endif()
+endforeach()
+file(REMOVE ${OUT})

@@ -1,0 +1,154 @@
+// Calibration (src/hw/calibrate.cpp): the quick calibration yields a plausible profile that
+// round-trips through JSON and that a Context applies.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "adaptcore/adaptcore.hpp"
+#include "adaptcore/hardware.hpp"
+#include "hw/calibrate.hpp"
+
+namespace adaptcore {
+namespace {
+
+class Calibration : public ::testing::Test {
+ protected:
+  // One quick calibration for the whole suite (a few seconds).
+  static void SetUpTestSuite() {
+    CalibrationOptions opt;
+    opt.quick = true;
+    opt.threads = 2;
+    profile_ = new HardwareProfile(calibrate(opt, detected_hardware(), &report_));
+  }
+  static void TearDownTestSuite() {
+    delete profile_;
+    profile_ = nullptr;
+  }
+  static const HardwareProfile& hw() { return *profile_; }
+
+  static HardwareProfile* profile_;
+  static CalibrationReport report_;
+};
+HardwareProfile* Calibration::profile_ = nullptr;
+CalibrationReport Calibration::report_;
+
+std::string temp_path(const char* tag) {
+  return ::testing::TempDir() + "adaptcore_calibration_" + tag + "_" +
+         std::to_string(::getpid()) + ".json";
+}
+
+TEST_F(Calibration, ReportsWhatItMeasured) {
+  EXPECT_EQ(report_.threads, 2);
+  EXPECT_GT(report_.l1_buffer, 0);
+  EXPECT_LT(report_.l1_buffer, report_.l2_buffer);
+  EXPECT_LT(report_.l2_buffer, report_.l3_buffer);
+  EXPECT_LE(256LL << 20, report_.dram_buffer);
+  EXPECT_GT(report_.seconds, 0.0);
+  EXPECT_LT(report_.seconds, 10.0) << "--quick must stay under 10 s";
+  EXPECT_EQ(report_.timestamp.size(), 20u) << report_.timestamp;
+  EXPECT_EQ(hw().source, "calibrated");
+}
+
+TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
+  const HardwareProfile& p = hw();
+  EXPECT_GE(p.freq_ghz, 0.5);
+  EXPECT_LE(p.freq_ghz, 8.0);
+  for (double f : {p.fma_per_cycle_avx512, p.fma_per_cycle_avx2}) {
+    EXPECT_GE(f, 0.5);
+    EXPECT_LE(f, 4.0);
+    EXPECT_EQ(f * 2.0, std::round(f * 2.0)) << "FMA rates are rounded to 0.5";
+  }
+  for (double bw : {p.bw_l1_gbs, p.bw_l2_gbs, p.bw_l3_gbs, p.bw_dram_core_gbs,
+                    p.bw_dram_total_gbs, p.pack_gbs}) {
+    EXPECT_GT(bw, 0.1);
+    EXPECT_LT(bw, 10000.0);
+  }
+  // The hierarchy: each level feeds one core faster than the next (generous margins: the
+  // machine may be loaded while the tests run).
+  EXPECT_GT(p.bw_l1_gbs, p.bw_l2_gbs);
+  EXPECT_GT(p.bw_l2_gbs, p.bw_dram_core_gbs);
+  EXPECT_GT(p.bw_l3_gbs, 0.5 * p.bw_dram_core_gbs);
+  // One L1-resident read pass moves at most ~4 x 64 B per cycle.
+  EXPECT_LT(p.bw_l1_gbs, 4 * 64 * p.freq_ghz * 1.5);
+  EXPECT_GT(p.fork_join_us, 0.0);
+  EXPECT_LT(p.fork_join_us, 10000.0);
+  // Fields calibration does not measure come from the base profile.
+  const HardwareProfile& d = detected_hardware();
+  EXPECT_EQ(p.l1d_bytes, d.l1d_bytes);
+  EXPECT_EQ(p.l2_bytes, d.l2_bytes);
+  EXPECT_EQ(p.cores, d.cores);
+  EXPECT_EQ(p.avx512f, d.avx512f);
+  EXPECT_EQ(p.name, d.name);
+}
+
+TEST_F(Calibration, RoundTripsThroughJson) {
+  const std::string text = calibrated_profile_json(hw(), report_);
+  EXPECT_NE(text.find("\"calibrated\": true"), std::string::npos);
+  EXPECT_NE(text.find("\"calibrated_at\""), std::string::npos);
+  // Start from a base that differs in every calibrated field, so nothing passes by accident.
+  HardwareProfile base = detected_hardware();
+  base.freq_ghz = 1.234;
+  base.bw_l1_gbs = base.bw_l2_gbs = base.bw_l3_gbs = 1.0;
+  base.bw_dram_core_gbs = base.bw_dram_total_gbs = base.pack_gbs = 1.0;
+  base.fma_per_cycle_avx512 = base.fma_per_cycle_avx2 = 3.5;
+  base.fork_join_us = 777.0;
+  HardwareProfile back;
+  std::string err;
+  ASSERT_EQ(profile_from_json(text, base, back, &err), Status::Ok) << err;
+  EXPECT_EQ(back.freq_ghz, hw().freq_ghz);
+  EXPECT_EQ(back.fma_per_cycle_avx512, hw().fma_per_cycle_avx512);
+  EXPECT_EQ(back.fma_per_cycle_avx2, hw().fma_per_cycle_avx2);
+  EXPECT_EQ(back.bw_l1_gbs, hw().bw_l1_gbs);
+  EXPECT_EQ(back.bw_l2_gbs, hw().bw_l2_gbs);
+  EXPECT_EQ(back.bw_l3_gbs, hw().bw_l3_gbs);
+  EXPECT_EQ(back.bw_dram_core_gbs, hw().bw_dram_core_gbs);
+  EXPECT_EQ(back.bw_dram_total_gbs, hw().bw_dram_total_gbs);
+  EXPECT_EQ(back.pack_gbs, hw().pack_gbs);
+  EXPECT_EQ(back.fork_join_us, hw().fork_join_us);
+  // And the whole profile: to_json of the reloaded profile equals the original's (source is
+  // not read from a file: the loader sets it to the file's path).
+  back.source = hw().source;
+  EXPECT_EQ(to_json(back), to_json(hw()));
+}
+
+TEST_F(Calibration, ContextAppliesTheProfile) {
+  const std::string path = temp_path("ctx");
+  {
+    std::ofstream f(path);
+    f << calibrated_profile_json(hw(), report_);
+  }
+  ContextOptions o;
+  o.read_environment = false;
+  o.profile_path = path;
+  o.threads = 2;
+  Context ctx(o);
+  ASSERT_EQ(ctx.init_status(), Status::Ok) << ctx.init_message();
+  EXPECT_EQ(ctx.hardware().source, path);
+  EXPECT_EQ(ctx.hardware().bw_l2_gbs, hw().bw_l2_gbs);
+  EXPECT_EQ(ctx.hardware().fork_join_us, hw().fork_join_us);
+  EXPECT_EQ(ctx.hardware().pack_gbs, hw().pack_gbs);
+
+  // Loading it later into a context that started from detection applies it too, and the
+  // context still computes correctly with the plans it makes from it.
+  ContextOptions plain;
+  plain.read_environment = false;
+  plain.threads = 2;
+  Context late(plain);
+  std::string err;
+  ASSERT_EQ(late.load_hardware_profile(path, &err), Status::Ok) << err;
+  EXPECT_EQ(late.hardware().bw_dram_core_gbs, hw().bw_dram_core_gbs);
+  const int64_t m = 37, n = 45, k = 29;
+  std::vector<float> a(m * k, 0.5f), b(k * n, 2.0f), c(m * n, -1.0f);
+  ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(), n,
+                 0.0f, c.data(), n, late),
+            Status::Ok);
+  for (float v : c) ASSERT_EQ(v, static_cast<float>(k));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace adaptcore

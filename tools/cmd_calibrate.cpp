@@ -1,0 +1,110 @@
+// `adaptcore calibrate [--out FILE] [--threads T] [--quick]`: measures the analytical model's
+// constants on this machine (src/hw/calibrate.cpp), prints them against the detected defaults
+// and writes them as a JSON hardware profile, which ADAPTCORE_HW_PROFILE=FILE or
+// `--profile FILE` then loads.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "hw/calibrate.hpp"
+
+namespace adaptcore::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::string out;
+  int threads = 0;
+  bool quick = false;
+};
+
+void run_calibrate(const CalibrateArgs& args) {
+  const HardwareProfile& detected = detected_hardware();
+  CalibrationOptions opt;
+  opt.threads = args.threads;
+  opt.quick = args.quick;
+  std::cout << "calibrating " << detected.name << (args.quick ? " (quick)" : "")
+            << "; run on an idle machine, other load lowers every figure\n"
+            << std::flush;
+  CalibrationReport rep;
+  const HardwareProfile hw = calibrate(opt, detected, &rep);
+
+  struct Row {
+    const char* key;
+    double def, measured;
+    const char* unit;
+    std::string how;
+  };
+  const Row rows[] = {
+      {"freq_ghz", detected.freq_ghz, hw.freq_ghz, "GHz", "dependent-add chain"},
+      {"fma_per_cycle_avx512", detected.fma_per_cycle_avx512, hw.fma_per_cycle_avx512, "/cycle",
+       rep.fma_gflops_avx512 > 0 ? format_fixed(rep.fma_gflops_avx512, 1) + " GFLOP/s, 1 thread"
+                                 : std::string("path not supported: default kept")},
+      {"fma_per_cycle_avx2", detected.fma_per_cycle_avx2, hw.fma_per_cycle_avx2, "/cycle",
+       rep.fma_gflops_avx2 > 0 ? format_fixed(rep.fma_gflops_avx2, 1) + " GFLOP/s, 1 thread"
+                               : std::string("path not supported: default kept")},
+      {"bw_l1_gbs", detected.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
+       format_bytes(rep.l1_buffer) + " buffer, 1 thread"},
+      {"bw_l2_gbs", detected.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",
+       format_bytes(rep.l2_buffer) + " buffer, 1 thread"},
+      {"bw_l3_gbs", detected.bw_l3_gbs, hw.bw_l3_gbs, "GB/s",
+       format_bytes(rep.l3_buffer) + " buffer, 1 thread"},
+      {"bw_dram_core_gbs", detected.bw_dram_core_gbs, hw.bw_dram_core_gbs, "GB/s",
+       format_bytes(rep.dram_buffer) + " buffer, 1 thread"},
+      {"bw_dram_total_gbs", detected.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
+       format_bytes(rep.dram_buffer) + " buffer, " + std::to_string(rep.threads) +
+           " threads, on CPU " + format_fixed(100.0 * rep.dram_total_cpu_share, 0) +
+           "% of the time"},
+      {"pack_gbs", detected.pack_gbs, hw.pack_gbs, "GB/s",
+       std::string(to_string(rep.isa)) + " pack_b, source in L2"},
+      {"fork_join_us", detected.fork_join_us, hw.fork_join_us, "us",
+       "median empty ThreadPool::run, " + std::to_string(std::max(2, rep.threads)) + " threads"},
+  };
+  std::cout << "\n"
+            << std::left << std::setw(22) << "constant" << std::right << std::setw(10)
+            << "default" << std::setw(10) << "measured" << "  " << std::left << std::setw(7)
+            << "unit" << "how\n";
+  for (const Row& r : rows)
+    std::cout << std::left << std::setw(22) << r.key << std::right << std::setw(10)
+              << format_fixed(r.def, 2) << std::setw(10) << format_fixed(r.measured, 2) << "  "
+              << std::left << std::setw(7) << r.unit << r.how << '\n';
+  std::cout << "\n(" << to_string(rep.isa) << " loads; " << format_fixed(rep.seconds, 1)
+            << " s)\n";
+  if (rep.dram_total_cpu_share > 0 && rep.dram_total_cpu_share < 0.8)
+    std::cout << "warning: other processes held the CPUs during the all-thread DRAM test; "
+                 "bw_dram_total_gbs is not the machine's (kept at least bw_dram_core_gbs)\n";
+
+  const std::string text = calibrated_profile_json(hw, rep);
+  if (args.out.empty()) {
+    std::cout << '\n' << text << '\n';
+    return;
+  }
+  std::ofstream f(args.out, std::ios::binary | std::ios::trunc);
+  f << text << '\n';
+  f.close();
+  if (!f) {
+    std::cerr << "error: cannot write " << args.out << '\n';
+    throw CLI::RuntimeError(1);
+  }
+  std::cout << "profile written to " << args.out << "; use it with ADAPTCORE_HW_PROFILE="
+            << args.out << " or --profile " << args.out << '\n';
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "measure the model's constants and write them as a hardware profile");
+  cmd->add_option("-o,--out", args->out, "JSON profile to write (default: print it)");
+  cmd->add_option("-t,--threads", args->threads,
+                  "threads for all-core DRAM bandwidth and fork/join (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--quick", args->quick, "fewer, shorter samples (under 10 s)");
+  cmd->callback([args] { run_calibrate(*args); });
+}
+
+}  // namespace adaptcore::cli
