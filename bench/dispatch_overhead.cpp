@@ -2,6 +2,13 @@
 // the time is almost all dispatch: argument checks, plan lookup, thread wake-up. adaptcore
 // through the C++ API with an explicit context and through the C API (default context), and
 // OpenBLAS's cblas_sgemm, at 1 and 2 threads, in the same run.
+//
+// And the parts of dispatch alone (targets from the project issue):
+//   BM_cache_find      (a) PlanCache::find on a warm key                     <= 20 ns
+//   BM_key_and_find    (a) ContextImpl::key_for + find, as a call does it     <= 20 ns
+//   BM_make_plan       (c) planning an unseen shape: make_plan for a stream of distinct keys
+//                          (M over 1..32768, LLM-like N and K)               <= 10 us
+//   BM_cache_miss      (c) the whole miss path: find (miss) + make_plan + insert
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -10,8 +17,11 @@
 
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
+#include "core/problem.hpp"
+#include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
 #include "openblas_baseline.hpp"
+#include "plan/planner.hpp"
 
 namespace {
 
@@ -84,6 +94,95 @@ void shapes(benchmark::internal::Benchmark* b) {
     for (int size : {1, 8}) b->Args({size, threads});
 }
 
+// A normalised 8x8x8 row-major problem (operands never touched: only keys are made).
+adaptcore::GemmProblem small_problem(const Operands& op) {
+  adaptcore::GemmProblem p;
+  adaptcore::make_problem(adaptcore::Layout::RowMajor, adaptcore::Trans::No,
+                          adaptcore::Trans::No, 8, 8, 8, 1.0f, op.a.data(), 8, op.b.data(), 8,
+                          0.0f, const_cast<float*>(op.c.data()), 8, p);
+  return p;
+}
+
+void BM_cache_find(benchmark::State& state) {
+  adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
+  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  const Operands op(8);
+  const adaptcore::ShapeKey key = impl.key_for(small_problem(op));
+  impl.plan_for(key);  // warm
+  const adaptcore::PlanCache& cache = impl.cache();
+  for (auto _ : state) {
+    const adaptcore::Plan* p = cache.find(key);
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+void BM_key_and_find(benchmark::State& state) {
+  adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
+  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  const Operands op(8);
+  adaptcore::GemmProblem prob = small_problem(op);
+  impl.plan_for(impl.key_for(prob));  // warm
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(prob);
+    const adaptcore::Plan* p = impl.cache().find(impl.key_for(prob));
+    benchmark::DoNotOptimize(p);
+  }
+}
+
+// LLM-like (N, K) pairs: attention projections, MLP up and down, a vocabulary projection.
+constexpr int64_t kLlmNk[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}};
+
+adaptcore::ShapeKey unseen_key(const adaptcore::ShapeKey& base, int64_t i) {
+  adaptcore::ShapeKey k = base;
+  k.m = 1 + (i * 7919) % 32768;  // a stride coprime with 2^15: every M of 1..32768 in turn
+  k.n = kLlmNk[(i / 32768) % 4][0];
+  k.k = kLlmNk[(i / 32768) % 4][1];
+  return k;
+}
+
+adaptcore::ShapeKey llm_base_key(adaptcore::detail::ContextImpl& impl, const Operands& op) {
+  adaptcore::ShapeKey k = impl.key_for(small_problem(op));
+  k.a_ld_log2 = adaptcore::stride_log2(4096);
+  k.b_ld_log2 = adaptcore::stride_log2(4096);
+  return k;
+}
+
+void BM_make_plan(benchmark::State& state) {
+  adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
+  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  const Operands op(8);
+  const adaptcore::ShapeKey base = llm_base_key(impl, op);
+  const adaptcore::HardwareProfile& hw = impl.hardware();
+  const adaptcore::kernels::IsaKernels& ks = impl.kernels();
+  int64_t i = 0;
+  for (auto _ : state) {
+    const adaptcore::Plan p = adaptcore::make_plan(unseen_key(base, i++), hw, ks);
+    benchmark::DoNotOptimize(p);
+  }
+  state.SetLabel(adaptcore::to_string(ks.isa));
+}
+
+void BM_cache_miss(benchmark::State& state) {
+  // A context of its own: every key is new to its cache (at most 2^18 are kept; past that the
+  // miss path plans without inserting, which this benchmark does not reach at its run time).
+  adaptcore::ContextOptions o;
+  o.threads = static_cast<int>(state.range(0));
+  adaptcore::Context ctx(o);
+  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  const Operands op(8);
+  const adaptcore::ShapeKey base = llm_base_key(impl, op);
+  static int64_t next = 0;  // keys stay unseen across repetitions of this benchmark
+  for (auto _ : state) {
+    const adaptcore::Plan p = impl.plan_for(unseen_key(base, next++));
+    benchmark::DoNotOptimize(p);
+  }
+  state.SetLabel(adaptcore::to_string(impl.isa()));
+}
+
+BENCHMARK(BM_cache_find)->ArgName("threads")->Arg(1)->Arg(2);
+BENCHMARK(BM_key_and_find)->ArgName("threads")->Arg(1)->Arg(2);
+BENCHMARK(BM_make_plan)->ArgName("threads")->Arg(1)->Arg(2);
+BENCHMARK(BM_cache_miss)->ArgName("threads")->Arg(1)->Arg(2);
 BENCHMARK(BM_adaptcore_cpp)->Apply(shapes);
 BENCHMARK(BM_adaptcore_c)->Apply(shapes);
 BENCHMARK(BM_openblas)->Apply(shapes);
