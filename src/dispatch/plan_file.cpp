@@ -300,6 +300,7 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
   }
 
   // Blocking: positive and within the shape (bounds the workspace the executor sizes).
+  if (p.mr < 1 || p.nr < 1) return "non-positive tile";
   if (p.mc < 1 || p.nc < 1 || p.kc < 1) return "non-positive cache block";
   if (p.mc > round_up(key.m, p.mr) || p.nc > round_up(key.n, p.nr) || p.kc > key.k)
     return "cache block larger than the shape";
