@@ -10,7 +10,8 @@ void register_hw(CLI::App& app);       // cmd_hw.cpp
 void register_explain(CLI::App& app);  // cmd_explain.cpp
 void register_run(CLI::App& app);      // cmd_run.cpp
 void register_peak(CLI::App& app);     // cmd_peak.cpp
-void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
 void register_precompile(CLI::App& app);  // cmd_precompile.cpp
+void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
+void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
 
 }  // namespace adaptcore::cli

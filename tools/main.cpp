@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
   adaptcore::cli::register_explain(app);
   adaptcore::cli::register_run(app);
   adaptcore::cli::register_peak(app);
-  adaptcore::cli::register_calibrate(app);
   adaptcore::cli::register_precompile(app);
+  adaptcore::cli::register_validate_model(app);
+  adaptcore::cli::register_calibrate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
