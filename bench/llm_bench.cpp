@@ -1,8 +1,10 @@
 // adaptcore_bench_llm: adaptcore versus OpenBLAS on LLM-like fp32 GEMM shapes, in one process.
 //
-// For each shape (row-major NN, alpha = 1, beta = 0, T threads for both libraries): both
-// libraries are warmed up, then timed call by call, alternating between them (interleaved) so
-// that clock drift and neighbours' load hit both alike. Repetitions adapt to the shape's cost
+// For each shape (row-major NN, alpha = 1, beta = 0, T threads for both libraries): each
+// library in turn is left to settle (the other's worker threads stop spinning), warmed up and
+// timed call by call (blocked, the default); --order interleaved alternates the calls instead,
+// which evens out clock drift but lets one library's spinning workers slow the other's next
+// call (OpenBLAS's poll for tens of milliseconds). Repetitions adapt to the shape's cost
 // (about --target seconds per library, at least --min-reps). Reports median GFLOP/s per
 // library, their ratio, the fraction of the measured FMA peak reached by adaptcore, and
 // geometric means. Run it with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (scripts/ do).
@@ -15,6 +17,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
@@ -38,7 +42,7 @@ struct Options {
   double target_s = 0.2;
   int min_reps = 3;
   int max_reps = 1000;
-  std::string order = "interleaved";
+  std::string order = "blocked";
   std::string csv, json;
   bool peak = true;
   bool plans = false;
@@ -113,7 +117,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-reps", opt.max_reps, "most timed calls per shape (default 1000)")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--order", opt.order,
-                 "interleaved (A B A B ..., default) or blocked (all A calls, then all B)")
+                 "blocked (settle, then all A calls; then all B; default) or interleaved (A B A B ...)")
       ->check(CLI::IsMember({"interleaved", "blocked"}));
   app.add_option("--csv", opt.csv, "write per-shape results to this CSV file");
   app.add_option("--json", opt.json, "write results and metadata to this JSON file");
@@ -201,23 +205,32 @@ int main(int argc, char** argv) {
       ab::openblas_sgemm_nn(s.m, s.n, s.k, 1.0f, a.get(), b.get(), 0.0f, c_ob.get());
     };
 
-    const double est_ac = warm_up(run_ac);
-    const double est_ob = warm_up(run_ob);
-    if (st != adaptcore::Status::Ok) {
-      std::cerr << "error: adaptcore::gemm failed: " << adaptcore::to_string(st) << '\n';
-      return 1;
-    }
-    const int reps_ac = am::reps_for(est_ac, opt.target_s, opt.min_reps, opt.max_reps);
-    const int reps_ob = am::reps_for(est_ob, opt.target_s, opt.min_reps, opt.max_reps);
     std::vector<double> t_ac, t_ob;
     if (opt.order == "interleaved") {
+      const double est_ac = warm_up(run_ac);
+      const double est_ob = warm_up(run_ob);
+      const int reps_ac = am::reps_for(est_ac, opt.target_s, opt.min_reps, opt.max_reps);
+      const int reps_ob = am::reps_for(est_ob, opt.target_s, opt.min_reps, opt.max_reps);
       for (int i = 0; i < std::max(reps_ac, reps_ob); ++i) {
         if (i < reps_ac) t_ac.push_back(am::time_once(run_ac));
         if (i < reps_ob) t_ob.push_back(am::time_once(run_ob));
       }
     } else {
-      for (int i = 0; i < reps_ac; ++i) t_ac.push_back(am::time_once(run_ac));
-      for (int i = 0; i < reps_ob; ++i) t_ob.push_back(am::time_once(run_ob));
+      // Each library alone: let the other's worker threads stop spinning first (OpenBLAS's
+      // keep polling for tens of milliseconds after a call and would take a core from the
+      // next library's workers), then warm up and time it.
+      auto alone = [&](auto& run, std::vector<double>& t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        const double est = warm_up(run);
+        const int reps = am::reps_for(est, opt.target_s, opt.min_reps, opt.max_reps);
+        for (int i = 0; i < reps; ++i) t.push_back(am::time_once(run));
+      };
+      alone(run_ac, t_ac);
+      alone(run_ob, t_ob);
+    }
+    if (st != adaptcore::Status::Ok) {
+      std::cerr << "error: adaptcore::gemm failed: " << adaptcore::to_string(st) << '\n';
+      return 1;
     }
     auto summarise = [&](const std::vector<double>& t) {
       LibTiming lt;
