@@ -68,10 +68,14 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_LT(bw, 10000.0);
   }
   // The hierarchy: each level feeds one core faster than the next (generous margins: the
-  // machine may be loaded while the tests run).
+  // machine may be loaded while the tests run). Not under AddressSanitizer or
+  // ThreadSanitizer: every instrumented load then costs a shadow-memory check, so the read
+  // loops measure the instrumentation and the levels come out alike.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   EXPECT_GT(p.bw_l1_gbs, p.bw_l2_gbs);
   EXPECT_GT(p.bw_l2_gbs, p.bw_dram_core_gbs);
   EXPECT_GT(p.bw_l3_gbs, 0.5 * p.bw_dram_core_gbs);
+#endif
   // One L1-resident read pass moves at most ~4 x 64 B per cycle.
   EXPECT_LT(p.bw_l1_gbs, 4 * 64 * p.freq_ghz * 1.5);
   EXPECT_GT(p.fork_join_us, 0.0);
