@@ -136,7 +136,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
   double exposed_us = 0;  // latency-bound traffic the core waits for
   double pack_us = 0;
   // Operands start where they fit: a hot loop keeps small matrices cached, large ones stream.
-  const double a_src_bw = bw_of(4 * m * k), b_src_bw = bw_of(4 * k * n);
+  // The part of each operand this core reads decides its level: with B split over two cores,
+  // each core's half can stay in its own L3 although the whole B would not.
+  const double a_src_bw = bw_of(4 * m_t * k_t), b_src_bw = bw_of(4 * k_t * n_t);
 
   if (p.pack_b) {
     const double bytes = 4 * k_t * n_t;
