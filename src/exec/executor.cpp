@@ -132,10 +132,8 @@ void run_dot_block(const GemmProblem& g, const kernels::IsaKernels& ks, const Bl
 bool execute_single_tile(const Plan& p, const GemmProblem& g,
                          const kernels::IsaKernels& ks) noexcept {
   if (p.threads() != 1) return false;
-  if (p.dot) {
-    if (g.m > kernels::kDotMr || g.n > kernels::kDotNr) return false;
-    const kernels::DotArgs args{g.k, g.a, g.a_rs, g.b, g.b_cs, g.c, g.ldc, g.alpha, g.beta};
-    ks.dot->get(static_cast<int>(g.m), static_cast<int>(g.n))(args);
+  if (p.dot) {  // one thread: the dot loop needs neither the pool nor a workspace
+    run_dot_block(g, ks, Block{0, g.m, 0, g.n, 0, g.k});
     return true;
   }
   if (p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr || g.k > p.kc) return false;

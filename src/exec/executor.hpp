@@ -14,8 +14,9 @@ namespace adaptcore {
 Status execute(const Plan& plan, const GemmProblem& prob, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept;
 
-// Single-tile plans (one core, nothing packed, C within one register tile): one kernel call,
-// no loop nest, no pool. The tiny-shape hot path; returns false if the plan is not of that kind.
+// The tiny-shape hot path, for one-thread plans that need no pool or workspace: a register
+// tile plan whose C fits one tile with nothing packed (one kernel call), or a dot-product plan
+// (its loop over dot tiles). Returns false if the plan is not of that kind.
 bool execute_single_tile(const Plan& plan, const GemmProblem& prob,
                          const kernels::IsaKernels& ks) noexcept;
 
