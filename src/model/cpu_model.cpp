@@ -36,6 +36,17 @@ double effective_capacity(double bytes, int ways, int stride_log2, double row_by
 
 }  // namespace
 
+double CpuModel::dram_gbs(int threads) const noexcept {
+  return std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
+}
+
+double CpuModel::level_gbs(double bytes, int threads) const noexcept {
+  if (bytes <= static_cast<double>(hw_.l1d_bytes)) return hw_.bw_l1_gbs;
+  if (bytes <= static_cast<double>(hw_.l2_bytes)) return hw_.bw_l2_gbs;
+  if (bytes <= static_cast<double>(hw_.l3_bytes)) return hw_.bw_l3_gbs;
+  return dram_gbs(threads);
+}
+
 double CpuModel::cycles_per_k(int m, int nr) const noexcept {
   const double nv = std::ceil(static_cast<double>(nr) / ks_.lanes);
   const double fmas = m * nv;
@@ -66,13 +77,7 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
-  const double dram_bw = std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
-  auto bw_of = [&](double bytes) {
-    if (bytes <= static_cast<double>(hw_.l1d_bytes)) return hw_.bw_l1_gbs;
-    if (bytes <= static_cast<double>(hw_.l2_bytes)) return hw_.bw_l2_gbs;
-    if (bytes <= static_cast<double>(hw_.l3_bytes)) return hw_.bw_l3_gbs;
-    return dram_bw;
-  };
+  auto bw_of = [&](double bytes) { return level_gbs(bytes, threads); };
   // B once, as nr sequential streams; A once per column group from where it stays.
   const double b_bytes = 4 * n_t * k, a_bytes = 4 * m_t * k;
   c.memory_us = b_bytes / (bw_of(4 * k * n) * 1e3) +
@@ -124,13 +129,8 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
   // --- Memory: bytes each level delivers to the busiest core, at that level's bandwidth.
-  const double dram_bw = std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
-  auto bw_of = [&](double bytes) {  // the level where a block of this size stays resident
-    if (bytes <= static_cast<double>(hw_.l1d_bytes)) return hw_.bw_l1_gbs;
-    if (bytes <= static_cast<double>(hw_.l2_bytes)) return hw_.bw_l2_gbs;
-    if (bytes <= static_cast<double>(hw_.l3_bytes)) return hw_.bw_l3_gbs;
-    return dram_bw;
-  };
+  const double dram_bw = dram_gbs(threads);
+  auto bw_of = [&](double bytes) { return level_gbs(bytes, threads); };
   auto us = [](double bytes, double gbs) { return bytes / (gbs * 1e3); };
   double mem_us = 0;      // overlapped with compute
   double exposed_us = 0;  // latency-bound traffic the core waits for

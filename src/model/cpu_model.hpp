@@ -28,6 +28,10 @@ class CpuModel {
   double cycles_per_k(int m, int nr) const noexcept;
 
  private:
+  // One core's share of DRAM bandwidth when `threads` cores stream at once.
+  double dram_gbs(int threads) const noexcept;
+  // Bandwidth of the level where a block of `bytes` stays resident.
+  double level_gbs(double bytes, int threads) const noexcept;
   CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
 
   const HardwareProfile& hw_;
