@@ -25,6 +25,23 @@ TEST(ModelValidation, RegretIsChosenOverFastestMeasured) {
   EXPECT_DOUBLE_EQ(good.regret(), 1.0);
 }
 
+TEST(ModelValidation, ConfirmationReplacesTheSelectionRatio) {
+  ShapeResult r = shape({{1.0, 12.0}, {2.0, 10.0}});
+  EXPECT_DOUBLE_EQ(r.regret(), 1.2);
+  // The rematch finds the two closer: that ratio counts, the selection's is kept apart.
+  r.confirm_chosen_us = 11.0, r.confirm_chosen2_us = 11.55, r.confirm_best_us = 10.0;
+  EXPECT_DOUBLE_EQ(r.regret(), 1.1);
+  EXPECT_DOUBLE_EQ(r.selection_regret(), 1.2);
+  EXPECT_NEAR(r.noise(), 1.05, 1e-12);
+  // A choice that wins the rematch has no regret.
+  r.confirm_best_us = 12.0;
+  EXPECT_DOUBLE_EQ(r.regret(), 1.0);
+  const Summary s = summarize({r});
+  EXPECT_DOUBLE_EQ(s.picked_best_share, 1.0);
+  EXPECT_DOUBLE_EQ(s.geomean_selection_regret, 1.2);
+  EXPECT_NEAR(s.geomean_noise, 1.05, 1e-12);
+}
+
 TEST(ModelValidation, SpearmanPerfectReversedAndTied) {
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0);

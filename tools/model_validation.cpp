@@ -56,9 +56,21 @@ std::size_t ShapeResult::best_measured() const {
   return best;
 }
 
-double ShapeResult::regret() const {
+double ShapeResult::selection_regret() const {
   if (candidates.empty()) return 1.0;
   return candidates[chosen].measured_us / candidates[best_measured()].measured_us;
+}
+
+double ShapeResult::regret() const {
+  if (confirm_chosen_us > 0 && confirm_best_us > 0)
+    return std::max(1.0, confirm_chosen_us / confirm_best_us);
+  return selection_regret();
+}
+
+double ShapeResult::noise() const {
+  if (confirm_chosen_us <= 0 || confirm_chosen2_us <= 0) return 1.0;
+  return std::max(confirm_chosen_us, confirm_chosen2_us) /
+         std::min(confirm_chosen_us, confirm_chosen2_us);
 }
 
 double ShapeResult::spearman() const {
@@ -75,13 +87,18 @@ Summary summarize(const std::vector<ShapeResult>& shapes) {
   s.shapes = shapes.size();
   if (shapes.empty()) return s;
   std::vector<double> regrets, errors, rhos;
-  double log_sum = 0;
-  std::size_t best = 0, close = 0;
+  double log_sum = 0, log_sel = 0, log_noise = 0;
+  std::size_t best = 0, close = 0, confirmed = 0;
   for (const auto& r : shapes) {
     const double g = r.regret();
     regrets.push_back(g);
     log_sum += std::log(g);
-    best += r.best_measured() == r.chosen ? 1 : 0;
+    log_sel += std::log(r.selection_regret());
+    if (r.confirm_chosen2_us > 0) {
+      log_noise += std::log(r.noise());
+      ++confirmed;
+    }
+    best += g <= 1.0 ? 1 : 0;  // fastest in the selection pass, or won the rematch
     close += g <= 1.03 ? 1 : 0;
     rhos.push_back(r.spearman());
     for (const auto& c : r.candidates)
@@ -89,6 +106,8 @@ Summary summarize(const std::vector<ShapeResult>& shapes) {
   }
   const double n = static_cast<double>(shapes.size());
   s.geomean_regret = std::exp(log_sum / n);
+  s.geomean_selection_regret = std::exp(log_sel / n);
+  if (confirmed > 0) s.geomean_noise = std::exp(log_noise / static_cast<double>(confirmed));
   s.p95_regret = quantile(regrets, 0.95);
   s.max_regret = *std::max_element(regrets.begin(), regrets.end());
   s.picked_best_share = static_cast<double>(best) / n;
