@@ -34,6 +34,10 @@ struct HardwareProfile {
   // to few cache sets, and the usable capacity shrinks to (sets touched) x ways.
   int l1d_ways = 8;
   int l2_ways = 8;
+  // Page size backing large buffers (4 KiB, or 2 MiB where transparent huge pages are always
+  // on). Caches past L1 index sets by physical address: rows a page or more apart land in
+  // pages scattered over memory, so their conflicts stop growing at the page size.
+  int64_t page_bytes = 4096;
 
   // Per-core sustainable read bandwidth of each level in GB/s, and DRAM for the whole socket.
   double bw_l1_gbs = 200.0;

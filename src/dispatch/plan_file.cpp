@@ -230,6 +230,7 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
   add(static_cast<std::uint64_t>(hw.l3_bytes));
   add(static_cast<std::uint64_t>(hw.l1d_ways));
   add(static_cast<std::uint64_t>(hw.l2_ways));
+  add(static_cast<std::uint64_t>(hw.page_bytes));
   add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx512 + 0.0));
   add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx2 + 0.0));
   add(hw.name.size());

@@ -3,6 +3,8 @@
 #include <cpuinfo.h>
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "adaptcore/hardware.hpp"
@@ -15,6 +17,14 @@ namespace {
 // Some hypervisors report a socket-sized L3 for each vCPU (hundreds of MiB); a per-core share
 // larger than this is not believable on any current part and would oversize the B panels.
 constexpr int64_t kMaxL3PerCore = 32LL * 1024 * 1024;
+
+// Linux backs large anonymous buffers with 2 MiB pages only when transparent huge pages are
+// set to "always" ("madvise" needs an madvise the caller's allocator does not make).
+bool transparent_huge_pages_always() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  return std::getline(f, line) && line.find("[always]") != std::string::npos;
+}
 
 HardwareProfile detect() {
   HardwareProfile hw;
@@ -47,6 +57,7 @@ HardwareProfile detect() {
   } else {
     hw.name = "unknown (cpuinfo failed)";
   }
+  hw.page_bytes = transparent_huge_pages_always() ? 2 * 1024 * 1024 : 4096;
   hw.freq_ghz = measure_clock_ghz();
   // Per-cycle rates of current x86 cores as sustained by a streaming read (calibrated on Zen 4:
   // 57 B from L1, 32 B from L2, 25 B from L3). DRAM defaults are conservative (one core of a

@@ -30,6 +30,7 @@ void for_each_field(HardwareProfile& hw, F&& f) {
   f("l3_bytes", hw.l3_bytes);
   f("l1d_ways", hw.l1d_ways);
   f("l2_ways", hw.l2_ways);
+  f("page_bytes", hw.page_bytes);
   f("bw_l1_gbs", hw.bw_l1_gbs);
   f("bw_l2_gbs", hw.bw_l2_gbs);
   f("bw_l3_gbs", hw.bw_l3_gbs);
@@ -106,7 +107,8 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
   // Every rate and capacity must be positive, or the model would divide by zero.
   if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
       !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l1d_ways) ||
-      !positive(hw.l2_ways) || !positive(hw.bw_l1_gbs) ||
+      !positive(hw.l2_ways) || hw.page_bytes < 4096 ||
+      (hw.page_bytes & (hw.page_bytes - 1)) != 0 || !positive(hw.bw_l1_gbs) ||
       !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
       !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle_avx512) ||
       !positive(hw.fma_per_cycle_avx2) ||
