@@ -577,12 +577,8 @@ TEST(HardwareProfile, FractionalValuesOfIntegerFieldsAreRejected) {
 }
 
 // An integer that does not fit the field's type must be rejected, not wrapped around into a
-// plausible value: "cores": 4294967298 (2^32 + 2) must not become 2 cores.
-//
-// LIBRARY BUG (src/hw/profile_json.cpp, profile_from_json, integral branch of the field loop:
-// `if (!x.is_number_integer()) bad = key; else v = x.get<T>();`): get<int>() converts the
-// JSON integer modulo 2^32, so 4294967298 loads as cores = 2 and passes the range check.
-// Fix: compare the value against std::numeric_limits<T> (as int64/uint64) before get<T>().
+// plausible value: "cores": 4294967298 (2^32 + 2) must not become 2 cores (a plain get<int>()
+// would convert it modulo 2^32).
 TEST(HardwareProfile, OutOfRangeIntegersAreRejected) {
   auto ctx = make_context(Isa::Auto, 1);
   const std::string before = to_json(ctx->hardware());
@@ -601,6 +597,25 @@ TEST(HardwareProfile, OutOfRangeIntegersAreRejected) {
     EXPECT_EQ(to_json(ctx->hardware()), before) << text;
     std::remove(path.c_str());
   }
+}
+
+// The page size sets where the model stops counting set conflicts: it must be a power of two
+// of at least 4 KiB.
+TEST(HardwareProfile, BadPageSizeIsRejected) {
+  auto ctx = make_context(Isa::Auto, 1);
+  const std::string before = to_json(ctx->hardware());
+  int i = 0;
+  for (const char* text : {"{\"page_bytes\": 3000}", "{\"page_bytes\": 1024}",
+                           "{\"page_bytes\": 0}", "{\"page_bytes\": 6144}"}) {
+    const std::string path = write_temp("page_" + std::to_string(i++), text);
+    EXPECT_EQ(ctx->load_hardware_profile(path, nullptr), Status::InvalidProfile) << text;
+    EXPECT_EQ(to_json(ctx->hardware()), before) << text;
+    std::remove(path.c_str());
+  }
+  const std::string path = write_temp("page_ok", "{\"page_bytes\": 2097152}");
+  EXPECT_EQ(ctx->load_hardware_profile(path, nullptr), Status::Ok);
+  EXPECT_EQ(ctx->hardware().page_bytes, 2097152);
+  std::remove(path.c_str());
 }
 
 TEST(HardwareProfile, PartialOverrideIsApplied) {
