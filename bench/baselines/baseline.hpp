@@ -1,0 +1,66 @@
+// Vendor-library baselines of the benchmark harness: one interface, one adapter per library
+// (MKL, oneDNN, OpenBLAS, BLIS, Eigen, libxsmm), each loaded at run time.
+//
+// Several of these libraries export the same symbols (cblas_sgemm, sgemm_, ...), so none of
+// them is linked into the executable: load_baseline() dlopens the vendor library (or a small
+// adapter plugin the project builds for the header-only or C++ ones) with RTLD_LOCAL, so that
+// any number of them can live in one process. A library that is not installed yields a null
+// `lib` and a message saying why it is skipped; nothing here aborts a run. bench/README.md
+// ("Vendor baselines") says where each library is searched for and how its threads are set.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adaptcore::bench {
+
+struct GemmCall {  // row-major C[m x n] = op(A)[m x k] * op(B)[k x n] (alpha 1, beta 0)
+  int64_t m, n, k;
+  bool trans_a, trans_b;  // A stored k x m / B stored n x k
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+};
+
+// One library behind the common interface. An object is meant for one calling thread at a
+// time (the harness times one call after another); several objects, of the same or of different
+// libraries, may coexist in a process. Thread counts are fixed at load time and re-applied by
+// each call when another object of the same library changed the library's global setting.
+class Baseline {
+ public:
+  virtual ~Baseline() = default;
+  virtual std::string name() const = 0;  // "mkl", "onednn", "openblas", "blis", "eigen", "libxsmm"
+  // What the library says about itself: version, threading runtime and thread count, and the
+  // code path it selected where it tells (e.g. OpenBLAS's core, MKL's branch, BLIS's config).
+  virtual std::string version() const = 0;
+  // False when the library cannot run this call at all or only outside its documented range
+  // (libxsmm: small GEMMs without transposed B); the harness then records "unsupported".
+  virtual bool supports(const GemmCall&) const = 0;
+  // Per-shape setup (oneDNN primitive creation, libxsmm JIT dispatch); returns its seconds,
+  // 0 if the library has none. Throws std::runtime_error if the library rejects the call.
+  virtual double prepare(const GemmCall&) = 0;
+  // Valid after prepare() for the same shape, transposes and leading dimensions; the pointers
+  // may differ between calls. An unprepared shape is prepared on the spot (and then costs its
+  // setup inside run()). Throws std::runtime_error if the library rejects the call.
+  virtual void run(const GemmCall&) = 0;
+  // Added member: what the library will run for this call, where it tells (oneDNN's
+  // implementation name, libxsmm's kernel split); empty otherwise. Valid after prepare().
+  virtual std::string detail(const GemmCall&) const { return {}; }
+};
+
+struct LoadedBaseline {
+  std::unique_ptr<Baseline> lib;
+  std::string message;  // lib null => message says why it is skipped
+};
+
+std::vector<std::string> baseline_names();  // all known names, in a stable order
+// Loads one library set to `threads` threads (>= 1). Never throws for a missing or broken
+// library: the message says what was tried.
+LoadedBaseline load_baseline(const std::string& name, int threads);
+
+}  // namespace adaptcore::bench

@@ -1,0 +1,50 @@
+/* The C interface between the baselines loader and the project's adapter plugins
+ * (libadaptcore_baseline_<name>.so). A plain C table rather than a C++ class: the plugins are
+ * built with other flags (-march=native, OpenMP, vendor headers) and keep their C++ internals
+ * hidden, so nothing but these functions crosses the dlopen boundary, and no exception does. */
+#ifndef ADAPTCORE_BENCH_BASELINES_PLUGIN_ABI_H
+#define ADAPTCORE_BENCH_BASELINES_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AC_BASELINE_PLUGIN_ABI 1
+#define AC_BASELINE_PLUGIN_ENTRY "adaptcore_baseline_plugin"
+
+/* Same meaning as adaptcore::bench::GemmCall (row-major, alpha 1, beta 0). */
+typedef struct ac_gemm_call {
+  int64_t m, n, k;
+  int32_t trans_a, trans_b;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+} ac_gemm_call;
+
+/* Functions that can fail return 0 on success, or nonzero with a message in msg (at most
+ * msg_len bytes, NUL-terminated). */
+typedef struct ac_baseline_plugin {
+  uint32_t abi; /* AC_BASELINE_PLUGIN_ABI */
+  void* (*create)(int threads, char* msg, size_t msg_len); /* NULL on failure */
+  void (*destroy)(void* self);
+  void (*version)(void* self, char* buf, size_t len);
+  int (*supports)(void* self, const ac_gemm_call* call); /* 1 or 0 */
+  int (*prepare)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
+  int (*run)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
+  void (*detail)(void* self, const ac_gemm_call* call, char* buf, size_t len);
+} ac_baseline_plugin;
+
+/* The one symbol a plugin exports, named by AC_BASELINE_PLUGIN_ENTRY. */
+typedef const ac_baseline_plugin* (*ac_baseline_plugin_entry)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,115 @@
+// Loader side of the adapter plugins (Eigen, oneDNN, libxsmm): these libraries need their
+// headers (C++ templates, C++ API, JIT descriptors), so the project builds a small plugin per
+// library when the headers are found at configure time, and loads it here like a vendor library.
+#include <chrono>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "baselines/dynlib.hpp"
+#include "baselines/loaders.hpp"
+#include "baselines/plugin_abi.h"
+#include "baselines/search_paths.hpp"
+
+namespace adaptcore::bench::detail {
+
+namespace {
+
+constexpr std::size_t kMessage = 1024;
+
+ac_gemm_call to_c(const GemmCall& c) {
+  return {c.m, c.n, c.k, c.trans_a ? 1 : 0, c.trans_b ? 1 : 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc};
+}
+
+class PluginBaseline final : public Baseline {
+ public:
+  PluginBaseline(std::string name, DynLib lib, const ac_baseline_plugin* table, void* self)
+      : name_(std::move(name)), lib_(std::move(lib)), table_(table), self_(self) {}
+  ~PluginBaseline() override { table_->destroy(self_); }
+  PluginBaseline(const PluginBaseline&) = delete;
+  PluginBaseline& operator=(const PluginBaseline&) = delete;
+
+  std::string name() const override { return name_; }
+
+  std::string version() const override {
+    char buf[kMessage] = {};
+    table_->version(self_, buf, sizeof buf);
+    return std::string(buf) + "; " + lib_.path();
+  }
+
+  bool supports(const GemmCall& call) const override {
+    const ac_gemm_call c = to_c(call);
+    return table_->supports(self_, &c) != 0;
+  }
+
+  double prepare(const GemmCall& call) override {
+    const ac_gemm_call c = to_c(call);
+    char msg[kMessage] = {};
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = table_->prepare(self_, &c, msg, sizeof msg);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+  void run(const GemmCall& call) override {
+    const ac_gemm_call c = to_c(call);
+    char msg[kMessage];
+    if (table_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+  }
+
+  std::string detail(const GemmCall& call) const override {
+    const ac_gemm_call c = to_c(call);
+    char buf[kMessage] = {};
+    table_->detail(self_, &c, buf, sizeof buf);
+    return buf;
+  }
+
+ private:
+  std::string name_;
+  DynLib lib_;
+  const ac_baseline_plugin* table_;
+  void* self_;
+};
+
+// What each plugin needs at configure time, for the message when it is absent.
+std::string build_hint(const std::string& name) {
+  static const std::map<std::string, std::string> hints = {
+      {"eigen", "needs Eigen 3 headers (apt-get install libeigen3-dev) and OpenMP"},
+      {"onednn",
+       "needs oneDNN with a CPU runtime (pip install onednn-devel-cpu-gomp, or "
+       "apt-get install libdnnl-dev)"},
+      {"libxsmm", "needs libxsmm (apt-get install libxsmm-dev) and OpenMP"},
+  };
+  const auto it = hints.find(name);
+  return it != hints.end() ? it->second : "";
+}
+
+}  // namespace
+
+LoadedBaseline load_plugin(const std::string& name, int threads) {
+  const std::string file = "libadaptcore_baseline_" + name + ".so";
+  std::vector<std::string> paths;
+  for (const std::string& dir : plugin_dirs()) paths.push_back(dir + "/" + file);
+  std::string tried;
+  // No RTLD_DEEPBIND: the plugin is C++ and shares the process's libstdc++, and its vendor
+  // library exports no name another baseline exports.
+  DynLib lib = open_first(paths, /*deepbind=*/false, tried);
+  if (!lib.valid()) {
+    return {nullptr, name + ": plugin " + file + " not built or not found (" + build_hint(name) +
+                         "; then reconfigure, or set ADAPTCORE_BASELINE_PLUGIN_DIR); tried:" +
+                         (tried.empty() ? std::string(" no plugin folder") : tried)};
+  }
+  auto entry = lib.function<ac_baseline_plugin_entry>(AC_BASELINE_PLUGIN_ENTRY);
+  const ac_baseline_plugin* table = entry != nullptr ? entry() : nullptr;
+  if (table == nullptr || table->abi != AC_BASELINE_PLUGIN_ABI) {
+    return {nullptr, name + ": " + lib.path() + " is not a plugin of this build (ABI mismatch)"};
+  }
+  char msg[kMessage] = {};
+  void* self = table->create(threads, msg, sizeof msg);
+  if (self == nullptr) return {nullptr, name + ": " + msg};
+  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, self), ""};
+}
+
+}  // namespace adaptcore::bench::detail

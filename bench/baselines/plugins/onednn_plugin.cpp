@@ -1,0 +1,176 @@
+// oneDNN's fp32 matmul primitive. Creating the primitive (descriptor, implementation choice, JIT
+// code generation) is the per-shape setup that prepare() does and the loader times; run() only
+// points the prepared memory objects at the call's buffers and executes. Each operand is
+// described with its real strides, so transposes and padded leading dimensions need no copy.
+#include <dnnl.hpp>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "baselines/call_checks.hpp"
+#include "plugin_table.hpp"
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+#include <omp.h>
+#endif
+
+namespace {
+
+using adaptcore::bench::GemmCall;
+using adaptcore::bench::plugin::shape_key;
+using adaptcore::bench::plugin::ShapeKey;
+using dt = dnnl::memory::data_type;
+
+std::string runtime_name(unsigned r) {
+  switch (r) {
+    case DNNL_RUNTIME_SEQ: return "sequential";
+    case DNNL_RUNTIME_OMP: return "OpenMP";
+    case DNNL_RUNTIME_TBB: return "TBB";
+    case DNNL_RUNTIME_THREADPOOL: return "threadpool";
+    case DNNL_RUNTIME_SYCL: return "SYCL";
+    default: return "runtime " + std::to_string(r);
+  }
+}
+
+std::string isa_name(dnnl::cpu_isa isa) {
+  using dnnl::cpu_isa;
+  switch (isa) {
+    case cpu_isa::sse41: return "sse41";
+    case cpu_isa::avx: return "avx";
+    case cpu_isa::avx2: return "avx2";
+    case cpu_isa::avx512_core: return "avx512_core";
+    case cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    default: return "isa " + std::to_string(static_cast<unsigned>(isa));
+  }
+}
+
+// A row-major matrix as stored: rows x cols with the given row pitch, or its transpose (the
+// logical rows x cols matrix stored as cols x rows), as oneDNN strides.
+dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t ld, bool transposed) {
+  const dnnl::memory::dims strides =
+      transposed ? dnnl::memory::dims{1, ld} : dnnl::memory::dims{ld, 1};
+  return dnnl::memory::desc({rows, cols}, dt::f32, strides);
+}
+
+struct Prepared {
+  dnnl::matmul primitive;
+  dnnl::memory a, b, c;
+  std::unordered_map<int, dnnl::memory> args;  // built once: execute() takes it by reference
+  std::string impl;
+};
+
+class OnednnBaseline {
+ public:
+  explicit OnednnBaseline(int threads) : threads_(threads) {
+    if (DNNL_CPU_RUNTIME == DNNL_RUNTIME_SYCL) {
+      throw std::runtime_error(
+          "this oneDNN build has a SYCL CPU runtime (needs a SYCL CPU "
+          "device); use a CPU build such as onednn-cpu-gomp");
+    }
+#if DNNL_CPU_THREADING_RUNTIME != DNNL_RUNTIME_OMP
+    // Only the OpenMP runtime's thread count can be set from here (omp_set_num_threads); a
+    // sequential build is right for 1 thread, a TBB or threadpool build never.
+    if (DNNL_CPU_THREADING_RUNTIME != DNNL_RUNTIME_SEQ || threads != 1) {
+      throw std::runtime_error("this oneDNN build's threading runtime (" +
+                               runtime_name(DNNL_CPU_THREADING_RUNTIME) + ") cannot be set to " +
+                               std::to_string(threads) +
+                               " threads by the adapter; use an OpenMP build");
+    }
+#endif
+    apply_threads();
+    engine_ = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    stream_ = dnnl::stream(engine_);
+  }
+
+  std::string version() const {
+    const dnnl_version_t* v = dnnl_version();
+    std::string s = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                    std::to_string(v->patch) + " (" + std::string(v->hash).substr(0, 10) + ")";
+    s += "; threading: " + runtime_name(v->cpu_runtime);
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+    s += "; threads: " + std::to_string(omp_get_max_threads());
+#endif
+    s += "; ISA: " + isa_name(dnnl::get_effective_cpu_isa());
+    return s;
+  }
+
+  bool supports(const GemmCall& c) const {
+    // oneDNN rejects zero-sized dimensions in matmul (an empty GEMM has nothing to time).
+    return adaptcore::bench::detail::valid_call(c) && c.m > 0 && c.n > 0 && c.k > 0;
+  }
+
+  void prepare(const GemmCall& c) {
+    apply_threads();
+    const ShapeKey key = shape_key(c);
+    if (prepared_.count(key) != 0) return;
+    const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
+    const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b);
+    const auto c_md = matrix(c.m, c.n, c.ldc, false);
+#if DNNL_VERSION_MAJOR >= 3
+    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
+#else
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+#endif
+    Prepared p;
+    p.primitive = dnnl::matmul(pd);
+    p.impl = pd.impl_info_str();
+    // The memory objects are created once on the prepare call's buffers and re-pointed in run().
+    p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
+    p.b = dnnl::memory(b_md, engine_, const_cast<float*>(c.b));
+    p.c = dnnl::memory(c_md, engine_, c.c);
+    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
+    prepared_.emplace(key, std::move(p));
+  }
+
+  void run(const GemmCall& c) {
+    Prepared& p = find_or_prepare(c);
+    apply_threads();
+    p.a.set_data_handle(const_cast<float*>(c.a));
+    p.b.set_data_handle(const_cast<float*>(c.b));
+    p.c.set_data_handle(c.c);
+    p.primitive.execute(stream_, p.args);
+    stream_.wait();
+  }
+
+  std::string detail(const GemmCall& c) const {
+    const auto it = prepared_.find(shape_key(c));
+    return it != prepared_.end() ? "impl " + it->second.impl : "";
+  }
+
+ private:
+  Prepared& find_or_prepare(const GemmCall& c) {
+    const ShapeKey key = shape_key(c);
+    if (last_ != nullptr && last_key_ == key) return *last_;  // the timed loop's case
+    auto it = prepared_.find(key);
+    if (it == prepared_.end()) {
+      prepare(c);
+      it = prepared_.find(key);
+    }
+    last_key_ = key;
+    last_ = &it->second;
+    return *last_;
+  }
+
+  // With the OpenMP runtime oneDNN uses omp_get_max_threads() of the calling thread, both when
+  // it creates a primitive (which fixes its work split) and when it executes it.
+  void apply_threads() {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+    if (omp_get_max_threads() != threads_) omp_set_num_threads(threads_);
+#else
+    (void)threads_;
+#endif
+  }
+
+  int threads_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::map<ShapeKey, Prepared> prepared_;  // std::map: references stay valid on insertion
+  ShapeKey last_key_{};
+  Prepared* last_ = nullptr;
+};
+
+}  // namespace
+
+ADAPTCORE_BASELINE_PLUGIN(OnednnBaseline)

@@ -1,0 +1,104 @@
+// Plugin side of plugin_abi.h: turns an adapter class into the C table the loader reads, so that
+// each plugin file holds only its library's code. The adapter class provides
+//   explicit Impl(int threads);                       // throws std::exception on failure
+//   std::string version() const;
+//   bool supports(const GemmCall&) const;
+//   void prepare(const GemmCall&);                    // per-shape setup, timed by the loader
+//   void run(const GemmCall&);
+//   std::string detail(const GemmCall&) const;
+// and the plugin file ends with ADAPTCORE_BASELINE_PLUGIN(Impl). Exceptions stop here: each
+// table function catches them and returns the message.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <tuple>
+
+#include "baselines/baseline.hpp"
+#include "baselines/plugin_abi.h"
+
+namespace adaptcore::bench::plugin {
+
+inline void copy_text(const std::string& s, char* buf, std::size_t len) {
+  if (buf == nullptr || len == 0) return;
+  const std::size_t n = s.size() < len - 1 ? s.size() : len - 1;
+  std::memcpy(buf, s.data(), n);
+  buf[n] = '\0';
+}
+
+inline GemmCall to_call(const ac_gemm_call& c) {
+  return {c.m, c.n, c.k, c.trans_a != 0, c.trans_b != 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc};
+}
+
+// What a prepared call depends on (everything but the pointers), for per-shape caches.
+inline auto shape_key(const GemmCall& c) {
+  return std::make_tuple(c.m, c.n, c.k, c.trans_a, c.trans_b, c.lda, c.ldb, c.ldc);
+}
+using ShapeKey = decltype(shape_key(GemmCall{}));
+
+template <class Impl>
+const ac_baseline_plugin* plugin_table() {
+  static const ac_baseline_plugin table = {
+      AC_BASELINE_PLUGIN_ABI,
+      [](int threads, char* msg, std::size_t len) -> void* {
+        try {
+          return new Impl(threads);
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return nullptr;
+        }
+      },
+      [](void* self) { delete static_cast<Impl*>(self); },
+      [](void* self, char* buf, std::size_t len) {
+        try {
+          copy_text(static_cast<const Impl*>(self)->version(), buf, len);
+        } catch (const std::exception& e) {
+          copy_text(std::string("version unavailable: ") + e.what(), buf, len);
+        }
+      },
+      [](void* self, const ac_gemm_call* call) -> int {
+        try {
+          return static_cast<const Impl*>(self)->supports(to_call(*call)) ? 1 : 0;
+        } catch (const std::exception&) {
+          return 0;
+        }
+      },
+      [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->prepare(to_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+      [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->run(to_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+      [](void* self, const ac_gemm_call* call, char* buf, std::size_t len) {
+        try {
+          copy_text(static_cast<const Impl*>(self)->detail(to_call(*call)), buf, len);
+        } catch (const std::exception&) {
+          copy_text("", buf, len);
+        }
+      },
+  };
+  return &table;
+}
+
+}  // namespace adaptcore::bench::plugin
+
+// The plugin's one exported symbol (plugins are built with hidden visibility).
+#define ADAPTCORE_BASELINE_PLUGIN(Impl)                                       \
+  extern "C" __attribute__((visibility("default"))) const ac_baseline_plugin* \
+  adaptcore_baseline_plugin(void) {                                           \
+    return adaptcore::bench::plugin::plugin_table<Impl>();                    \
+  }
