@@ -5,10 +5,12 @@
 //
 // Without --shape it only loads and prints. With it, per library: setup time (prepare), median
 // time of R calls, GFLOP/s, the process CPU time over wall time during those calls (about T when
-// T threads compute), the number of OS threads that accumulated CPU time, and the largest
+// T threads compute), the number of OS threads seen running during them, and the largest
 // error of 64 sampled elements against a double-precision dot product; then the CPU time its
 // idle worker threads burn (spinning) in the 400 ms after the last call.
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,44 +40,46 @@ double process_cpu_seconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-// CPU ticks (utime + stime) of each OS thread of this process, by thread id.
-std::vector<std::pair<std::string, long>> thread_ticks() {
-  std::vector<std::pair<std::string, long>> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    std::ifstream f(e.path() / "stat");
-    std::string line;
-    std::getline(f, line);
-    const std::size_t close = line.rfind(')');  // the command name may contain spaces
-    if (close == std::string::npos) continue;
-    std::vector<std::string> fields;
-    std::size_t pos = close + 2;
-    while (pos < line.size()) {
-      const std::size_t sp = line.find(' ', pos);
-      fields.push_back(line.substr(pos, sp - pos));
-      if (sp == std::string::npos) break;
-      pos = sp + 1;
-    }
-    // Fields after the name start at "state" (field 3); utime and stime are fields 14 and 15.
-    if (fields.size() > 12) {
-      out.emplace_back(e.path().filename().string(), std::stol(fields[11]) + std::stol(fields[12]));
-    }
-  }
-  return out;
-}
+// Watches the process's OS threads while the calls run (every 2 ms) and collects those seen
+// running, itself excluded. Sampling, not CPU-time accounting, because some libraries (BLIS's
+// pthread flavour) start and join their workers inside each call: they are gone by the end.
+class RunningThreads {
+ public:
+  RunningThreads()
+      : sampler_([this](std::stop_token stop) {
+          self_ = static_cast<long>(syscall(SYS_gettid));
+          while (!stop.stop_requested()) {
+            sample();
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          }
+        }) {}
 
-int busy_threads(const std::vector<std::pair<std::string, long>>& before,
-                 const std::vector<std::pair<std::string, long>>& after) {
-  int busy = 0;
-  for (const auto& [tid, ticks] : after) {
-    long base = 0;
-    for (const auto& [t0, k0] : before) {
-      if (t0 == tid) base = k0;
-    }
-    if (ticks - base >= 2) ++busy;  // at least 20 ms of CPU time
+  std::size_t stop() {
+    sampler_.request_stop();
+    sampler_.join();
+    return seen_.size();
   }
-  return busy;
-}
+
+ private:
+  void sample() {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+      const long tid = std::atol(e.path().filename().c_str());
+      if (tid == self_) continue;
+      std::ifstream f(e.path() / "stat");
+      std::string line;
+      std::getline(f, line);
+      const std::size_t close = line.rfind(')');  // the name may contain spaces
+      if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R') {
+        seen_.insert(tid);
+      }
+    }
+  }
+
+  std::set<long> seen_;  // touched by the sampler thread only until stop() joins it
+  long self_ = 0;
+  std::jthread sampler_;
+};
 
 bool parse_shape(const std::string& s, int64_t& m, int64_t& n, int64_t& k) {
   return std::sscanf(s.c_str(), "%ldx%ldx%ld", &m, &n, &k) == 3 && m > 0 && n > 0 && k > 0;
@@ -95,7 +100,7 @@ void time_shape(ab::Baseline& lib, int64_t m, int64_t n, int64_t k, int reps) {
   const double setup = lib.prepare(call);
   lib.run(call);  // warm-up
   std::vector<double> times;
-  const auto ticks0 = thread_ticks();
+  RunningThreads running;
   const double cpu0 = process_cpu_seconds();
   const auto w0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r) {
@@ -105,7 +110,7 @@ void time_shape(ab::Baseline& lib, int64_t m, int64_t n, int64_t k, int reps) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   const double cpu = process_cpu_seconds() - cpu0;
-  const int busy = busy_threads(ticks0, thread_ticks());
+  const std::size_t seen = running.stop();
   std::sort(times.begin(), times.end());
   const double median = times[times.size() / 2];
   double max_err = 0;
@@ -120,8 +125,8 @@ void time_shape(ab::Baseline& lib, int64_t m, int64_t n, int64_t k, int reps) {
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   std::printf(
       "  %ldx%ldx%ld: setup %.1f us, median %.3f ms, %.1f GFLOP/s, CPU/wall %.2f, "
-      "busy OS threads %d, max error %.2g\n",
-      m, n, k, setup * 1e6, median * 1e3, flops / median * 1e-9, cpu / wall, busy, max_err);
+      "threads seen running %zu, max error %.2g\n",
+      m, n, k, setup * 1e6, median * 1e3, flops / median * 1e-9, cpu / wall, seen, max_err);
   // Worker threads that keep spinning after the last call take CPU from whatever runs next:
   // CPU time the process burns while this thread sleeps, in 100 ms windows.
   std::printf("  CPU ms per 100 ms idle after the calls:");
