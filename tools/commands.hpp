@@ -13,5 +13,6 @@ void register_peak(CLI::App& app);     // cmd_peak.cpp
 void register_precompile(CLI::App& app);  // cmd_precompile.cpp
 void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
 void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
+void register_bench(CLI::App& app);      // cmd_bench.cpp
 
 }  // namespace adaptcore::cli

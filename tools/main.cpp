@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   adaptcore::cli::register_precompile(app);
   adaptcore::cli::register_validate_model(app);
   adaptcore::cli::register_calibrate(app);
+  adaptcore::cli::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,51 @@
+// The timing and grading loop of `adaptcore bench`: for every shape of a suite, adaptcore and
+// each vendor library in turn are checked against a double-precision reference and timed, and
+// every (shape, library) pair becomes one record of the run's JSON (schema: bench/README.md,
+// "Report"). The HTML report, the CSV and the terminal summary are all made from that JSON.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/suites.hpp"
+
+namespace adaptcore::bench {
+
+struct RunOptions {
+  std::string suite = "llm";        // name (suite_names()) or path of a suite file
+  std::vector<std::string> libs;    // vendor libraries to compare; empty: every known one
+  bool vendors = true;              // false: adaptcore alone
+  int threads = 0;                  // 0: all cores; the same count for every library
+  std::string isa = "auto";         // adaptcore's kernel path
+  std::string profile;              // hardware profile JSON (calibrated); empty: detected
+  double target_s = 0.1;            // timed seconds per library and shape
+  int min_reps = 3, max_reps = 200;
+  // Pause before each library's turn, so that the previous library's worker threads (OpenBLAS
+  // and OpenMP runtimes poll for milliseconds after a call) stop competing for the cores.
+  double settle_s = 0.05;
+  double max_gflop = 0;             // skip shapes above this work (0: no limit)
+  std::uint64_t seed = 1;           // the random and full suites, the sampled checks
+  std::size_t random_count = 200;   // shapes of the random suite
+  // The full suite (80,000 shapes) is graded by the model for every shape and measured on an
+  // evenly spaced sample of this many shapes.
+  std::size_t measure_sample = 40;
+  // Operands rotate over sets of buffers totalling at least this many bytes (or one set if a
+  // set is larger), so no library gains from an operand or output left warm by a previous call.
+  double pool_bytes = 64.0 * 1024 * 1024;
+};
+
+// Runs the suite. progress (may be null) receives a one-line progress bar with an ETA.
+// Throws std::runtime_error for a bad suite or option; a vendor library that is missing, does
+// not support a shape or throws is recorded as such and the run goes on.
+nlohmann::ordered_json run_benchmark(const RunOptions& options, std::ostream* progress);
+
+// The full suite's model-only grading: one record per shape (adaptcore's plan, predicted time,
+// hardware limit and the predicted fraction of it), no library is run.
+nlohmann::ordered_json predict_suite(const RunOptions& options,
+                                     const std::vector<SuiteShape>& shapes);
+
+}  // namespace adaptcore::bench

@@ -1,0 +1,145 @@
+// `adaptcore bench`: the project's main job. Runs a shape suite on adaptcore and the vendor
+// libraries, grades every shape (correctness, time, speedup, fraction of the hardware limit)
+// and writes results.json, results.csv and a self-contained report.html into --out.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "harness/report_html.hpp"
+#include "harness/report_model.hpp"
+#include "harness/results_csv.hpp"
+#include "harness/runner.hpp"
+#include "harness/suites.hpp"
+
+namespace adaptcore::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using adaptcore::bench::RunOptions;
+
+struct BenchArgs {
+  RunOptions run;
+  std::string libs = "all";
+  std::string out = "bench-out";
+};
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+// The terminal summary: per vendor library and over the best one per shape, then per class.
+void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
+  namespace rp = adaptcore::bench::report;
+  const rp::Model m = rp::build_model(nlohmann::json::parse(doc.dump()));
+  os << "\nsuite " << m.suite << ", " << m.rows.size() << " shapes, " << fixed(m.threads, 0)
+     << " threads; peak " << fixed(m.peak_gflops, 0) << " GFLOP/s, DRAM " << fixed(m.dram_gbs, 0)
+     << " GB/s\n";
+  for (const auto& lib : m.libraries)
+    if (lib.status != "ok") os << "  " << lib.name << ": " << lib.status << " (" << lib.message << ")\n";
+  os << "\n  adaptcore vs       shapes  geomean speedup  faster on  losses(<0.95)  worst\n";
+  for (const auto& v : m.vendors) {
+    std::string worst = "-";
+    if (v.worst_row >= 0) {
+      const auto& r = m.rows[static_cast<std::size_t>(v.worst_row)];
+      worst = std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) + " (" +
+              fixed(v.worst_speedup, 2) + "x)";
+    }
+    os << "  " << std::left << std::setw(16) << v.name << std::right << std::setw(8) << v.compared
+       << std::setw(16) << fixed(v.geomean, 3) << "x" << std::setw(10)
+       << fixed(100 * v.share_faster, 0) << "%" << std::setw(15) << v.losses << "  " << worst
+       << '\n';
+  }
+  // Speedup over the best vendor by M class (rows) and N class (columns).
+  os << "\n  geomean speedup over the best vendor library, by M (rows) x N (columns):\n  "
+     << std::setw(10) << "";
+  for (const auto& nc : m.n_classes) os << std::setw(12) << nc;
+  os << '\n';
+  for (const auto& mc : m.m_classes) {
+    os << "  " << std::setw(10) << mc;
+    for (const auto& nc : m.n_classes) {
+      std::vector<double> v;
+      for (const auto& r : m.rows)
+        if (r.m_class == mc && r.n_class == nc && std::isfinite(r.speedup_best)) v.push_back(r.speedup_best);
+      const double g = rp::geomean(v);
+      os << std::setw(12) << (v.empty() ? "-" : fixed(g, 2) + (g < rp::kLoseBelow ? "!" : ""));
+    }
+    os << '\n';
+  }
+  int wrong = 0;
+  for (const auto& c : m.correctness) wrong += c.wrong + c.failed;
+  os << "\n  correctness: " << (wrong == 0 ? "every checked result within the bound" : std::to_string(wrong) + " wrong or failed results (see the report)") << '\n';
+}
+
+void run_bench(BenchArgs& a) {
+  a.run.vendors = a.libs != "none";
+  if (a.libs != "all" && a.libs != "none") {
+    std::stringstream ss(a.libs);
+    std::string name;
+    while (std::getline(ss, name, ','))
+      if (!name.empty()) a.run.libs.push_back(name);
+  }
+  fs::create_directories(a.out);
+  nlohmann::ordered_json doc = bench::run_benchmark(a.run, &std::cerr);
+  if (a.run.suite == "full") {
+    // Every shape of the full suite graded by the model (no run); written apart, not in the report.
+    const auto shapes = bench::load_suite("full", "", a.run.seed);
+    const auto predicted = bench::predict_suite(a.run, shapes);
+    write_file(fs::path(a.out) / "predicted.csv", bench::predicted_csv(predicted));
+    doc["model_only"] = {{"shapes", predicted.size()}, {"file", "predicted.csv"}};
+  }
+  write_file(fs::path(a.out) / "results.json", doc.dump(1) + "\n");
+  write_file(fs::path(a.out) / "results.csv", bench::results_csv(doc));
+  write_file(fs::path(a.out) / "report.html", bench::render_html_report(nlohmann::json::parse(doc.dump())));
+  print_summary(doc, std::cout);
+  std::cout << "\nreport: " << fs::absolute(fs::path(a.out) / "report.html").string()
+            << "\nrecords: " << (fs::path(a.out) / "results.json").string() << ", "
+            << (fs::path(a.out) / "results.csv").string() << '\n';
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "grade adaptcore against the vendor libraries on a shape suite (HTML report)");
+  std::string names;
+  for (const auto& n : bench::suite_names()) names += (names.empty() ? "" : ", ") + n;
+  cmd->add_option("--suite", a->run.suite, "suite name (" + names + ") or a suite file")
+      ->capture_default_str();
+  cmd->add_option("--libs", a->libs,
+                  "vendor libraries, comma-separated (mkl,onednn,openblas,blis,eigen,libxsmm), "
+                  "'all' or 'none'")
+      ->capture_default_str();
+  cmd->add_option("-t,--threads", a->run.threads, "threads for every library (0: all cores)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--out", a->out, "output folder")->capture_default_str();
+  cmd->add_option("--isa", a->run.isa, "adaptcore's kernel path: auto, avx512, avx2, generic");
+  cmd->add_option("--profile", a->run.profile, "hardware profile JSON (e.g. from `adaptcore calibrate`)");
+  cmd->add_option("--target", a->run.target_s, "timed seconds per library and shape")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--settle", a->run.settle_s, "pause before each library's turn, seconds")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--max-gflop", a->run.max_gflop, "skip shapes above this work (0: none)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")->capture_default_str();
+  cmd->add_option("--count", a->run.random_count, "shapes of the random suite")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--sample", a->run.measure_sample, "full suite: shapes measured (the rest is predicted)")
+      ->check(CLI::Range(0, 80000))->capture_default_str();
+  cmd->callback([a] { run_bench(*a); });
+}
+
+}  // namespace adaptcore::cli
