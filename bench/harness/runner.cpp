@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
 #include "core/problem.hpp"
@@ -44,7 +46,8 @@ class BufferPool {
     b_elems_ = static_cast<std::size_t>((s.trans_b ? s.n : s.k) * s.ldb);
     c_elems_ = static_cast<std::size_t>(s.m * s.ldc);
     const double set_bytes = 4.0 * static_cast<double>(a_elems_ + b_elems_ + c_elems_);
-    const auto sets = static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 64.0));
+    const auto sets =
+        static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 4096.0));
     for (std::size_t i = 0; i < sets; ++i) {
       a_.push_back(am::make_buffer(a_elems_));
       b_.push_back(am::make_buffer(b_elems_));
@@ -55,6 +58,9 @@ class BufferPool {
     }
   }
   std::size_t sets() const { return a_.size(); }
+  double bytes() const {
+    return 4.0 * static_cast<double>(sets()) * static_cast<double>(a_elems_ + b_elems_ + c_elems_);
+  }
   GemmCall call(std::size_t i) const {
     i %= sets();
     return GemmCall{shape_.m, shape_.n, shape_.k, shape_.trans_a, shape_.trans_b, a_[i].get(),
@@ -166,7 +172,6 @@ void grade(Contender& lib, BufferPool& pool, const RunOptions& o, const Hardware
     return;
   }
   try {
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
     r["setup_us"] = lib.prepare(first) * 1e6;
     pool.poison_output(0);
     lib.run(first);
@@ -203,8 +208,21 @@ void grade(Contender& lib, BufferPool& pool, const RunOptions& o, const Hardware
   }
 }
 
-double bandwidth_gbs(const HardwareProfile& hw, int threads) {
-  return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * threads);
+// Bytes the operands of a shape's timed calls occupy: every set of the pool the calls rotate
+// over (the same rule as BufferPool).
+double pool_total_bytes(const SuiteShape& s, double pool_bytes) {
+  const double set = 4.0 * static_cast<double>((s.trans_a ? s.k : s.m) * s.lda +
+                                               (s.trans_b ? s.n : s.k) * s.ldb + s.m * s.ldc);
+  return set * std::clamp(std::ceil(pool_bytes / set), 1.0, 4096.0);
+}
+
+// Bandwidth the operands come from in the timed calls: the level holding the whole pool (the
+// cores' L2s, their L3 share, or DRAM), all threads reading.
+double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {
+  const double t = threads;
+  if (resident_bytes <= static_cast<double>(hw.l2_bytes) * t) return hw.bw_l2_gbs * t;
+  if (resident_bytes <= static_cast<double>(hw.l3_bytes) * t) return hw.bw_l3_gbs * t;
+  return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t);
 }
 
 }  // namespace
@@ -222,10 +240,10 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
   const HardwareProfile& hw = ctx.hardware();
   const int threads = ctx.threads();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
-  const double bw = bandwidth_gbs(hw, threads);
   Json records = Json::array();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const SuiteShape s = with_leading_dims(shapes[i]);
+    const double bw = bandwidth_gbs(hw, threads, pool_total_bytes(s, o.pool_bytes));
     const HardwareLimit limit = hardware_limit(s.m, s.n, s.k, peak, bw);
     const ModelView mv = model_view(ctx, s);
     Json r = shape_fields(i, s);
@@ -266,7 +284,12 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   const int threads = ctx.threads();
   const HardwareProfile& hw = ctx.hardware();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
-  const double bw = bandwidth_gbs(hw, threads);
+  const double dram_bw = bandwidth_gbs(hw, threads, INFINITY);
+  // The limit of a shape uses the bandwidth of where its operand pool lives.
+  auto limit_of = [&](const SuiteShape& s) {
+    return hardware_limit(s.m, s.n, s.k, peak,
+                          bandwidth_gbs(hw, threads, pool_total_bytes(s, o.pool_bytes)));
+  };
 
   Json doc;
   doc["format"] = "adaptcore-bench";
@@ -275,7 +298,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["threads"] = threads;
   doc["date"] = utc_now();
   doc["peak_gflops"] = peak;
-  doc["dram_gbs"] = bw;
+  doc["dram_gbs"] = dram_bw;
   doc["hardware"] = Json::parse(to_json(hw));
   doc["options"] = {{"target_s", o.target_s}, {"min_reps", o.min_reps}, {"max_reps", o.max_reps},
                     {"settle_s", o.settle_s}, {"max_gflop", o.max_gflop}, {"seed", o.seed},
@@ -313,46 +336,70 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     else kept.push_back(i);
   }
   doc["skipped_shapes"] = skipped;
+  // Work estimate per (shape, library) for the ETA: a few calls at the hardware limit plus the
+  // fixed warm-up and timing budget; each library's turn on a chunk adds one settle pause.
   auto weight = [&](const SuiteShape& s) {
-    const double fixed = o.settle_s + 0.02 + o.target_s;
-    return static_cast<double>(contenders.size()) *
-           (fixed + 4 * hardware_limit(s.m, s.n, s.k, peak, bw).seconds);
+    return 0.03 + o.target_s + 4 * limit_of(s).seconds;
   };
   double total_weight = 0, done_weight = 0;
-  for (std::size_t i : kept) total_weight += weight(shapes[i]);
+  for (std::size_t i : kept) total_weight += weight(shapes[i]) * static_cast<double>(contenders.size());
 
-  Json records = Json::array();
+  // Libraries take turns on chunks of shapes: one settle pause per library and chunk, instead of
+  // one per shape, while a chunk stays short enough that slow drifts of the machine (other
+  // tenants, clocks) hit every library alike. A chunk's operand pools stay allocated for it.
+  const bool tty = progress != nullptr && isatty(STDERR_FILENO) != 0;
+  std::vector<Json> slots(kept.size() * contenders.size());
   const double t0 = am::now_seconds();
-  for (std::size_t idx = 0; idx < kept.size(); ++idx) {
-    const SuiteShape& s = shapes[kept[idx]];
-    const HardwareLimit limit = hardware_limit(s.m, s.n, s.k, peak, bw);
-    const ModelView mv = model_view(ctx, s);
-    BufferPool pool(s, o.pool_bytes);
-    for (Contender& lib : contenders) {
-      if (progress != nullptr) {
-        const double elapsed = am::now_seconds() - t0;
-        const double frac = total_weight > 0 ? done_weight / total_weight : 0;
-        *progress << "\r[" << idx + 1 << '/' << kept.size() << "] " << std::setw(3)
-                  << static_cast<int>(100 * frac) << "%  eta "
-                  << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
-                  << "  " << shape_text(s) << ' ' << lib.name << "          " << std::flush;
-      }
-      Json r = shape_fields(kept[idx], s);
-      r["lib"] = lib.name;
-      r["limit_us"] = limit.seconds * 1e6;
-      r["limit_bound"] = limit.bound;
-      grade(lib, pool, o, limit, r);
-      if (lib.name == "adaptcore") {
-        r["predicted_us"] = mv.predicted_us;
-        r["plan"] = mv.plan;
-      }
-      records.push_back(std::move(r));
+  double last_report = -1;
+  for (std::size_t begin = 0; begin < kept.size();) {
+    std::vector<std::unique_ptr<BufferPool>> pools;
+    std::vector<ModelView> views;
+    double chunk_bytes = 0;
+    std::size_t end = begin;
+    while (end < kept.size() && end - begin < o.chunk_shapes &&
+           (end == begin || chunk_bytes < o.chunk_bytes)) {
+      const SuiteShape& s = shapes[kept[end]];
+      pools.push_back(std::make_unique<BufferPool>(s, o.pool_bytes));
+      chunk_bytes += pools.back()->bytes();
+      views.push_back(model_view(ctx, s));
+      ++end;
     }
-    done_weight += weight(s);
+    for (std::size_t li = 0; li < contenders.size(); ++li) {
+      Contender& lib = contenders[li];
+      std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
+      for (std::size_t idx = begin; idx < end; ++idx) {
+        const SuiteShape& s = shapes[kept[idx]];
+        const double elapsed = am::now_seconds() - t0;
+        if (progress != nullptr && (tty || elapsed - last_report >= 10)) {
+          last_report = elapsed;
+          const double frac = total_weight > 0 ? done_weight / total_weight : 0;
+          *progress << (tty ? "\r" : "") << "[" << idx + 1 << '/' << kept.size() << "] "
+                    << std::setw(3) << static_cast<int>(100 * frac) << "%  eta "
+                    << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
+                    << "  " << shape_text(s) << ' ' << lib.name << (tty ? "          " : "\n")
+                    << std::flush;
+        }
+        const HardwareLimit limit = limit_of(s);
+        Json r = shape_fields(kept[idx], s);
+        r["lib"] = lib.name;
+        r["limit_us"] = limit.seconds * 1e6;
+        r["limit_bound"] = limit.bound;
+        grade(lib, *pools[idx - begin], o, limit, r);
+        if (li == 0) {  // adaptcore
+          r["predicted_us"] = views[idx - begin].predicted_us;
+          r["plan"] = views[idx - begin].plan;
+        }
+        slots[idx * contenders.size() + li] = std::move(r);
+        done_weight += weight(s);
+      }
+    }
+    begin = end;
   }
   if (progress != nullptr)
-    *progress << "\rdone: " << kept.size() << " shapes in " << duration_text(am::now_seconds() - t0)
-              << std::string(40, ' ') << '\n';
+    *progress << (tty ? "\r" : "") << "done: " << kept.size() << " shapes in "
+              << duration_text(am::now_seconds() - t0) << std::string(40, ' ') << '\n';
+  Json records = Json::array();
+  for (Json& r : slots) records.push_back(std::move(r));
   doc["records"] = std::move(records);
   return doc;
 }

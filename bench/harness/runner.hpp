@@ -24,9 +24,13 @@ struct RunOptions {
   std::string profile;              // hardware profile JSON (calibrated); empty: detected
   double target_s = 0.1;            // timed seconds per library and shape
   int min_reps = 3, max_reps = 200;
-  // Pause before each library's turn, so that the previous library's worker threads (OpenBLAS
-  // and OpenMP runtimes poll for milliseconds after a call) stop competing for the cores.
-  double settle_s = 0.05;
+  // Pause before each library's turn, so that the previous library's worker threads stop
+  // competing for the cores (after a call, OpenMP runtimes spin about 200 ms, OpenBLAS 100 ms).
+  double settle_s = 0.3;
+  // Libraries take turns on chunks of at most this many shapes (and about this many operand
+  // bytes): one settle pause per library and chunk.
+  std::size_t chunk_shapes = 8;
+  double chunk_bytes = 1024.0 * 1024 * 1024;
   double max_gflop = 0;             // skip shapes above this work (0: no limit)
   std::uint64_t seed = 1;           // the random and full suites, the sampled checks
   std::size_t random_count = 200;   // shapes of the random suite
@@ -34,7 +38,9 @@ struct RunOptions {
   // evenly spaced sample of this many shapes.
   std::size_t measure_sample = 40;
   // Operands rotate over sets of buffers totalling at least this many bytes (or one set if a
-  // set is larger), so no library gains from an operand or output left warm by a previous call.
+  // set is larger; at most 4096 sets), so no library gains from an operand or output left warm
+  // by a previous call. The hardware limit of a shape uses the bandwidth of the level that
+  // holds the whole pool (DRAM unless it fits the cores' caches).
   double pool_bytes = 64.0 * 1024 * 1024;
 };
 

@@ -1,0 +1,102 @@
+// The benchmark run's JSON (the schema the report, the CSV and users' scripts read): a tiny
+// suite file run on adaptcore alone and with an unknown vendor library, which must be listed as
+// skipped without failing the run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "harness/runner.hpp"
+
+namespace adaptcore::bench {
+namespace {
+
+std::string write_suite() {
+  const std::string path = ::testing::TempDir() + "runner_suite.txt";
+  std::ofstream(path) << "# two shapes\n3 40 24\n17 33 65 T N 20 40 50\n";
+  return path;
+}
+
+RunOptions quick(const std::string& suite) {
+  RunOptions o;
+  o.suite = suite;
+  o.threads = 2;
+  o.target_s = 0.002;
+  o.min_reps = 3;
+  o.settle_s = 0;
+  o.pool_bytes = 1 << 20;
+  return o;
+}
+
+TEST(BenchRunner, RecordsFollowTheSchema) {
+  RunOptions o = quick(write_suite());
+  o.libs = {"no-such-library"};
+  const nlohmann::ordered_json doc = run_benchmark(o, nullptr);
+  EXPECT_EQ(doc["format"], "adaptcore-bench");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["threads"], 2);
+  for (const char* key : {"suite", "date", "peak_gflops", "dram_gbs", "hardware", "options"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  ASSERT_EQ(doc["libraries"].size(), 2u);
+  EXPECT_EQ(doc["libraries"][0]["name"], "adaptcore");
+  EXPECT_EQ(doc["libraries"][1]["status"], "skipped");
+  EXPECT_FALSE(doc["libraries"][1]["message"].get<std::string>().empty());
+
+  // One record per shape and (loaded) library, in shape order.
+  ASSERT_EQ(doc["records"].size(), 2u);
+  const auto& r0 = doc["records"][0];
+  const auto& r1 = doc["records"][1];
+  EXPECT_EQ(r0["m"], 3);
+  EXPECT_EQ(r1["trans_a"], true);
+  EXPECT_EQ(r1["lda"], 20);
+  EXPECT_EQ(r1["ldc"], 50);
+  EXPECT_EQ(r0["tag"], "two shapes");
+  for (const auto& r : doc["records"]) {
+    EXPECT_EQ(r["lib"], "adaptcore");
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["correct"], true);
+    for (const char* key : {"error", "setup_us", "median_us", "min_us", "gflops", "limit_us",
+                            "limit_fraction", "predicted_us"}) {
+      ASSERT_TRUE(r.contains(key) && r[key].is_number()) << key;
+      EXPECT_GE(r[key].get<double>(), 0.0) << key;
+    }
+    EXPECT_GE(r["reps"].get<int>(), 3);
+    EXPECT_GT(r["median_us"].get<double>(), 0.0);
+    // No library beats the hardware limit by more than timer noise.
+    EXPECT_LT(r["limit_fraction"].get<double>(), 1.5);
+    EXPECT_FALSE(r["plan"].get<std::string>().empty());
+    EXPECT_TRUE(r["limit_bound"] == "compute" || r["limit_bound"] == "memory");
+    EXPECT_FALSE(r["m_class"].get<std::string>().empty());
+  }
+}
+
+TEST(BenchRunner, MaxGflopSkipsLargeShapesAndBadOptionsThrow) {
+  RunOptions o = quick(write_suite());
+  o.vendors = false;
+  o.max_gflop = 2.0 * 3 * 40 * 24 * 1e-9;  // keeps the first shape only
+  const nlohmann::ordered_json doc = run_benchmark(o, nullptr);
+  EXPECT_EQ(doc["records"].size(), 1u);
+  EXPECT_EQ(doc["skipped_shapes"], 1);
+  o.target_s = 0;
+  EXPECT_THROW(run_benchmark(o, nullptr), std::runtime_error);
+  EXPECT_THROW(run_benchmark(quick("/no/such/suite.txt"), nullptr), std::runtime_error);
+}
+
+TEST(BenchRunner, PredictedSuiteGradesEveryShapeWithoutRunning) {
+  RunOptions o = quick("tiny");
+  const auto shapes = load_suite("tiny", "");
+  const nlohmann::ordered_json recs = predict_suite(o, shapes);
+  ASSERT_EQ(recs.size(), shapes.size());
+  for (const auto& r : recs) {
+    EXPECT_EQ(r["status"], "predicted");
+    EXPECT_GT(r["predicted_us"].get<double>(), 0.0);
+    // The model predicts for operands already in cache, the limit counts the pool's level: the
+    // fraction may exceed 1 for tiny shapes, but is always a positive number.
+    EXPECT_GT(r["predicted_limit_fraction"].get<double>(), 0.0);
+    EXPECT_GT(r["limit_us"].get<double>(), 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::bench
