@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Runs a benchmark suite beside OpenBLAS and keeps the results under out/ (CSV + JSON, named
-# after the suite, thread count and time). Usage: bash scripts/bench.sh [suite] [threads]
-# (default: llm100 2). Builds first; OpenBLAS runs with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE
-# removed from the environment so that it picks its best kernels (the core is recorded).
+# The main job: installs and builds everything (scripts/setup.sh, including the vendor
+# libraries), then grades adaptcore against them with `adaptcore bench` and writes the report.
+# Usage: bash scripts/bench.sh [adaptcore bench options]. Without options: the llm suite's
+# shapes of at most 2 GFLOP on all cores (a few minutes), results in out/bench-<time>/.
+# Examples:
+#   bash scripts/bench.sh --suite random --threads 1 --max-gflop 50
+#   bash scripts/bench.sh --suite full --sample 100
+# OpenBLAS runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from the environment: some
+# machines set them to force slower kernels, which would make the comparison unfair.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SUITE="${1:-llm100}"
-THREADS="${2:-2}"
-bash "$ROOT/scripts/setup.sh" adaptcore_bench_llm
+bash "$ROOT/scripts/setup.sh"
 BUILD_DIR="${ADAPTCORE_BUILD_DIR:-build}"
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
-mkdir -p "$ROOT/out"
-STEM="$ROOT/out/${SUITE}-t${THREADS}-$(date -u +%Y%m%dT%H%M%SZ)"
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
-  "$BUILD_DIR/bench/adaptcore_bench_llm" --suite "$SUITE" --threads "$THREADS" \
-  --csv "$STEM.csv" --json "$STEM.json" | tee "$STEM.txt"
+
+if [[ $# -eq 0 ]]; then set -- --suite llm --max-gflop 2; fi
+HAS_OUT=0
+for a in "$@"; do [[ "$a" == --out || "$a" == --out=* ]] && HAS_OUT=1; done
+if [[ $HAS_OUT -eq 0 ]]; then set -- "$@" --out "$ROOT/out/bench-$(date -u +%Y%m%dT%H%M%SZ)"; fi
+
+echo
+"$BUILD_DIR/tools/adaptcore" hw | head -5
+echo
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$BUILD_DIR/tools/adaptcore" bench "$@"

@@ -7,6 +7,8 @@
 #   ADAPTCORE_JOBS       parallel build jobs (default: all CPUs)
 #   ADAPTCORE_SKIP_APT=1 do not touch packages (e.g. not root, dependencies already installed)
 #   ADAPTCORE_CMAKE_ARGS extra configure arguments, e.g. "-DADAPTCORE_BUILD_TESTS=ON"
+#   ADAPTCORE_SKIP_BASELINES=1 do not install the vendor libraries `adaptcore bench` compares
+#                        with (scripts/setup_baselines.sh; each one is optional)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +38,12 @@ if [[ "${ADAPTCORE_SKIP_APT:-0}" != 1 ]]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${MISSING[@]}" >/dev/null
   fi
+fi
+
+# The vendor baselines go in before configuring: their adapter plugins are built only for the
+# libraries found at configure time.
+if [[ "${ADAPTCORE_SKIP_BASELINES:-0}" != 1 ]]; then
+  bash "$ROOT/scripts/setup_baselines.sh"
 fi
 
 echo "setup: configuring and building (Release) in $BUILD_DIR"

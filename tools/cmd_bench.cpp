@@ -130,6 +130,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--profile", a->run.profile, "hardware profile JSON (e.g. from `adaptcore calibrate`)");
   cmd->add_option("--target", a->run.target_s, "timed seconds per library and shape")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rounds", a->run.rounds, "timed rounds per library and shape (the fastest counts)")
+      ->check(CLI::Range(1, 100))->capture_default_str();
   cmd->add_option("--settle", a->run.settle_s, "pause before each library's turn, seconds")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--max-gflop", a->run.max_gflop, "skip shapes above this work (0: none)")

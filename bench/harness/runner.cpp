@@ -163,9 +163,35 @@ Json shape_fields(std::size_t index, const SuiteShape& s) {
   return r;
 }
 
-// Checks, warms up and times one library on one shape; fills the record's result fields.
-void grade(Contender& lib, BufferPool& pool, const RunOptions& o, const HardwareLimit& limit,
-           Json& r) {
+// Warm-up (about 20 ms of calls) and one timed series of about target_s; returns its median
+// and minimum. Calls rotate over the pool's operand sets, continuing from *next.
+struct Series {
+  double median_s = 0, min_s = 0;
+  int reps = 0;
+};
+Series time_series(Contender& lib, const BufferPool& pool, const RunOptions& o, std::size_t* next) {
+  std::vector<double> warm;
+  double total = 0;
+  do {
+    const GemmCall g = pool.call((*next)++);
+    warm.push_back(am::time_once([&] { lib.run(g); }));
+    total += warm.back();
+  } while (total < 0.02 && warm.size() < 200);
+  const double est = warm.size() > 1 ? am::median({warm.begin() + 1, warm.end()}) : warm[0];
+  const int reps = am::reps_for(est, o.target_s, o.min_reps, o.max_reps);
+  std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    const GemmCall g = pool.call((*next)++);
+    t.push_back(am::time_once([&] { lib.run(g); }));
+  }
+  return Series{am::median(t), am::minimum(t), reps};
+}
+
+// A library's first turn on a shape: support, setup, the reference check, one timed series.
+// Fills the record's result fields.
+void grade_first(Contender& lib, BufferPool& pool, const RunOptions& o,
+                 const HardwareLimit& limit, Json& r, std::size_t* next) {
   const GemmCall first = pool.call(0);
   if (!lib.supports(first)) {
     r["status"] = "unsupported";
@@ -178,30 +204,35 @@ void grade(Contender& lib, BufferPool& pool, const RunOptions& o, const Hardware
     const CheckResult check = check_against_reference(first, 512, o.seed);
     r["correct"] = check.pass;
     r["error"] = std::isfinite(check.max_error) ? Json(check.max_error) : Json(nullptr);
-    // Warm-up: about 20 ms of calls; the first (after the check) may still pay thread start.
-    std::vector<double> warm;
-    double total = 0;
-    std::size_t next = 1;
-    do {
-      const GemmCall g = pool.call(next++);
-      warm.push_back(am::time_once([&] { lib.run(g); }));
-      total += warm.back();
-    } while (total < 0.02 && warm.size() < 200);
-    const double est = warm.size() > 1 ? am::median({warm.begin() + 1, warm.end()}) : warm[0];
-    const int reps = am::reps_for(est, o.target_s, o.min_reps, o.max_reps);
-    std::vector<double> t;
-    t.reserve(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-      const GemmCall g = pool.call(next++);
-      t.push_back(am::time_once([&] { lib.run(g); }));
-    }
-    const double med = am::median(t);
+    *next = 1;
+    const Series t = time_series(lib, pool, o, next);
     r["status"] = "ok";
-    r["median_us"] = med * 1e6;
-    r["min_us"] = am::minimum(t) * 1e6;
-    r["reps"] = reps;
-    r["gflops"] = limit.flops / med * 1e-9;
-    r["limit_fraction"] = limit.seconds / med;
+    r["round_medians_us"] = Json::array({t.median_s * 1e6});
+    r["median_us"] = t.median_s * 1e6;
+    r["min_us"] = t.min_s * 1e6;
+    r["reps"] = t.reps;
+    r["gflops"] = limit.flops / t.median_s * 1e-9;
+    r["limit_fraction"] = limit.seconds / t.median_s;
+  } catch (const std::exception& e) {
+    r["status"] = "failed";
+    r["message"] = e.what();
+  }
+}
+
+// A further round: another timed series; the record keeps the fastest round's median (a burst
+// of load from other tenants of the machine during one library's turn then costs it nothing).
+void grade_again(Contender& lib, const BufferPool& pool, const RunOptions& o,
+                 const HardwareLimit& limit, Json& r, std::size_t* next) {
+  if (r["status"] != "ok") return;
+  try {
+    const Series t = time_series(lib, pool, o, next);
+    r["round_medians_us"].push_back(t.median_s * 1e6);
+    if (t.median_s * 1e6 < r["median_us"].get<double>()) {
+      r["median_us"] = t.median_s * 1e6;
+      r["gflops"] = limit.flops / t.median_s * 1e-9;
+      r["limit_fraction"] = limit.seconds / t.median_s;
+    }
+    r["min_us"] = std::min(r["min_us"].get<double>(), t.min_s * 1e6);
   } catch (const std::exception& e) {
     r["status"] = "failed";
     r["message"] = e.what();
@@ -260,7 +291,8 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
 }
 
 Json run_benchmark(const RunOptions& o, std::ostream* progress) {
-  if (o.target_s <= 0 || o.min_reps < 1 || o.max_reps < o.min_reps || o.settle_s < 0)
+  if (o.target_s <= 0 || o.min_reps < 1 || o.max_reps < o.min_reps || o.settle_s < 0 ||
+      o.rounds < 1)
     throw std::runtime_error("bad timing options");
   std::vector<SuiteShape> shapes = load_suite(o.suite, "", o.seed, o.random_count);
   const bool full = o.suite == "full";
@@ -302,7 +334,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["hardware"] = Json::parse(to_json(hw));
   doc["options"] = {{"target_s", o.target_s}, {"min_reps", o.min_reps}, {"max_reps", o.max_reps},
                     {"settle_s", o.settle_s}, {"max_gflop", o.max_gflop}, {"seed", o.seed},
-                    {"pool_bytes", o.pool_bytes}, {"isa", to_string(ctx.isa())}};
+                    {"pool_bytes", o.pool_bytes}, {"rounds", o.rounds}, {"isa", to_string(ctx.isa())}};
 
   // Libraries: adaptcore, then every vendor that loads (a missing one is listed as skipped).
   std::vector<Contender> contenders;
@@ -342,7 +374,8 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     return 0.03 + o.target_s + 4 * limit_of(s).seconds;
   };
   double total_weight = 0, done_weight = 0;
-  for (std::size_t i : kept) total_weight += weight(shapes[i]) * static_cast<double>(contenders.size());
+  for (std::size_t i : kept)
+    total_weight += weight(shapes[i]) * static_cast<double>(contenders.size() * o.rounds);
 
   // Libraries take turns on chunks of shapes: one settle pause per library and chunk, instead of
   // one per shape, while a chunk stays short enough that slow drifts of the machine (other
@@ -364,33 +397,43 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
       views.push_back(model_view(ctx, s));
       ++end;
     }
-    for (std::size_t li = 0; li < contenders.size(); ++li) {
-      Contender& lib = contenders[li];
-      std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
-      for (std::size_t idx = begin; idx < end; ++idx) {
-        const SuiteShape& s = shapes[kept[idx]];
-        const double elapsed = am::now_seconds() - t0;
-        if (progress != nullptr && (tty || elapsed - last_report >= 10)) {
-          last_report = elapsed;
-          const double frac = total_weight > 0 ? done_weight / total_weight : 0;
-          *progress << (tty ? "\r" : "") << "[" << idx + 1 << '/' << kept.size() << "] "
-                    << std::setw(3) << static_cast<int>(100 * frac) << "%  eta "
-                    << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
-                    << "  " << shape_text(s) << ' ' << lib.name << (tty ? "          " : "\n")
-                    << std::flush;
+    // Rounds alternate the order of the libraries (forward, backward, ...).
+    std::vector<std::size_t> next(end - begin, 0);
+    for (int round = 0; round < o.rounds; ++round) {
+      for (std::size_t step = 0; step < contenders.size(); ++step) {
+        const std::size_t li = round % 2 == 0 ? step : contenders.size() - 1 - step;
+        Contender& lib = contenders[li];
+        std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
+        for (std::size_t idx = begin; idx < end; ++idx) {
+          const SuiteShape& s = shapes[kept[idx]];
+          const double elapsed = am::now_seconds() - t0;
+          if (progress != nullptr && (tty || elapsed - last_report >= 10)) {
+            last_report = elapsed;
+            const double frac = total_weight > 0 ? done_weight / total_weight : 0;
+            *progress << (tty ? "\r" : "") << "[" << idx + 1 << '/' << kept.size() << "] "
+                      << std::setw(3) << static_cast<int>(100 * frac) << "%  eta "
+                      << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
+                      << "  " << shape_text(s) << ' ' << lib.name << (tty ? "          " : "\n")
+                      << std::flush;
+          }
+          const HardwareLimit limit = limit_of(s);
+          Json& r = slots[idx * contenders.size() + li];
+          std::size_t* cursor = &next[idx - begin];
+          if (round == 0) {
+            r = shape_fields(kept[idx], s);
+            r["lib"] = lib.name;
+            r["limit_us"] = limit.seconds * 1e6;
+            r["limit_bound"] = limit.bound;
+            grade_first(lib, *pools[idx - begin], o, limit, r, cursor);
+            if (li == 0) {  // adaptcore
+              r["predicted_us"] = views[idx - begin].predicted_us;
+              r["plan"] = views[idx - begin].plan;
+            }
+          } else {
+            grade_again(lib, *pools[idx - begin], o, limit, r, cursor);
+          }
+          done_weight += weight(s);
         }
-        const HardwareLimit limit = limit_of(s);
-        Json r = shape_fields(kept[idx], s);
-        r["lib"] = lib.name;
-        r["limit_us"] = limit.seconds * 1e6;
-        r["limit_bound"] = limit.bound;
-        grade(lib, *pools[idx - begin], o, limit, r);
-        if (li == 0) {  // adaptcore
-          r["predicted_us"] = views[idx - begin].predicted_us;
-          r["plan"] = views[idx - begin].plan;
-        }
-        slots[idx * contenders.size() + li] = std::move(r);
-        done_weight += weight(s);
       }
     }
     begin = end;

@@ -30,6 +30,10 @@ struct RunOptions {
   // Libraries take turns on chunks of at most this many shapes (and about this many operand
   // bytes): one settle pause per library and chunk.
   std::size_t chunk_shapes = 8;
+  // Timed rounds per library and shape, the order of the libraries reversed in every other
+  // round; a record keeps the fastest round's median. The machine's load comes in bursts that
+  // can cover one library's whole turn; a second turn at another time evens that out.
+  int rounds = 2;
   double chunk_bytes = 1024.0 * 1024 * 1024;
   double max_gflop = 0;             // skip shapes above this work (0: no limit)
   std::uint64_t seed = 1;           // the random and full suites, the sampled checks
