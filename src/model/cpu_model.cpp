@@ -1,6 +1,8 @@
 #include "model/cpu_model.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 
 namespace adaptcore {
@@ -17,8 +19,8 @@ constexpr double kDtlbMissCycles = 7.0;
 // A block counts as resident in a cache only within half its conflict-free capacity: the
 // other operands and C stream through the same sets.
 constexpr double kResidentShare = 0.5;
-// Concurrent sequential streams the hardware prefetchers follow at full bandwidth.
-constexpr double kStreamsTracked = 32.0;
+// Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth.
+constexpr double kStreamsTracked = 8.0;
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
@@ -32,11 +34,11 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 double effective_capacity(double bytes, int ways, int stride_log2, double row_bytes,
                           double page_bytes) {
   const double sets = bytes / (64.0 * ways);
-  const int page_log2 = static_cast<int>(std::log2(page_bytes));
+  const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(page_bytes));
   const int conflict_log2 = std::min(stride_log2, page_log2);
   double distinct = sets;  // rows not line-aligned spread over every set
   if (conflict_log2 >= 6)
-    distinct = std::max(1.0, sets / std::min(sets, std::exp2(conflict_log2 - 6)));
+    distinct = std::max(1.0, sets / std::min(sets, std::ldexp(1.0, conflict_log2 - 6)));
   const double sets_used = std::min(sets, distinct * std::ceil(row_bytes / 64.0));
   return sets_used * ways * 64.0;
 }
@@ -164,12 +166,14 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     const double bytes = 4 * k_t * n_t;
     const double row_panels = ceil_div(m_t, mr);
     const bool cached = 4 * k * n <= static_cast<double>(hw_.l2_bytes);
-    // From DRAM, the sliver is kc concurrent row streams; past a few dozen the prefetchers
-    // lose some (fitted on Zen 4: 0.84 of the bandwidth at kc = 64, 0.54 at 384). From L3 the
+    // From DRAM, the sliver is kc concurrent row streams; past about 8 the prefetchers lose
+    // some (fitted on Zen 4 with operands rotating through DRAM: a 32-deep block runs a
+    // 1 x N x K product 1.3-1.7x slower than an 8-deep one, and 384 runs 1.55x slower than
+    // 64, both as (8 / kc)^0.25 predicts). From L3 the
     // stream count does not matter (measured: a 256-deep block beats a 32-deep one by 1.26x
     // at 6x1024x2048 with B in L3).
     const bool from_dram = b_src_bw == dram_bw;
-    const double streams = from_dram ? std::min(1.0, std::pow(kStreamsTracked / kc, 0.25)) : 1.0;
+    const double streams = from_dram ? std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / kc))) : 1.0;
     (cached ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.

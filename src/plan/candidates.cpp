@@ -1,6 +1,7 @@
 #include "plan/candidates.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace adaptcore {
 namespace {
@@ -34,6 +35,7 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
                                        const HardwareProfile& hw,
                                        const kernels::IsaKernels& ks) {
   std::vector<Plan> out;
+  out.reserve(192);  // the most a shape gets on 2 to 8 threads; planning is on the miss path
   const bool small = cls.capacity == CapacityClass::Registers || cls.capacity == CapacityClass::L1;
   const bool split_k_ok = cls.parallel == ParallelClass::FewTiles;
 
@@ -50,9 +52,10 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
     // stream both slivers from L2 at full speed, so L1 does not bound kc.
     const int64_t kc_max = std::max<int64_t>(64, round_down(hw.l2_bytes / (4 * (2 * mr + nr) * 8), 64));
     const int64_t kcs[2] = {std::min<int64_t>(256, kc_max), std::min<int64_t>(512, kc_max)};
-    // B read in place from memory is kc concurrent row streams; the prefetchers keep up with
-    // a few dozen, so decode-like shapes get a short depth block too.
-    constexpr int64_t kKcStreaming = 32;
+    // B read in place from memory is kc concurrent row streams, and the prefetchers follow
+    // only a few at full speed: decode-like shapes get short depth blocks too (8 rows for at
+    // most 16 rows of C, where the C tile reloaded per block is cheap; 32 otherwise).
+    constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 
     for (int pack_a = 0; pack_a < 2; ++pack_a) {
       for (int pack_b = 0; pack_b < 2; ++pack_b) {
@@ -62,12 +65,24 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
-        int64_t opts[2] = {pack_b ? kcs[0] : kKcStreaming, pack_b ? kcs[1] : kcs[0]};
-        for (int kci = 0; kci < 2; ++kci) {
+        std::array<int64_t, 3> opts{};
+        std::size_t n_opts = 0;
+        if (pack_b) {
+          opts = {kcs[0], kcs[1], 0}, n_opts = 2;
+        } else if (key.m <= 16) {
+          opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
+        } else {
+          opts = {kKcStreaming, kcs[0], 0}, n_opts = 2;
+        }
+        std::array<int64_t, 3> used{};
+        std::size_t n_used = 0;
+        for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];
           if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
-          if (kci == 1 && (opts[1] == opts[0] || (kc == key.k && key.k <= opts[0] + opts[0] / 4)))
-            continue;  // same as the first option
+          if (std::find(used.begin(), used.begin() + static_cast<std::ptrdiff_t>(n_used), kc) !=
+              used.begin() + static_cast<std::ptrdiff_t>(n_used))
+            continue;  // same as an earlier option
+          used[n_used++] = kc;
           for (const Grid& g : grids) {
             const int64_t m_t = std::min(key.m, ceil_div(ceil_div(key.m, mr), g.pm) * mr);
             const int64_t n_t = std::min(key.n, ceil_div(ceil_div(key.n, nr), g.pn) * nr);
