@@ -48,6 +48,37 @@ AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transp
                             int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                             int64_t ldc);
 
+/* bf16 x bf16 -> fp32: C = alpha * op(A) * op(B) + beta * C, A and B bf16 (16-bit patterns),
+ * fp32 accumulation. The bf16bf16bf16 variant rounds the fp32 result once to bf16 (nearest
+ * even). */
+AC_API ac_status_t ac_gemm_bf16bf16f32(ac_layout_t layout, ac_transpose_t transa,
+                                       ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const uint16_t* A, int64_t lda,
+                                       const uint16_t* B, int64_t ldb, float beta, float* C,
+                                       int64_t ldc);
+AC_API ac_status_t ac_gemm_bf16bf16bf16(ac_layout_t layout, ac_transpose_t transa,
+                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                        float alpha, const uint16_t* A, int64_t lda,
+                                        const uint16_t* B, int64_t ldb, float beta, uint16_t* C,
+                                        int64_t ldc);
+
+/* int8: C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C in int32 (two's complement, modulo
+ * 2^32; exact whenever the true result fits in int32). Zero points: count 0 (none, pointer may
+ * be NULL), 1 (whole matrix), m (per row of op(A)) for a_zp, n (per column of op(B)) for b_zp;
+ * another count is AC_STATUS_INVALID_ARGUMENT. beta == 0 never reads C. */
+AC_API ac_status_t ac_gemm_u8s8s32(ac_layout_t layout, ac_transpose_t transa,
+                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                   const uint8_t* A, int64_t lda, const int32_t* a_zp,
+                                   int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                   const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                   int32_t* C, int64_t ldc);
+AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa,
+                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                   const int8_t* A, int64_t lda, const int32_t* a_zp,
+                                   int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                   const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                   int32_t* C, int64_t ldc);
+
 /* A short English description of a status code; never NULL. */
 AC_API const char* ac_status_string(ac_status_t status);
 

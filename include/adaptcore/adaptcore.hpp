@@ -85,6 +85,58 @@ Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             MatrixView<const float> b, float beta, MatrixView<float> c,
             Context& ctx = default_context());
 
+// ---- Low-precision GEMM (bf16 and int8). Same validation, statuses and layout rules as gemm.
+
+// bf16 values are stored as their 16-bit patterns (the top half of an fp32).
+inline float bf16_to_float(std::uint16_t x) noexcept {
+  const std::uint32_t u = static_cast<std::uint32_t>(x) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+}
+// Round to nearest, ties to even; NaN stays NaN (quieted), infinities stay infinite.
+inline std::uint16_t float_to_bf16(float f) noexcept {
+  std::uint32_t u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<std::uint16_t>(u >> 16);
+}
+
+// C = alpha * op(A) * op(B) + beta * C with A, B bf16 and fp32 accumulation. C is fp32, or bf16
+// (the fp32 result rounded once, to nearest even). On AVX512-BF16 CPUs the products run on
+// vdpbf16ps, which treats bf16 subnormals as zero and flushes subnormal sums to zero.
+Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
+                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx = default_context());
+Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
+                 int64_t ldb, float beta, std::uint16_t* c, int64_t ldc,
+                 Context& ctx = default_context());
+
+// Zero points of an int8 operand: count 0 (none; values may be null), 1 (one for the whole
+// matrix), or one per row of op(A) (count m) / per column of op(B) (count n).
+struct ZeroPoints {
+  const std::int32_t* values = nullptr;
+  int64_t count = 0;
+};
+
+// C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C in 32-bit integers, A u8 (or s8), B s8.
+// Zero points are applied by compensation (row sums of A, column sums of B), never by shifting
+// the inputs. Arithmetic is two's complement modulo 2^32 like the vpdpbusd instruction: the
+// result is exact whenever the true value fits in int32, which always holds for K <= 65793
+// without zero points (|a b| <= 255 * 128) and K <= 33025 with any u8/s8 zero points.
+// beta == 0 never reads C.
+Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    Context& ctx = default_context());
+// s8 x s8: runs as (A + 128) x B with a zero point of A raised by 128 (the compensation trick).
+Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    Context& ctx = default_context());
+
 const char* version() noexcept;
 
 }  // namespace adaptcore

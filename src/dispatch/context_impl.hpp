@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 #include "plan/planner.hpp"
 #include "plan/shape_key.hpp"
@@ -40,6 +42,14 @@ class ContextImpl {
   Explanation explain(const ShapeKey& key) const;
   Plan plan_for(const ShapeKey& key);  // through the cache
   const kernels::IsaKernels& kernels() const noexcept;
+
+  // Low precision (context_lowp.cpp): the same cache and pool, keys with a bf16/int8 dtype.
+  Status run_lowp(const LowpProblem& prob) noexcept;
+  ShapeKey key_for(const LowpProblem& prob) const noexcept;
+  // The active path's kernels for a dtype (native where this CPU has the instructions).
+  const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept;
+  Explanation explain_lowp(const ShapeKey& key) const;
+  Plan lowp_plan_for(const ShapeKey& key);
 
   PlanCache& cache() noexcept { return cache_; }
   Status init_status = Status::Ok;

@@ -11,6 +11,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "dispatch/context_impl.hpp"
+#include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore {
@@ -163,7 +164,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "unknown ISA value";
     return false;
   }
-  if (dtype != static_cast<std::uint8_t>(DType::F32)) {
+  if (dtype >= kDTypeCount) {
     why = "unknown data type";
     return false;
   }
@@ -181,7 +182,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   k.a_k_unit = (kflags & kAKUnit) != 0;
   k.b_k_unit = (kflags & kBKUnit) != 0;
   k.isa = static_cast<Isa>(kisa);
-  k.dtype = DType::F32;
+  k.dtype = static_cast<DType>(dtype);
   p.isa = static_cast<Isa>(pisa);
   p.pack_a = (pflags & kPackA) != 0;
   p.pack_b = (pflags & kPackB) != 0;
@@ -256,6 +257,26 @@ std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const Hardwa
   return std::move(w.str());
 }
 
+namespace {
+// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed, no
+// split-K, no dot tiles, masked tails.
+std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
+  const HardwareProfile& cpu = detected_hardware();
+  const bool native = key.dtype == DType::Bf16 ? cpu.avx512_bf16 : cpu.avx512_vnni && cpu.avx512bw;
+  const kernels::LowpKernels* ks = kernels::lowp_kernels_for(key.dtype, key.isa, native);
+  if (ks == nullptr) return "no low-precision kernels for this ISA";
+  if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
+    return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.dtype);
+  const kernels::LowpTile& t = ks->tiles[static_cast<std::size_t>(p.tile)];
+  if (p.mr != t.mr || p.nr != t.nr) return "mr x nr does not match the low-precision tile";
+  if (p.dot) return "dot plan for a low-precision type";
+  if (!p.pack_a || !p.pack_b) return "low-precision plan without packing both operands";
+  if (p.pk != 1) return "low-precision plan with split-K";
+  if (p.tail != TailStrategy::Masked) return "low-precision plan with a padded tail";
+  return {};
+}
+}  // namespace
+
 std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
   // The key: something a real call can produce.
   if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim ||
@@ -263,10 +284,13 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
     return "dimensions out of range";
   if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
   if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
-  if (key.a_ld_log2 < 2 || key.a_ld_log2 > 16 || key.b_ld_log2 < 2 || key.b_ld_log2 > 16)
+  if (static_cast<std::uint8_t>(key.dtype) >= kDTypeCount) return "unknown data type";
+  // Leading-dimension classes are log2 of bytes: at least the element size's.
+  const int min_ld = key.dtype == DType::F32 ? 2 : key.dtype == DType::Bf16 ? 1 : 0;
+  if (key.a_ld_log2 < min_ld || key.a_ld_log2 > 16 || key.b_ld_log2 < min_ld ||
+      key.b_ld_log2 > 16)
     return "leading-dimension class out of range";
   if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
-  if (key.dtype != DType::F32) return "unknown data type";
   if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
   if (p.isa != key.isa) return "plan ISA differs from its key's";
   const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
@@ -278,8 +302,10 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
       static_cast<std::uint8_t>(p.cls.parallel) > static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";
 
-  // The register or dot tile.
-  if (p.dot) {
+  if (key.dtype != DType::F32) {
+    const std::string why = check_lowp_plan(key, p);
+    if (!why.empty()) return why;
+  } else if (p.dot) {  // the register or dot tile
     if (ks->dot == nullptr) return "dot plan on an ISA without dot kernels";
     if (!key.a_k_unit || !key.b_k_unit) return "dot plan for operands not contiguous along k";
     if (p.tile != 0) return "dot plan with a tile index";

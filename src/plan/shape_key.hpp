@@ -10,7 +10,14 @@
 
 namespace adaptcore {
 
-enum class DType : std::uint8_t { F32 = 0 };
+// Element types of a GEMM: fp32; bf16 x bf16 with fp32 accumulation (fp32 or bf16 C); u8 x s8
+// with s32 accumulation (s8 x s8 runs as u8 x s8 after a +128 shift). Plans differ per type
+// (element size changes cache capacities, each has its own kernels), so it is part of the key.
+enum class DType : std::uint8_t { F32 = 0, Bf16 = 1, U8S8 = 2 };
+inline constexpr std::uint8_t kDTypeCount = 3;
+inline const char* to_string(DType d) noexcept {
+  return d == DType::F32 ? "f32" : d == DType::Bf16 ? "bf16" : "u8s8";
+}
 
 struct ShapeKey {
   int64_t m = 0, n = 0, k = 0;

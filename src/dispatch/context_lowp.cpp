@@ -1,0 +1,51 @@
+// The low-precision side of ContextImpl: kernel choice per dtype, planning through the shared
+// plan cache (keys carry the dtype), and execution on the context's pool.
+#include "dispatch/context_impl.hpp"
+#include "exec/executor_lowp.hpp"
+#include "plan/lowp_planner.hpp"
+
+namespace adaptcore::detail {
+
+const kernels::LowpKernels* ContextImpl::lowp_kernels(DType dtype, Isa isa) const noexcept {
+  // Native kernels only where the running CPU has the instructions and the profile does not
+  // disclaim them.
+  const HardwareProfile& cpu = detected_hardware();
+  const HardwareProfile& hw = hardware();
+  const bool native = dtype == DType::Bf16
+                          ? cpu.avx512_bf16 && hw.avx512_bf16
+                          : cpu.avx512_vnni && cpu.avx512bw && hw.avx512_vnni && hw.avx512bw;
+  return kernels::lowp_kernels_for(dtype, isa, native);
+}
+
+ShapeKey ContextImpl::key_for(const LowpProblem& prob) const noexcept {
+  return make_lowp_key(prob, isa(), threads());
+}
+
+Explanation ContextImpl::explain_lowp(const ShapeKey& key) const {
+  return explain_lowp_plan(key, hardware(), *lowp_kernels(key.dtype, key.isa));
+}
+
+Plan ContextImpl::lowp_plan_for(const ShapeKey& key) {
+  if (const Plan* p = cache_.find(key)) return *p;
+  const Plan plan = make_lowp_plan(key, hardware(), *lowp_kernels(key.dtype, key.isa));
+  cache_.insert(key, plan);
+  return plan;
+}
+
+Status ContextImpl::run_lowp(const LowpProblem& prob) noexcept {
+  if (lowp_trivial(prob)) return Status::Ok;
+  try {
+    const ShapeKey key = key_for(prob);
+    const kernels::LowpKernels* ks = lowp_kernels(key.dtype, key.isa);
+    if (ks == nullptr) return Status::InternalError;
+    const Plan* cached = cache_.find(key);
+    const Plan plan = cached != nullptr ? *cached : lowp_plan_for(key);
+    return execute_lowp(plan, prob, *ks, pool_for(plan.threads()));
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory;
+  } catch (...) {
+    return Status::InternalError;
+  }
+}
+
+}  // namespace adaptcore::detail

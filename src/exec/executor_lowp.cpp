@@ -1,0 +1,231 @@
+#include "exec/executor_lowp.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "exec/workspace.hpp"
+
+namespace adaptcore {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+void split(int64_t total, int64_t unit, int parts, int idx, int64_t& begin, int64_t& end) {
+  const int64_t units = ceil_div(total, unit);
+  const int64_t per = ceil_div(units, parts);
+  begin = std::min(total, idx * per * unit);
+  end = std::min(total, (idx + 1) * per * unit);
+}
+
+std::uint32_t u32(std::int32_t v) { return static_cast<std::uint32_t>(v); }
+
+// Value of byte element e of an int8 operand as the kernels see it (after the +128 flip).
+std::int32_t int8_value(const LowpSide& s, std::uint8_t e) {
+  if (s.flip) return static_cast<std::uint8_t>(e ^ 0x80u);
+  return s.is_signed ? static_cast<std::int32_t>(static_cast<std::int8_t>(e)) : e;
+}
+
+unsigned pack_flags(const LowpSide& s) {
+  return (s.flip ? kernels::kFlip : 0u) | (s.is_signed ? kernels::kSigned : 0u);
+}
+
+// Per-thread scratch, in 32-bit words.
+struct Scratch {
+  std::uint32_t* pack_a;
+  std::uint32_t* pack_b;
+  std::int32_t* colsum;  // nc column sums of B (int8 with a zero point of A)
+  std::int32_t* rowsum;  // the block's row sums of A (int8 with a zero point of B)
+  float* acc;            // m_t x nc fp32 accumulation for a bf16 C
+};
+
+struct Block {
+  int64_t m0, m1, n0, n1;
+};
+
+// C(i, j) += -zb_j * rowsum_i - za_i * colsum_j + k * za_i * zb_j  (mod 2^32), which turns
+// sum a b into sum (a - za)(b - zb) without touching the inputs.
+void compensate(const LowpProblem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                const std::int32_t* rowsum, const std::int32_t* colsum) {
+  const bool za = g.a.has_zp(), zb = g.b.has_zp();
+  auto* c = static_cast<std::int32_t*>(g.c);
+  const auto kk = static_cast<std::uint32_t>(g.k);
+  for (int64_t i = i0; i < i1; ++i) {
+    std::int32_t* row = c + i * g.ldc;
+    const std::uint32_t zai = za ? u32(g.a.zp_at(i)) : 0u;
+    const std::uint32_t rs = zb ? u32(rowsum[i - i0]) : 0u;
+    for (int64_t j = j0; j < j1; ++j) {
+      const std::uint32_t zbj = zb ? u32(g.b.zp_at(j)) : 0u;
+      const std::uint32_t cs = za ? u32(colsum[j - j0]) : 0u;
+      const std::uint32_t corr = kk * zai * zbj - zbj * rs - zai * cs;
+      row[j] = static_cast<std::int32_t>(u32(row[j]) + corr);
+    }
+  }
+}
+
+// The cache-blocked loop nest of one core: jc -> pc -> pack B -> ic -> pack A -> jr -> ir.
+void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
+               const Block& blk, const Scratch& s) {
+  const auto& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
+  const int mr = p.mr, nr = p.nr, grp = ks.group;
+  const bool int8 = g.dtype() == DType::U8S8;
+  const bool swapped = int8 && g.a.is_signed;  // column-major C: A is the s8 side
+  const bool need_colsum = int8 && g.a.has_zp();
+  const bool need_rowsum = int8 && g.b.has_zp();
+  const bool bf16_out = g.bf16_out();
+  const std::size_t eb = int8 ? 1 : 2;
+  const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
+  const auto* b_bytes = static_cast<const unsigned char*>(g.b.ptr);
+
+  if (need_rowsum) {
+    for (int64_t i = blk.m0; i < blk.m1; ++i) {
+      std::uint32_t sum = 0;
+      const auto* row = a_bytes + i * g.a.rs;
+      for (int64_t q = 0; q < g.k; ++q) sum += u32(int8_value(g.a, row[q * g.a.cs]));
+      s.rowsum[i - blk.m0] = static_cast<std::int32_t>(sum);
+    }
+  }
+
+  for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
+    const int64_t nb = std::min(p.nc, blk.n1 - jc);
+    if (need_colsum) std::memset(s.colsum, 0, static_cast<std::size_t>(nb) * 4);
+    // Where the kernels write: C itself, or the fp32 accumulation block of a bf16 C.
+    for (int64_t pc = 0; pc < g.k; pc += p.kc) {
+      const int64_t kb = std::min(p.kc, g.k - pc);
+      const int64_t groups = ceil_div(kb, grp);
+      const bool first = pc == 0;
+      ks.pack_b(kb, nb, b_bytes + static_cast<std::size_t>(pc * g.b.rs + jc * g.b.cs) * eb,
+                g.b.rs, g.b.cs, nr, pack_flags(g.b), s.pack_b, need_colsum ? s.colsum : nullptr);
+      for (int64_t ic = blk.m0; ic < blk.m1; ic += p.mc) {
+        const int64_t mb = std::min(p.mc, blk.m1 - ic);
+        ks.pack_a(mb, kb, a_bytes + static_cast<std::size_t>(ic * g.a.rs + pc * g.a.cs) * eb,
+                  g.a.rs, g.a.cs, mr, pack_flags(g.a), s.pack_a);
+        for (int64_t jr = 0; jr < nb; jr += nr) {
+          const int nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
+          const std::uint32_t* bp = s.pack_b + (jr / nr) * groups * nr;
+          for (int64_t ir = 0; ir < mb; ir += mr) {
+            const int mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
+            const std::uint32_t* ap = s.pack_a + (ir / mr) * groups * mr;
+            void* cp = nullptr;
+            int64_t ldc = 0;
+            float beta = first ? g.beta : 1.0f;
+            if (bf16_out) {
+              cp = s.acc + (ic + ir - blk.m0) * p.nc + jr;
+              ldc = p.nc;
+              beta = first ? 0.0f : 1.0f;  // the old C joins in the epilogue
+            } else if (int8) {
+              cp = static_cast<std::int32_t*>(g.c) + (ic + ir) * g.ldc + jc + jr;
+              ldc = g.ldc;
+            } else {
+              cp = static_cast<float*>(g.c) + (ic + ir) * g.ldc + jc + jr;
+              ldc = g.ldc;
+            }
+            if (tile.fp32 != nullptr) {
+              kernels::UKernelArgs u{};
+              u.k = groups;
+              u.a = reinterpret_cast<const float*>(ap);
+              u.a_stride = mr;
+              u.b = reinterpret_cast<const float*>(bp);
+              u.ldb = nr;
+              u.c = static_cast<float*>(cp);
+              u.ldc = ldc;
+              u.alpha = g.alpha;
+              u.beta = beta;
+              u.n = nv;
+              tile.fp32->get(kernels::AMode::ColUnit, mv)(u);
+            } else {
+              kernels::LowpArgs x{};
+              x.groups = groups;
+              x.a = ap;
+              x.b = bp;
+              x.c = cp;
+              x.ldc = ldc;
+              x.alpha = g.alpha;
+              x.beta = beta;
+              x.ibeta = first ? g.ibeta : 1;
+              x.n = nv;
+              tile.get(mv, swapped)(x);
+            }
+          }
+        }
+      }
+    }
+    if (int8 && (need_colsum || need_rowsum))
+      compensate(g, blk.m0, blk.m1, jc, jc + nb, s.rowsum, s.colsum);
+    if (bf16_out) {
+      // One rounding of alpha * AB + beta * C to bf16, nearest even.
+      auto* c = static_cast<std::uint16_t*>(g.c);
+      for (int64_t i = blk.m0; i < blk.m1; ++i) {
+        const float* acc = s.acc + (i - blk.m0) * p.nc;
+        std::uint16_t* row = c + i * g.ldc + jc;
+        if (g.beta == 0.0f) {
+          for (int64_t j = 0; j < nb; ++j) row[j] = float_to_bf16(acc[j]);
+        } else {
+          for (int64_t j = 0; j < nb; ++j)
+            row[j] = float_to_bf16(acc[j] + g.beta * bf16_to_float(row[j]));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool lowp_trivial(const LowpProblem& g) noexcept {
+  if (g.m == 0 || g.n == 0) return true;
+  const bool int8 = g.dtype() == DType::U8S8;
+  if (g.k > 0 && (int8 || g.alpha != 0.0f)) return false;
+  for (int64_t i = 0; i < g.m; ++i) {
+    if (int8) {
+      auto* row = static_cast<std::int32_t*>(g.c) + i * g.ldc;
+      for (int64_t j = 0; j < g.n; ++j)
+        row[j] = g.ibeta == 0 ? 0
+                              : static_cast<std::int32_t>(u32(g.ibeta) * u32(row[j]));
+    } else if (g.bf16_out()) {
+      auto* row = static_cast<std::uint16_t*>(g.c) + i * g.ldc;
+      for (int64_t j = 0; j < g.n; ++j)
+        row[j] = g.beta == 0.0f ? 0 : float_to_bf16(g.beta * bf16_to_float(row[j]));
+    } else {
+      auto* row = static_cast<float*>(g.c) + i * g.ldc;
+      for (int64_t j = 0; j < g.n; ++j) row[j] = g.beta == 0.0f ? 0.0f : g.beta * row[j];
+    }
+  }
+  return true;
+}
+
+Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
+                    ThreadPool& pool) noexcept {
+  const int threads = p.pm * p.pn;
+  if (p.pk != 1 || p.dot || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+    return Status::InternalError;
+  const int64_t kc = std::min(p.kc, g.k);
+  const int64_t groups = ceil_div(kc, ks.group);
+  const int64_t m_t = std::min(g.m, ceil_div(ceil_div(g.m, p.mr), p.pm) * p.mr);
+  const auto pa = static_cast<std::size_t>(round_up(std::min(p.mc, m_t), p.mr) * groups);
+  const auto pb = static_cast<std::size_t>(round_up(std::min(p.nc, g.n), p.nr) * groups);
+  const auto cs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? p.nc : 0);
+  const auto rs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? m_t : 0);
+  const auto acc = static_cast<std::size_t>(g.bf16_out() ? m_t * p.nc : 0);
+  auto up16 = [](std::size_t v) { return (v + 15) / 16 * 16; };
+  const std::size_t per_thread = up16(pa) + up16(pb) + up16(cs) + up16(rs) + up16(acc);
+  float* ws = Workspace::local().reserve(per_thread * static_cast<std::size_t>(threads));
+  if (ws == nullptr) return Status::OutOfMemory;
+
+  pool.run(threads, [&](int tid) {
+    Block blk{};
+    split(g.m, p.mr, p.pm, tid / p.pn, blk.m0, blk.m1);
+    split(g.n, p.nr, p.pn, tid % p.pn, blk.n0, blk.n1);
+    if (blk.m0 >= blk.m1 || blk.n0 >= blk.n1) return;
+    auto* base = reinterpret_cast<std::uint32_t*>(ws + per_thread * static_cast<std::size_t>(tid));
+    Scratch s{};
+    s.pack_a = base;
+    s.pack_b = base + up16(pa);
+    s.colsum = reinterpret_cast<std::int32_t*>(s.pack_b + up16(pb));
+    s.rowsum = s.colsum + up16(cs);
+    s.acc = reinterpret_cast<float*>(s.rowsum + up16(rs));
+    run_block(p, g, ks, blk, s);
+  });
+  return Status::Ok;
+}
+
+}  // namespace adaptcore

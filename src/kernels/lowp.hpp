@@ -1,0 +1,87 @@
+// Low-precision micro-kernel and packing interfaces (bf16 and int8). Kernels know nothing of
+// plans: they compute one register tile from packed panels of 32-bit "groups".
+//
+// A group is the run of consecutive k values that one dot-product instruction consumes per
+// 32-bit lane: 2 bf16 values for vdpbf16ps, 4 bytes for vpdpbusd, or 1 fp32 value where bf16
+// is converted for the fp32 kernels (CPUs without AVX512-BF16). Every group is 4 bytes, so
+// both panels are arrays of 32-bit words:
+//   A panel (mr rows):  word g * mr + i  holds the group g of row i    (broadcast by the kernel)
+//   B panel (nr cols):  word g * nr + j  holds the group g of column j (loaded as vectors)
+// Depth is zero-padded to whole groups, rows to mr and columns to nr, so padding adds
+// products of zeros. The int8 layout is what a weight-quantized path can pre-pack once.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "adaptcore/types.hpp"
+#include "kernels/ukernel.hpp"
+#include "plan/shape_key.hpp"
+
+namespace adaptcore::kernels {
+
+struct LowpArgs {
+  int64_t groups;           // depth in groups
+  const std::uint32_t* a;   // packed A panel
+  const std::uint32_t* b;   // packed B panel
+  void* c;                  // fp32 or s32 C tile, row-major
+  int64_t ldc;
+  float alpha, beta;        // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
+  std::int32_t ibeta;       // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
+  int n;                    // valid columns, 1..nr
+};
+using LowpFn = void (*)(const LowpArgs&);
+
+// One register tile. Native tiles have one kernel per row count 1..mr; a tile of the fp32
+// fallback points at the fp32 kernels instead (called on converted panels, ColUnit mode).
+// Int8 kernels exist for both signedness orders: `fn` reads A as unsigned and B as signed,
+// `fn_swapped` the opposite (a column-major C swaps the operands).
+struct LowpTile {
+  int mr;
+  int nr;
+  std::array<LowpFn, kMaxMr> fn{};
+  std::array<LowpFn, kMaxMr> fn_swapped{};
+  const TileKernels* fp32 = nullptr;
+
+  LowpFn get(int m, bool swapped) const noexcept {
+    return (swapped ? fn_swapped : fn)[static_cast<std::size_t>(m - 1)];
+  }
+};
+
+// Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
+// kFlip xors each byte with 0x80 (s8 -> u8, the +128 shift), kSigned reads bytes as s8 for
+// the column sums. pack_b adds the column sums of what it packed (after the flip) to colsum
+// when colsum is not null (int8 only).
+inline constexpr unsigned kFlip = 1u, kSigned = 2u;
+using LowpPackAFn = void (*)(int64_t m, int64_t k, const void* a, int64_t a_rs, int64_t a_cs,
+                             int mr, unsigned flags, std::uint32_t* out);
+using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, int64_t b_cs,
+                             int nr, unsigned flags, std::uint32_t* out, std::int32_t* colsum);
+
+// Everything one low-precision path offers.
+struct LowpKernels {
+  DType dtype;
+  Isa isa;             // the ISA path it belongs to (the context's)
+  const char* name;    // "avx512-bf16", "avx512-vnni", "fp32-convert", "int32-generic"
+  int group;           // k values per 32-bit group: 2, 4 or 1
+  int lanes;           // 32-bit lanes per vector of the kernels
+  // Multiply-adds one kernel instruction does per lane (2 for vdpbf16ps, 4 for vpdpbusd, 1
+  // for an fp32 FMA); the model's peak is fma issue rate x lanes x this.
+  double macs_per_lane;
+  std::span<const LowpTile> tiles;
+  LowpPackAFn pack_a;
+  LowpPackBFn pack_b;
+};
+
+// The kernels of a dtype on an ISA path: the native dot-product kernels on the avx512 path when
+// `native` (the caller checked the CPU has AVX512-BF16, or AVX512-VNNI and AVX512BW), else the
+// fallback: bf16 converted to fp32 for that path's fp32 kernels, or a portable int32 kernel for
+// int8. Like kernels_for, checks nothing about the CPU. Null for F32 or a path the binary lacks.
+const LowpKernels* lowp_kernels_for(DType dtype, Isa isa, bool native) noexcept;
+
+// Per-ISA units (null when the build or the CPU lacks the instructions).
+const LowpKernels* bf16_avx512_kernels() noexcept;  // x86_avx512/bf16_avx512.cpp
+const LowpKernels* int8_vnni_kernels() noexcept;    // x86_avx512/int8_vnni.cpp
+
+}  // namespace adaptcore::kernels

@@ -1,0 +1,100 @@
+// AVX512-BF16 kernels: vdpbf16ps over B packed in k-pairs, A broadcast as pairs. Compiled with
+// -mavx512f -mavx512bf16 (and BW/VL for the packing); reached only after the CPU reported
+// avx512_bf16 (lowp_kernels_for).
+//
+// Per pair of depth steps a 14x32 tile loads 2 B vectors, broadcasts 14 A pairs and issues 28
+// vdpbf16ps, each 16 lanes x 2 multiply-adds: twice the work of the fp32 kernel's FMAs at the
+// same register budget (28 accumulators + 2 B + 1 broadcast of 32 zmm).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <utility>
+
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "kernels/lowp.hpp"
+
+namespace {
+#include "kernels/lowp_pack_template.hpp"
+
+using adaptcore::kernels::LowpArgs;
+
+inline __mmask16 mask16(int n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF)
+                 : static_cast<__mmask16>((1u << static_cast<unsigned>(std::max(n, 0))) - 1u);
+}
+
+// M rows (<= PMR, the panel's row count) x NV vectors of 16 columns.
+template <int PMR, int M, int NV>
+void bf16_kernel(const LowpArgs& x) {
+  __m512 acc[M][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
+  const std::uint32_t* a = x.a;
+  const std::uint32_t* b = x.b;
+#pragma GCC unroll 2
+  for (int64_t g = 0; g < x.groups; ++g) {
+    __m512bh bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = std::bit_cast<__m512bh>(_mm512_loadu_si512(b + 16 * v));
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) {
+      const __m512bh av = std::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[i])));
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], av, bv[v]);
+    }
+    a += PMR;
+    b += 16 * NV;
+  }
+  // Epilogue: C = alpha * acc (+ beta * C); beta == 0 never reads C.
+  float* c = static_cast<float*>(x.c);
+  const __m512 alpha = _mm512_set1_ps(x.alpha);
+  const __m512 beta = _mm512_set1_ps(x.beta);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (v * 16 >= x.n) continue;
+      float* cp = c + i * x.ldc + v * 16;
+      const __mmask16 k = mask16(x.n - v * 16);
+      __m512 r = _mm512_mul_ps(alpha, acc[i][v]);
+      if (x.beta != 0.0f) r = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(k, cp), r);
+      _mm512_mask_storeu_ps(cp, k, r);
+    }
+  }
+}
+
+template <int PMR, int NV, int... Ms>
+constexpr std::array<adaptcore::kernels::LowpFn, adaptcore::kernels::kMaxMr> rows(
+    std::integer_sequence<int, Ms...>) {
+  return {&bf16_kernel<PMR, Ms + 1, NV>...};
+}
+
+template <int MR, int NV>
+constexpr adaptcore::kernels::LowpTile tile() {
+  adaptcore::kernels::LowpTile t{};
+  t.mr = MR;
+  t.nr = 16 * NV;
+  t.fn = rows<MR, NV>(std::make_integer_sequence<int, MR>{});
+  t.fn_swapped = t.fn;  // bf16 has no signedness
+  return t;
+}
+
+// 14x32 for compute-bound shapes; 6x64 whose 1..6-row variants serve decode-like M with wide
+// B rows (as the fp32 tiles).
+constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
+
+constexpr adaptcore::kernels::LowpKernels kBf16{
+    adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
+    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>};
+}  // namespace
+
+namespace adaptcore::kernels {
+const LowpKernels* bf16_avx512_kernels() noexcept { return &kBf16; }
+}  // namespace adaptcore::kernels

@@ -1,0 +1,94 @@
+#include "model/lowp_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace adaptcore {
+namespace {
+
+constexpr double kLoadsPerCycle = 2.0;
+constexpr double kDotLatency = 5.0;  // cycles; vdpbf16ps / vpdpbusd, one per accumulator per step
+constexpr double kKernelEfficiency = 0.94;
+// The portable int8 kernel: scalar-ish code the compiler vectorises with 16-bit multiplies;
+// about a quarter of a 4-lane vector's multiply-adds per cycle (used only where nothing else
+// exists, so a rough figure suffices for ranking its own candidates).
+constexpr double kGenericInt8Macs = 4.0;
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+}  // namespace
+
+double LowpModel::level_gbs(double bytes, int threads) const noexcept {
+  if (bytes <= static_cast<double>(hw_.l1d_bytes)) return hw_.bw_l1_gbs;
+  if (bytes <= static_cast<double>(hw_.l2_bytes)) return hw_.bw_l2_gbs;
+  if (bytes <= static_cast<double>(hw_.l3_bytes)) return hw_.bw_l3_gbs;
+  return std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
+}
+
+double LowpModel::macs_per_cycle() const noexcept {
+  if (ks_.dtype == DType::U8S8 && ks_.macs_per_lane < 4.0)  // the portable kernel
+    return kGenericInt8Macs;
+  return hw_.fma_per_cycle(ks_.isa) * ks_.lanes * ks_.macs_per_lane;
+}
+
+double LowpModel::cycles_per_group(int m, int nr) const noexcept {
+  const double nv = std::ceil(static_cast<double>(nr) / ks_.lanes);
+  const double instrs = m * nv;
+  const double loads = nv + m;
+  // Instructions per cycle: the path's rate in multiply-adds over the work of one instruction.
+  const double per_cycle = macs_per_cycle() / (ks_.lanes * ks_.macs_per_lane);
+  return std::max({instrs / per_cycle, loads / kLoadsPerCycle, kDotLatency});
+}
+
+CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
+  CostBreakdown c;
+  const double eb = input_bytes(key.dtype);
+  const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
+               k = static_cast<double>(key.k);
+  const double mr = p.mr, nr = p.nr;
+  const int threads = p.threads();
+  const double m_t = std::min(m, ceil_div(ceil_div(m, mr), p.pm) * mr);
+  const double n_t = std::min(n, ceil_div(ceil_div(n, nr), p.pn) * nr);
+  const double kc = std::min(static_cast<double>(p.kc), k);
+  const double mc = std::min(static_cast<double>(p.mc), m_t);
+  const double nc = std::min(static_cast<double>(p.nc), n_t);
+  const double k_blocks = ceil_div(k, kc);
+  const double m_blocks = ceil_div(m_t, mc);
+  const double n_blocks = ceil_div(n_t, nc);
+  const double grp = ks_.group;
+
+  // Compute: group steps of every register tile (partial groups padded), per-call C traffic.
+  const double full_rows = std::floor(m_t / mr), tail_rows = m_t - full_rows * mr;
+  const double col_tiles = ceil_div(n_t, nr);
+  double row_cycles = full_rows * cycles_per_group(p.mr, p.nr);
+  if (tail_rows > 0) row_cycles += cycles_per_group(static_cast<int>(tail_rows), p.nr);
+  const double groups = k_blocks * ceil_div(kc, grp);
+  const double tiles = ceil_div(m_t, mr) * col_tiles;
+  const double call_cycles = 12.0 + 1.5 * mr * std::ceil(nr / ks_.lanes);
+  c.compute_us = (groups * row_cycles * col_tiles + k_blocks * tiles * call_cycles) /
+                 (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+
+  // Memory: packed panels are 4 bytes per group (eb x group bytes of source), read from the
+  // level holding them; C (4 bytes an element) once per depth block.
+  auto us = [](double bytes, double gbs) { return bytes / (gbs * 1e3); };
+  const double pw = 4.0 / grp;  // packed bytes per k value
+  const double b_panel = pw * kc * nc, a_block = pw * kc * mc;
+  double mem = us(m_blocks * pw * k * n_t, level_gbs(b_panel, threads));
+  mem += us(col_tiles * pw * m_t * k, level_gbs(a_block, threads) == hw_.bw_l1_gbs
+                                          ? hw_.bw_l1_gbs
+                                          : hw_.bw_l2_gbs);
+  mem += us(k_blocks * 8.0 * m_t * n_t, level_gbs(4.0 * m_t * n_t, threads));
+  c.memory_us = mem;
+
+  // Packing: every source byte of B once, of A once per B panel, at the packing rate (from
+  // DRAM, half the source bandwidth as for fp32).
+  const double src_b = eb * k * n_t, src_a = eb * m_t * k;
+  const double b_bw = level_gbs(eb * k * n_t, threads), a_bw = level_gbs(eb * m_t * k, threads);
+  c.pack_us = us(src_b, std::min(hw_.pack_gbs, b_bw)) + us(n_blocks * src_a, std::min(hw_.pack_gbs, a_bw));
+  if (threads > 1) c.sync_us = hw_.fork_join_us;
+  c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
+  c.total_us = std::max(c.compute_us, c.memory_us) + c.pack_us + c.sync_us;
+  return c;
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,128 @@
+#include "plan/lowp_planner.hpp"
+
+#include <algorithm>
+
+#include "model/lowp_model.hpp"
+
+namespace adaptcore {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_down(int64_t v, int64_t q) { return std::max(q, v / q * q); }
+
+}  // namespace
+
+ShapeClass classify_lowp(const ShapeKey& key, const HardwareProfile& hw,
+                         const kernels::LowpKernels& ks) noexcept {
+  ShapeClass cls;
+  const double eb = input_bytes(key.dtype);
+  const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
+               k = static_cast<double>(key.k);
+  const double footprint = eb * (m * k + k * n) + 4.0 * m * n;
+  bool one_tile = false;
+  for (const auto& t : ks.tiles) one_tile |= key.m <= t.mr && key.n <= t.nr;
+  const double l1 = static_cast<double>(hw.l1d_bytes);
+  if (one_tile && eb * k * (m + n) <= l1)
+    cls.capacity = CapacityClass::Registers;
+  else if (footprint <= l1)
+    cls.capacity = CapacityClass::L1;
+  else if (footprint <= static_cast<double>(hw.l2_bytes))
+    cls.capacity = CapacityClass::L2;
+  else if (footprint <= static_cast<double>(hw.l3_bytes) * std::max(1, key.threads))
+    cls.capacity = CapacityClass::L3;
+  else
+    cls.capacity = CapacityClass::Dram;
+
+  // Serial when one core at this path's peak finishes before a second could be woken.
+  const double one_core_us = 2.0 * m * n * k / (LowpModel(hw, ks).peak_gops_per_core() * 1e3);
+  const auto& main_tile = ks.tiles.front();
+  const int64_t tiles = ceil_div(key.m, main_tile.mr) * ceil_div(key.n, main_tile.nr);
+  if (key.threads <= 1 || one_core_us < 2.0 * hw.fork_join_us)
+    cls.parallel = ParallelClass::Serial;
+  else if (tiles >= 4 * static_cast<int64_t>(key.threads))
+    cls.parallel = ParallelClass::ManyTiles;
+  else
+    cls.parallel = ParallelClass::FewTiles;
+  return cls;
+}
+
+std::vector<Plan> enumerate_lowp_candidates(const ShapeKey& key, const ShapeClass& cls,
+                                            const HardwareProfile& hw,
+                                            const kernels::LowpKernels& ks) {
+  std::vector<Plan> out;
+  const int64_t pw = 4 / ks.group;  // packed bytes per k value (4 per 32-bit group)
+  for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
+    const auto& tile = ks.tiles[static_cast<std::size_t>(ti)];
+    const int mr = tile.mr, nr = tile.nr;
+    // Core grids pm x pn (no split-K: the kernels write C directly, and integer partials would
+    // need their own reduction; FewTiles shapes use the finer tiles instead).
+    std::vector<std::pair<int, int>> grids{{1, 1}};
+    if (cls.parallel != ParallelClass::Serial) {
+      for (int pm = 1; pm <= key.threads; ++pm) {
+        if (key.threads % pm != 0) continue;
+        const int pn = key.threads / pm;
+        if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
+        if (pm * pn > 1) grids.emplace_back(pm, pn);
+      }
+    }
+    // kc in k values: the packed B sliver (kc x nr) and A block share L2 as for fp32, and the
+    // same packed bytes hold 2x (bf16) or 4x (int8) more depth; multiples of 4 keep every
+    // block on whole groups.
+    const int64_t kc_max =
+        std::max<int64_t>(64, round_down(hw.l2_bytes / (pw * (2 * mr + nr) * 8), 64));
+    const int64_t scale = ks.group;  // 256 and 512 fp32-equivalent depths
+    const int64_t kcs[2] = {std::min<int64_t>(256 * scale, kc_max),
+                            std::min<int64_t>(512 * scale, kc_max)};
+    int64_t used[2] = {-1, -1};
+    for (int kci = 0; kci < 2; ++kci) {
+      int64_t kc = kcs[kci];
+      if (key.k <= kc + kc / 4) kc = key.k;
+      if (kc == used[0]) continue;
+      used[kci] = kc;
+      for (const auto& [pm, pn] : grids) {
+        const int64_t m_t = std::min(key.m, ceil_div(ceil_div(key.m, mr), pm) * mr);
+        const int64_t n_t = std::min(key.n, ceil_div(ceil_div(key.n, nr), pn) * nr);
+        Plan p;
+        p.isa = ks.isa;
+        p.tile = ti;
+        p.mr = mr;
+        p.nr = nr;
+        p.pack_a = p.pack_b = true;
+        p.kc = std::max<int64_t>(1, kc);
+        const int64_t a_room = hw.l2_bytes / 3 - pw * p.kc * nr;
+        p.mc = std::min(m_t, round_down(std::max<int64_t>(0, a_room) / (pw * p.kc), mr));
+        p.nc = std::min(n_t, round_down(hw.l3_bytes / (2 * pw * p.kc), nr));
+        p.mc = std::max<int64_t>(1, p.mc);
+        p.nc = std::max<int64_t>(1, p.nc);
+        p.pm = pm, p.pn = pn, p.pk = 1;
+        p.cls = cls;
+        p.tail = TailStrategy::Masked;
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+Explanation explain_lowp_plan(const ShapeKey& key, const HardwareProfile& hw,
+                              const kernels::LowpKernels& ks) {
+  Explanation e;
+  e.cls = classify_lowp(key, hw, ks);
+  const LowpModel model(hw, ks);
+  for (Plan& p : enumerate_lowp_candidates(key, e.cls, hw, ks)) {
+    const CostBreakdown cost = model.predict(key, p);
+    p.predicted_us = cost.total_us;
+    e.candidates.push_back({p, cost});
+  }
+  for (std::size_t i = 1; i < e.candidates.size(); ++i)
+    if (e.candidates[i].cost.total_us < e.candidates[e.chosen].cost.total_us) e.chosen = i;
+  return e;
+}
+
+Plan make_lowp_plan(const ShapeKey& key, const HardwareProfile& hw,
+                    const kernels::LowpKernels& ks) {
+  const Explanation e = explain_lowp_plan(key, hw, ks);
+  return e.candidates[e.chosen].plan;
+}
+
+}  // namespace adaptcore

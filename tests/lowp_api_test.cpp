@@ -1,0 +1,200 @@
+// The low-precision API around the arithmetic: argument errors (the fp32 rules, in the same
+// order, plus zero-point counts) leave C untouched; the C API; plan-cache keys distinct per
+// dtype; plans of every dtype survive a plan file round trip.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <unistd.h>
+
+#include "adaptcore/adaptcore.h"
+#include "dispatch/context_impl.hpp"
+#include "lowp_test_util.hpp"
+
+namespace adaptcore::test {
+namespace {
+
+constexpr int64_t kBig = std::numeric_limits<int64_t>::max();
+
+struct Bufs {
+  std::vector<std::uint16_t> a = std::vector<std::uint16_t>(4096, 0x3f80);
+  std::vector<std::uint16_t> b = std::vector<std::uint16_t>(4096, 0x3f80);
+  std::vector<float> c = std::vector<float>(4096, 7.0f);
+  std::vector<std::uint8_t> a8 = std::vector<std::uint8_t>(4096, 1);
+  std::vector<std::int8_t> b8 = std::vector<std::int8_t>(4096, 1);
+  std::vector<std::int32_t> c32 = std::vector<std::int32_t>(4096, 7);
+  bool untouched() const {
+    for (float v : c)
+      if (v != 7.0f) return false;
+    for (auto v : c32)
+      if (v != 7) return false;
+    return true;
+  }
+};
+
+class LowpErrors : public ::testing::Test {
+ protected:
+  Status bf16(Layout l, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_t lda,
+              int64_t ldb, int64_t ldc) {
+    return gemm_bf16(l, ta, tb, m, n, k, 1.0f, b_.a.data(), lda, b_.b.data(), ldb, 0.0f,
+                     b_.c.data(), ldc, *ctx_);
+  }
+  Status int8(Layout l, Trans ta, Trans tb, int64_t m, int64_t n, int64_t k, int64_t lda,
+              int64_t ldb, int64_t ldc, ZeroPoints az = {}, ZeroPoints bz = {}) {
+    return gemm_u8s8s32(l, ta, tb, m, n, k, b_.a8.data(), lda, az, b_.b8.data(), ldb, bz, 0,
+                        b_.c32.data(), ldc, *ctx_);
+  }
+  std::unique_ptr<Context> ctx_ = make_context(Isa::Auto, 2);
+  Bufs b_;
+};
+
+TEST_F(LowpErrors, LayoutTransposeDimensionLeadingDimension) {
+  const Layout R = Layout::RowMajor, C = Layout::ColMajor;
+  const Trans N = Trans::No, T = Trans::Yes;
+  EXPECT_EQ(bf16(static_cast<Layout>(7), N, N, 4, 4, 4, 4, 4, 4), Status::InvalidLayout);
+  EXPECT_EQ(int8(static_cast<Layout>(7), N, N, 4, 4, 4, 4, 4, 4), Status::InvalidLayout);
+  EXPECT_EQ(bf16(R, static_cast<Trans>(0), N, 4, 4, 4, 4, 4, 4), Status::InvalidTranspose);
+  EXPECT_EQ(int8(R, N, static_cast<Trans>(114), 4, 4, 4, 4, 4, 4), Status::InvalidTranspose);
+  EXPECT_EQ(bf16(R, N, N, -1, 4, 4, 4, 4, 4), Status::InvalidDimension);
+  EXPECT_EQ(int8(R, N, N, 4, 4, -5, 4, 4, 4), Status::InvalidDimension);
+  EXPECT_EQ(bf16(R, N, N, 4, 4, 8, 7, 4, 4), Status::InvalidLeadingDimension);  // lda < k
+  EXPECT_EQ(bf16(C, N, N, 4, 4, 8, 3, 8, 4), Status::InvalidLeadingDimension);  // lda < m
+  EXPECT_EQ(int8(R, T, N, 4, 4, 8, 3, 4, 4), Status::InvalidLeadingDimension);  // lda < m
+  EXPECT_EQ(int8(R, N, N, 4, 5, 8, 8, 5, 4), Status::InvalidLeadingDimension);  // ldc < n
+  EXPECT_TRUE(b_.untouched());
+}
+
+TEST_F(LowpErrors, OverflowNullAliasing) {
+  const Layout R = Layout::RowMajor;
+  const Trans N = Trans::No;
+  EXPECT_EQ(bf16(R, N, N, kBig / 2, 2, 4, 4, 2, kBig / 2), Status::SizeOverflow);
+  EXPECT_EQ(int8(R, N, N, 3, 2, 4, kBig / 2, 2, 2), Status::SizeOverflow);  // 2 lda + 4 bytes
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, nullptr, 4, b_.b.data(), 4, 0.0f, b_.c.data(), 4,
+                      *ctx_),
+            Status::NullPointer);
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, b_.a.data(), 4, b_.b.data(), 4, 0.0f,
+                      static_cast<float*>(nullptr), 4, *ctx_),
+            Status::NullPointer);
+  EXPECT_EQ(gemm_u8s8s32(R, N, N, 4, 4, 4, b_.a8.data(), 4, {}, nullptr, 4, {}, 0, b_.c32.data(),
+                         4, *ctx_),
+            Status::NullPointer);
+  // C overlapping A (same buffer, bf16 output on A's grid) and C overlapping B (int8).
+  std::vector<std::uint16_t> buf(64, 0x3f80);
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, buf.data(), 4, b_.b.data(), 4, 0.0f,
+                      buf.data() + 2, 4, *ctx_),
+            Status::Aliasing);
+  // Disjoint blocks of one buffer on the same grid are not aliasing.
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 2, 2, 1.0f, buf.data(), 8, b_.b.data(), 2, 0.0f,
+                      buf.data() + 4, 8, *ctx_),
+            Status::Ok);
+  std::vector<std::int32_t> c32(64);
+  EXPECT_EQ(gemm_u8s8s32(R, N, N, 4, 4, 4, b_.a8.data(), 4, {},
+                         reinterpret_cast<const std::int8_t*>(c32.data()), 4, {}, 0, c32.data(), 4,
+                         *ctx_),
+            Status::Aliasing);
+  EXPECT_TRUE(b_.untouched());
+}
+
+TEST_F(LowpErrors, ZeroPointCounts) {
+  const Layout R = Layout::RowMajor;
+  const Trans N = Trans::No;
+  const std::int32_t zp[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {zp, 2}), Status::InvalidArgument);
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {zp, 5}), Status::InvalidArgument);  // a: per row
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {}, {zp, 4}), Status::InvalidArgument);
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {nullptr, 1}), Status::NullPointer);
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {}, {nullptr, 5}), Status::NullPointer);
+  EXPECT_TRUE(b_.untouched());
+  EXPECT_EQ(int8(R, N, N, 4, 5, 4, 4, 5, 5, {zp, 4}, {zp, 5}), Status::Ok);
+}
+
+TEST(LowpCApi, MatchesCpp) {
+  ASSERT_EQ(ac_set_num_threads(2), AC_STATUS_OK);
+  const std::uint16_t one = float_to_bf16(1.0f), two = float_to_bf16(2.0f);
+  std::vector<std::uint16_t> a(6, one), b(12, two);
+  std::vector<float> c(8, 0.0f);
+  ASSERT_EQ(ac_gemm_bf16bf16f32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, 1.0f, a.data(),
+                                3, b.data(), 4, 0.0f, c.data(), 4),
+            AC_STATUS_OK);
+  for (float v : c) EXPECT_EQ(v, 6.0f);
+  std::vector<std::uint16_t> cb(8, 0);
+  ASSERT_EQ(ac_gemm_bf16bf16bf16(AC_COL_MAJOR, AC_TRANS, AC_NO_TRANS, 2, 4, 3, 0.5f, a.data(), 3,
+                                 b.data(), 3, 0.0f, cb.data(), 2),
+            AC_STATUS_OK);
+  for (auto v : cb) EXPECT_EQ(bf16_to_float(v), 3.0f);
+  std::vector<std::uint8_t> a8(6, 200);
+  std::vector<std::int8_t> s8(6, -100), b8(12, -7);
+  std::vector<std::int32_t> c32(8, 1);
+  const std::int32_t azp = 10, bzp[4] = {1, 2, 3, 4};
+  ASSERT_EQ(ac_gemm_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, a8.data(), 3, &azp, 1,
+                            b8.data(), 4, bzp, 4, 1, c32.data(), 4),
+            AC_STATUS_OK);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(c32[static_cast<std::size_t>(j)], 1 + 3 * 190 * (-7 - bzp[j]));
+  ASSERT_EQ(ac_gemm_s8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, s8.data(), 3, nullptr,
+                            0, b8.data(), 4, nullptr, 0, 0, c32.data(), 4),
+            AC_STATUS_OK);
+  for (auto v : c32) EXPECT_EQ(v, 3 * -100 * -7);
+  EXPECT_EQ(ac_gemm_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, a8.data(), 3, &azp, 3,
+                            b8.data(), 4, nullptr, 0, 0, c32.data(), 4),
+            AC_STATUS_INVALID_ARGUMENT);
+}
+
+TEST(LowpPlans, DistinctCacheKeysAndPlanFileRoundTrip) {
+  auto ctx = make_context(Isa::Auto, 2);
+  const int64_t m = 64, n = 96, k = 80;
+  std::vector<float> af(static_cast<std::size_t>(m * k), 1.0f), bf(static_cast<std::size_t>(k * n), 1.0f),
+      cf(static_cast<std::size_t>(m * n));
+  std::vector<std::uint16_t> ab(af.size(), 0x3f80), bb(bf.size(), 0x3f80);
+  std::vector<std::uint8_t> a8(af.size(), 1);
+  std::vector<std::int8_t> b8(bf.size(), 1);
+  std::vector<std::int32_t> c32(cf.size());
+  const Layout R = Layout::RowMajor;
+  const Trans N = Trans::No;
+  ASSERT_EQ(gemm(R, N, N, m, n, k, 1.0f, af.data(), k, bf.data(), n, 0.0f, cf.data(), n, *ctx), Status::Ok);
+  EXPECT_EQ(ctx->cached_plans(), 1u);
+  ASSERT_EQ(gemm_bf16(R, N, N, m, n, k, 1.0f, ab.data(), k, bb.data(), n, 0.0f, cf.data(), n, *ctx),
+            Status::Ok);
+  EXPECT_EQ(ctx->cached_plans(), 2u);
+  for (float v : cf) EXPECT_EQ(v, static_cast<float>(k));
+  ASSERT_EQ(gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *ctx),
+            Status::Ok);
+  EXPECT_EQ(ctx->cached_plans(), 3u);
+  for (auto v : c32) EXPECT_EQ(v, k);
+
+  // Each key's plan is the one its own planner makes, and the file keeps all three.
+  const std::string path = "/tmp/adaptcore_lowp_plans_" + std::to_string(::getpid()) + ".bin";
+  std::string err;
+  ASSERT_EQ(ctx->save_plan_file(path, &err), Status::Ok) << err;
+  auto fresh = make_context(Isa::Auto, 2);
+  ASSERT_EQ(fresh->load_plan_file(path, &err), Status::Ok) << err;
+  EXPECT_EQ(fresh->cached_plans(), 3u);
+  std::remove(path.c_str());
+  ASSERT_EQ(gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *fresh),
+            Status::Ok);
+  for (auto v : c32) EXPECT_EQ(v, k);
+}
+
+}  // namespace
+}  // namespace adaptcore::test
+
+namespace adaptcore::test {
+namespace {
+
+// The context picks the dot-product kernels where the CPU has them, the fallbacks elsewhere.
+TEST(LowpPlans, KernelChoicePerPath) {
+  const HardwareProfile& hw = detected_hardware();
+  for (Isa isa : available_isas()) {
+    auto ctx = make_context(isa, 1);
+    const auto* bf = ctx->impl().lowp_kernels(DType::Bf16, isa);
+    const auto* i8 = ctx->impl().lowp_kernels(DType::U8S8, isa);
+    ASSERT_NE(bf, nullptr);
+    ASSERT_NE(i8, nullptr);
+    const bool avx512 = isa == Isa::Avx512;
+    EXPECT_STREQ(bf->name, avx512 && hw.avx512_bf16 ? "avx512-bf16" : "fp32-convert");
+    EXPECT_STREQ(i8->name, avx512 && hw.avx512_vnni && hw.avx512bw ? "avx512-vnni" : "int32-generic");
+    EXPECT_EQ(bf->isa, isa);
+    EXPECT_EQ(i8->isa, isa);
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::test

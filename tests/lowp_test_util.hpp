@@ -1,0 +1,127 @@
+// Helpers of the low-precision tests: stored matrices of any element type with padded leading
+// dimensions, and the ways to run a low-precision GEMM: through a Context (public API, any
+// ISA path and thread count) or directly on a chosen kernel table (to reach the fallbacks the
+// context would not pick on this CPU, e.g. bf16 converted to fp32 on the avx512 path).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/lowp_problem.hpp"
+#include "exec/executor_lowp.hpp"
+#include "exec/thread_pool.hpp"
+#include "kernels/lowp.hpp"
+#include "plan/lowp_planner.hpp"
+#include "test_util.hpp"
+
+namespace adaptcore::test {
+
+// rows x cols stored row- or column-major with ld = minimum + pad; everything outside the
+// elements holds `fill`.
+template <class T>
+struct Mat {
+  int64_t rows = 0, cols = 0, ld = 1;
+  bool row_major = true;
+  std::vector<T> data;
+
+  Mat() = default;
+  Mat(int64_t r, int64_t c, bool rm, int64_t pad, T fill) : rows(r), cols(c), row_major(rm) {
+    ld = std::max<int64_t>(1, (rm ? c : r) + pad);
+    data.assign(static_cast<std::size_t>(std::max<int64_t>(1, (rm ? r : c) * ld)), fill);
+  }
+  std::size_t index(int64_t i, int64_t j) const {
+    return static_cast<std::size_t>(row_major ? i * ld + j : j * ld + i);
+  }
+  T& at(int64_t i, int64_t j) { return data[index(i, j)]; }
+  const T& at(int64_t i, int64_t j) const { return data[index(i, j)]; }
+  // True if nothing outside the elements differs from `fill`.
+  bool padding_is(T fill) const {
+    std::vector<bool> elem(data.size(), false);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) elem[index(i, j)] = true;
+    for (std::size_t x = 0; x < data.size(); ++x)
+      if (!elem[x] && std::memcmp(&data[x], &fill, sizeof(T)) != 0) return false;
+    return true;
+  }
+};
+
+// One way of running low-precision calls.
+struct LowpRunner {
+  std::string name;
+  std::unique_ptr<Context> ctx;                  // through the public API, or
+  const kernels::LowpKernels* table = nullptr;   // straight on a kernel table
+  int threads = 1;
+  std::unique_ptr<ThreadPool> pool;
+
+  Status run(const LowpCall& call) const {
+    if (ctx) {
+      switch (call.kind) {
+        case LowpKind::Bf16F32:
+          return gemm_bf16(call.layout, call.transa, call.transb, call.m, call.n, call.k,
+                           call.alpha, static_cast<const std::uint16_t*>(call.a), call.lda,
+                           static_cast<const std::uint16_t*>(call.b), call.ldb, call.beta,
+                           static_cast<float*>(call.c), call.ldc, *ctx);
+        case LowpKind::Bf16Bf16:
+          return gemm_bf16(call.layout, call.transa, call.transb, call.m, call.n, call.k,
+                           call.alpha, static_cast<const std::uint16_t*>(call.a), call.lda,
+                           static_cast<const std::uint16_t*>(call.b), call.ldb, call.beta,
+                           static_cast<std::uint16_t*>(call.c), call.ldc, *ctx);
+        case LowpKind::U8S8S32:
+          return gemm_u8s8s32(call.layout, call.transa, call.transb, call.m, call.n, call.k,
+                              static_cast<const std::uint8_t*>(call.a), call.lda, call.a_zp,
+                              static_cast<const std::int8_t*>(call.b), call.ldb, call.b_zp,
+                              call.ibeta, static_cast<std::int32_t*>(call.c), call.ldc, *ctx);
+        case LowpKind::S8S8S32:
+          return gemm_s8s8s32(call.layout, call.transa, call.transb, call.m, call.n, call.k,
+                              static_cast<const std::int8_t*>(call.a), call.lda, call.a_zp,
+                              static_cast<const std::int8_t*>(call.b), call.ldb, call.b_zp,
+                              call.ibeta, static_cast<std::int32_t*>(call.c), call.ldc, *ctx);
+      }
+      return Status::InternalError;
+    }
+    LowpProblem prob;
+    const Status s = make_lowp_problem(call, prob);
+    if (s != Status::Ok) return s;
+    if (lowp_trivial(prob)) return Status::Ok;
+    const ShapeKey key = make_lowp_key(prob, table->isa, threads);
+    const Plan plan = make_lowp_plan(key, detected_hardware(), *table);
+    return execute_lowp(plan, prob, *table, *pool);
+  }
+};
+
+inline LowpRunner context_runner(Isa isa, int threads) {
+  LowpRunner r;
+  r.name = std::string(to_string(isa)) + "/" + std::to_string(threads) + "t";
+  r.ctx = make_context(isa, threads);
+  r.threads = threads;
+  return r;
+}
+
+inline LowpRunner table_runner(const kernels::LowpKernels* t, int threads) {
+  LowpRunner r;
+  r.name = std::string(t->name) + "@" + to_string(t->isa) + "/" + std::to_string(threads) + "t";
+  r.table = t;
+  r.threads = threads;
+  r.pool = std::make_unique<ThreadPool>(threads);
+  return r;
+}
+
+// Every context path (1, 2 and 3 threads on the best, 2 on the others), plus the avx512
+// fallback table when the CPU has the native kernels (the context would never pick it here).
+inline std::vector<LowpRunner> lowp_runners(DType dtype) {
+  std::vector<LowpRunner> out;
+  const auto isas = available_isas();
+  for (int t : {1, 2, 3}) out.push_back(context_runner(isas.back(), t));
+  for (std::size_t i = 0; i + 1 < isas.size(); ++i) out.push_back(context_runner(isas[i], 2));
+  if (detected_hardware().supports(Isa::Avx512)) {
+    const auto* fallback = kernels::lowp_kernels_for(dtype, Isa::Avx512, false);
+    if (fallback != nullptr) out.push_back(table_runner(fallback, 2));
+  }
+  return out;
+}
+
+}  // namespace adaptcore::test
