@@ -1,7 +1,9 @@
 // Whole-call cost of tiny GEMMs (1x1x1 and 8x8x8, row-major NN, alpha = 1, beta = 0), where
 // the time is almost all dispatch: argument checks, plan lookup, thread wake-up. adaptcore
-// through the C++ API with an explicit context and through the C API (default context), and
-// OpenBLAS's cblas_sgemm, at 1 and 2 threads, in the same run.
+// through the C++ API with an explicit context and through the C API (default context),
+// OpenBLAS's cblas_sgemm (linked), and every vendor library of bench/baselines that loads
+// (MKL, oneDNN, OpenBLAS, BLIS, Eigen, libxsmm; their per-shape setup done before timing), at
+// 1 and 2 threads, in the same run.
 //
 // And the parts of dispatch alone (targets from the project issue):
 //   BM_cache_find      (a) PlanCache::find on a warm key                     <= 20 ns
@@ -17,6 +19,7 @@
 
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
+#include "baselines/baseline.hpp"
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
@@ -86,6 +89,31 @@ void BM_openblas(benchmark::State& state) {
   }
   set_counters(state, s);
   state.SetLabel(adaptcore::bench::openblas_corename());
+}
+
+// A vendor library through the harness's adapter (loaded at run time; skipped with its reason
+// when it is not installed). prepare() runs before timing: a tiny-GEMM caller that reuses a
+// shape pays oneDNN's primitive creation or libxsmm's JIT once.
+void BM_vendor(benchmark::State& state, const std::string& name) {
+  const int64_t s = state.range(0);
+  adaptcore::bench::LoadedBaseline lb = adaptcore::bench::load_baseline(name, static_cast<int>(state.range(1)));
+  if (!lb.lib) {
+    state.SkipWithError(lb.message.c_str());
+    return;
+  }
+  Operands op(s);
+  const adaptcore::bench::GemmCall call{s, s, s, false, false, op.a.data(), s,
+                                        op.b.data(), s, op.c.data(), s};
+  if (!lb.lib->supports(call)) {
+    state.SkipWithError("unsupported shape");
+    return;
+  }
+  lb.lib->prepare(call);
+  for (auto _ : state) {
+    lb.lib->run(call);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, s);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {
@@ -186,7 +214,22 @@ BENCHMARK(BM_cache_miss)->ArgName("threads")->Arg(1)->Arg(2);
 BENCHMARK(BM_adaptcore_cpp)->Apply(shapes);
 BENCHMARK(BM_adaptcore_c)->Apply(shapes);
 BENCHMARK(BM_openblas)->Apply(shapes);
+// The vendor libraries, one benchmark family each, registered from main (names known at run time).
+
+void register_vendors() {
+  for (const std::string& name : adaptcore::bench::baseline_names())
+    benchmark::RegisterBenchmark(("BM_vendor_" + name).c_str(),
+                                 [name](benchmark::State& st) { BM_vendor(st, name); })
+        ->Apply(shapes);
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_vendors();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

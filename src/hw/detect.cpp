@@ -14,9 +14,14 @@
 namespace adaptcore {
 namespace {
 
-// Some hypervisors report a socket-sized L3 for each vCPU (hundreds of MiB); a per-core share
-// larger than this is not believable on any current part and would oversize the B panels.
-constexpr int64_t kMaxL3PerCore = 32LL * 1024 * 1024;
+// The L3 share one core can count on. Hypervisors report the L3 of a whole CCX or socket to a
+// VM of a few vCPUs (this machine: 32 MiB for 2 vCPUs), while other tenants' cores fill the
+// rest of it; and no current part without stacked cache gives a core more than 4 MiB (Zen 4
+// and 5: 32 MiB per 8 cores; Intel server parts: about 2 MiB). A larger share would send
+// operands of 4-16 MiB per core to L3 in the model when they stream from DRAM (measured with
+// operands rotating through memory: 4x2048x1408 ran 1.3x slower with the 256-deep block the
+// L3 assumption chose than the best library, whose B streams).
+constexpr int64_t kMaxL3PerCore = 4LL * 1024 * 1024;
 
 // Linux backs large anonymous buffers with 2 MiB pages only when transparent huge pages are
 // set to "always" ("madvise" needs an madvise the caller's allocator does not make).
