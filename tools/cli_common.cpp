@@ -62,6 +62,36 @@ Status shape_problem(const ShapeArgs& s, GemmProblem& out) {
                       nullptr, s.ldb(), 0.0f, &dummy_c, s.ldc(), out);
 }
 
+bool parse_dtype(const std::string& text, DType& out) {
+  if (text == "f32" || text == "fp32") out = DType::F32;
+  else if (text == "bf16") out = DType::Bf16;
+  else if (text == "u8s8" || text == "int8") out = DType::U8S8;
+  else return false;
+  return true;
+}
+
+void add_dtype_option(CLI::App& cmd, std::string& dtype) {
+  cmd.add_option("--dtype", dtype,
+                 "element type: f32 (default), bf16 (bf16 x bf16 -> fp32), u8s8 (u8 x s8 -> s32)")
+      ->check(CLI::IsMember({"f32", "fp32", "bf16", "u8s8", "int8"}));
+}
+
+Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out) {
+  // bf16 with alpha == 0 reads neither A nor B, so it validates without operands; the
+  // normalisation (strides, transposition) is the same for every low-precision kind.
+  static float dummy_c = 0.0f;
+  LowpCall x;
+  x.kind = LowpKind::Bf16F32;
+  x.transa = s.ta(), x.transb = s.tb();
+  x.m = s.m, x.n = s.n, x.k = s.k;
+  x.alpha = 0.0f;
+  x.lda = s.lda(), x.ldb = s.ldb(), x.ldc = s.ldc();
+  x.c = &dummy_c;
+  const Status st = make_lowp_problem(x, out);
+  if (st == Status::Ok && dtype == DType::U8S8) out.kind = LowpKind::U8S8S32;
+  return st;
+}
+
 std::string format_fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
 
 namespace adaptcore::cli {
@@ -45,6 +46,12 @@ void add_shape_options(CLI::App& cmd, ShapeArgs& args);
 // Validates and normalises the shape without operands (alpha = 0, so A and B are not needed;
 // C points at a dummy and is never touched): what the planner sees for a real call.
 Status shape_problem(const ShapeArgs& s, GemmProblem& out);
+
+// --dtype: f32 (default), bf16 (bf16 x bf16 -> fp32) or u8s8 (u8 x s8 -> s32).
+bool parse_dtype(const std::string& text, DType& out);
+void add_dtype_option(CLI::App& cmd, std::string& dtype);
+// The normalised low-precision problem of a shape, without operands (for its key).
+Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out);
 
 std::string format_fixed(double v, int decimals);
 std::string format_bytes(int64_t bytes);  // "32 KiB", "1 MiB"

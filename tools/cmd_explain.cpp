@@ -19,6 +19,7 @@ namespace {
 struct ExplainArgs {
   ContextArgs ctx;
   ShapeArgs shape;
+  std::string dtype = "f32";
   int top = 0;
   bool json = false;
 };
@@ -68,7 +69,18 @@ void run_explain(const ExplainArgs& args) {
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
   detail::ContextImpl& impl = ctx->impl();
-  const ShapeKey key = impl.key_for(prob);
+  DType dtype = DType::F32;
+  parse_dtype(args.dtype, dtype);
+  ShapeKey key = impl.key_for(prob);
+  std::string kernel_name = "fp32";
+  if (dtype != DType::F32) {
+    // Low precision: the same shape as the kernels of that type see it (element sizes change
+    // the key's leading-dimension classes and the plan's capacities).
+    LowpProblem lp;
+    if (shape_problem_lowp(s, dtype, lp) != Status::Ok) throw CLI::RuntimeError(1);
+    key = impl.key_for(lp);
+    kernel_name = impl.lowp_kernels(dtype, key.isa)->name;
+  }
   const Explanation e = impl.explain(key);
   if (e.candidates.empty()) {
     std::cerr << "error: the planner produced no candidate for " << s.str() << '\n';
@@ -97,7 +109,9 @@ void run_explain(const ExplainArgs& args) {
                 {"a_row_unit", key.a_row_unit},
                 {"b_row_unit", key.b_row_unit},
                 {"isa", to_string(key.isa)},
-                {"threads", key.threads}};
+                {"threads", key.threads},
+                {"dtype", to_string(key.dtype)}};
+    j["kernels"] = kernel_name;
     j["class"] = {{"capacity", to_string(e.cls.capacity)},
                   {"parallel", to_string(e.cls.parallel)},
                   {"name", to_string(e.cls)}};
@@ -130,6 +144,7 @@ void run_explain(const ExplainArgs& args) {
             << " A:" << (key.a_row_unit ? "row-unit" : "col-unit")
             << " B:" << (key.b_row_unit ? "row-unit" : "strided") << '\n'
             << "context     isa=" << to_string(key.isa) << " threads=" << key.threads
+            << " dtype=" << to_string(key.dtype) << " kernels=" << kernel_name
             << " profile=" << ctx->hardware().source << '\n'
             << "class       " << to_string(e.cls) << "  (capacity x parallelism)\n"
             << "candidates  " << e.candidates.size()
@@ -172,6 +187,7 @@ void register_explain(CLI::App& app) {
       app.add_subcommand("explain", "show the taxonomy class, candidates and the chosen plan");
   add_shape_options(*cmd, args->shape);
   add_context_options(*cmd, args->ctx);
+  add_dtype_option(*cmd, args->dtype);
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");

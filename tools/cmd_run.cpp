@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "cmd_run_lowp.hpp"
 #include "commands.hpp"
 #include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
@@ -26,6 +27,7 @@ struct RunArgs {
   bool check = true;
   bool peak = true;
   bool json = false;
+  std::string dtype = "f32";
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -62,6 +64,13 @@ double spot_check(const ShapeArgs& s, const float* a, const float* b, const floa
 
 void run_run(const RunArgs& args) {
   using namespace adaptcore::measure;
+  DType dtype = DType::F32;
+  parse_dtype(args.dtype, dtype);
+  if (dtype != DType::F32) {
+    run_lowp(args.ctx, args.shape, dtype,
+             LowpRunOptions{args.reps, args.seconds, args.check, args.peak, args.json});
+    return;
+  }
   const ShapeArgs& s = args.shape;
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
@@ -175,6 +184,7 @@ void register_run(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "time a GEMM shape on random data");
   add_shape_options(*cmd, args->shape);
   add_context_options(*cmd, args->ctx);
+  add_dtype_option(*cmd, args->dtype);
   cmd->add_option("-r,--reps", args->reps, "timed repetitions (default: fill --seconds, >= 5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seconds", args->seconds, "time budget of the timed loop when --reps is 0");

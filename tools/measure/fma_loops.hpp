@@ -9,5 +9,8 @@ namespace adaptcore::measure::loops {
 std::uint64_t fma_avx512(std::uint64_t iters) noexcept;   // -mavx512f
 std::uint64_t fma_avx2(std::uint64_t iters) noexcept;     // -mavx2 -mfma
 std::uint64_t mul_add_sse(std::uint64_t iters) noexcept;  // baseline
+// Dot-product instructions; they return ops (2 per multiply-add) like the FMA loops' flops.
+std::uint64_t dot_bf16_avx512(std::uint64_t iters) noexcept;  // -mavx512bf16: vdpbf16ps
+std::uint64_t dot_int8_vnni(std::uint64_t iters) noexcept;    // -mavx512vnni: vpdpbusd
 
 }  // namespace adaptcore::measure::loops

@@ -29,6 +29,8 @@ LoopFn loop_for(FmaPath p) {
     case FmaPath::Avx512: return &loops::fma_avx512;
     case FmaPath::Avx2: return &loops::fma_avx2;
     case FmaPath::Sse: return &loops::mul_add_sse;
+    case FmaPath::Bf16Dot: return &loops::dot_bf16_avx512;
+    case FmaPath::Int8Dot: return &loops::dot_int8_vnni;
   }
   return &loops::mul_add_sse;
 }
@@ -94,6 +96,8 @@ const char* to_string(FmaPath p) noexcept {
     case FmaPath::Avx512: return "avx512";
     case FmaPath::Avx2: return "avx2";
     case FmaPath::Sse: return "sse";
+    case FmaPath::Bf16Dot: return "avx512-bf16";
+    case FmaPath::Int8Dot: return "avx512-vnni";
   }
   return "?";
 }
@@ -104,6 +108,10 @@ bool path_supported(FmaPath p) noexcept {
     case FmaPath::Avx512: return detected_hardware().supports(Isa::Avx512);
     case FmaPath::Avx2: return detected_hardware().supports(Isa::Avx2);
     case FmaPath::Sse: return true;
+    case FmaPath::Bf16Dot:
+      return detected_hardware().supports(Isa::Avx512) && detected_hardware().avx512_bf16;
+    case FmaPath::Int8Dot:
+      return detected_hardware().supports(Isa::Avx512) && detected_hardware().avx512_vnni;
   }
 #else
   (void)p;

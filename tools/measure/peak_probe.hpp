@@ -18,7 +18,12 @@ namespace adaptcore::measure {
 //           14 chains still cover 2 pipes x 4 cycles of latency with room to spare)
 //   Sse:    mulps + addps on xmm registers (baseline x86-64, what the portable kernels use),
 //           7 + 7 independent chains; counted as 4 flops per instruction
-enum class FmaPath { Avx512, Avx2, Sse };
+//   Bf16Dot: vdpbf16ps on zmm registers (AVX512-BF16), 24 accumulators; 16 lanes x 2
+//            multiply-adds = 64 ops per instruction
+//   Int8Dot: vpdpbusd on zmm registers (AVX512-VNNI), 24 accumulators; 16 lanes x 4
+//            multiply-adds = 128 ops per instruction
+// The dot paths report GOP/s in the `gflops` fields (one multiply-add = 2 ops).
+enum class FmaPath { Avx512, Avx2, Sse, Bf16Dot, Int8Dot };
 
 const char* to_string(FmaPath p) noexcept;
 // True if the running CPU (and OS) supports the instructions of the path.
