@@ -1,6 +1,6 @@
 // The analytical model for low-precision plans (bf16, int8): the fp32 model's structure
 // (compute overlapped with memory, plus packing and synchronisation) with the dtype's element
-// sizes and the work of its dot-product instruction. See docs/MODEL.md, "Low precision".
+// sizes and the work of its dot-product instruction. See docs/LOWP.md, "Model".
 #pragma once
 
 #include "adaptcore/hardware.hpp"

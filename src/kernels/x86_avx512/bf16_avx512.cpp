@@ -47,7 +47,9 @@ void bf16_kernel(const LowpArgs& x) {
     for (int i = 0; i < M; ++i) {
       const __m512bh av = std::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[i])));
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], av, bv[v]);
+      // The broadcast goes second: only the second source may be a memory operand, so the
+      // compiler can fold the load into the instruction as {1to16} (products commute).
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], bv[v], av);
     }
     a += PMR;
     b += 16 * NV;
