@@ -198,3 +198,42 @@ TEST(LowpPlans, KernelChoicePerPath) {
 
 }  // namespace
 }  // namespace adaptcore::test
+
+#include "dispatch/plan_file.hpp"
+
+namespace adaptcore::test {
+namespace {
+
+// The plan-file loader checks a low-precision plan against its dtype's kernels.
+TEST(LowpPlans, PlanFileChecksLowpEntries) {
+  for (DType d : {DType::Bf16, DType::U8S8}) {
+    auto ctx = make_context(Isa::Auto, 2);
+    ShapeKey key;
+    key.m = 100, key.n = 70, key.k = 300;
+    key.a_row_unit = true;
+    key.a_ld_log2 = key.b_ld_log2 = d == DType::U8S8 ? 0 : 1;  // byte classes below fp32's 2
+    key.isa = ctx->isa();
+    key.threads = 2;
+    key.dtype = d;
+    const Plan good = ctx->impl().plan_for(key);
+    EXPECT_EQ(check_plan_entry(key, good), "") << describe(good);
+    Plan bad = good;
+    bad.pk = 2;
+    EXPECT_NE(check_plan_entry(key, bad), "");
+    bad = good;
+    bad.pack_a = false;
+    EXPECT_NE(check_plan_entry(key, bad), "");
+    bad = good;
+    bad.tile = 9;
+    EXPECT_NE(check_plan_entry(key, bad), "");
+    bad = good;
+    bad.dot = true;
+    EXPECT_NE(check_plan_entry(key, bad), "");
+    ShapeKey f32 = key;  // an fp32 key cannot have byte-sized leading-dimension classes
+    f32.dtype = DType::F32;
+    EXPECT_NE(check_plan_entry(f32, good), "");
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::test

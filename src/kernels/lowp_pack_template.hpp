@@ -6,17 +6,25 @@
 //   Int8Quads  four consecutive k values of 8 bits per word (lowest byte first), for vpdpbusd;
 //              kFlip xors every real byte with 0x80 (padding stays 0)
 
+// Each format: elem() places one value in its slot; word() builds a whole group from G
+// consecutive values in memory (one 32-bit load where the group is contiguous).
 struct Bf16Pairs {
   using T = std::uint16_t;
   static constexpr int G = 2;
   static constexpr int kBits = 16;
   static std::uint32_t elem(T x, unsigned) { return x; }
+  static std::uint32_t word(const T* p, unsigned) {
+    std::uint32_t w;
+    __builtin_memcpy(&w, p, 4);  // little-endian: the first value in the low half
+    return w;
+  }
 };
 struct Bf16ToF32 {
   using T = std::uint16_t;
   static constexpr int G = 1;
   static constexpr int kBits = 0;
   static std::uint32_t elem(T x, unsigned) { return static_cast<std::uint32_t>(x) << 16; }
+  static std::uint32_t word(const T* p, unsigned) { return static_cast<std::uint32_t>(*p) << 16; }
 };
 struct Int8Quads {
   using T = std::uint8_t;
@@ -24,6 +32,11 @@ struct Int8Quads {
   static constexpr int kBits = 8;
   static std::uint32_t elem(T x, unsigned flags) {
     return static_cast<std::uint32_t>(static_cast<std::uint8_t>(x ^ ((flags & 1u) ? 0x80u : 0u)));
+  }
+  static std::uint32_t word(const T* p, unsigned flags) {
+    std::uint32_t w;
+    __builtin_memcpy(&w, p, 4);
+    return w ^ ((flags & 1u) ? 0x80808080u : 0u);
   }
 };
 
@@ -46,16 +59,27 @@ void pack_a_groups(int64_t m, int64_t k, const void* src, int64_t rs, int64_t cs
   const int tail = static_cast<int>(k - full * G);
   for (int64_t i0 = 0; i0 < m; i0 += mr, out += groups * mr) {
     const int rows = static_cast<int>(std::min<int64_t>(mr, m - i0));
-    for (int i = 0; i < rows; ++i) {
-      const T* row = a + (i0 + i) * rs;
-      if (cs == 1) {
-        for (int64_t g = 0; g < full; ++g) out[g * mr + i] = group_word<F>(row + g * G, 1, G, flags);
-      } else {
-        for (int64_t g = 0; g < full; ++g)
-          out[g * mr + i] = group_word<F>(row + g * G * cs, cs, G, flags);
+    if (cs == 1 && rows == mr) {
+      // Rows contiguous along k (row-major A): walk the mr rows side by side so the panel is
+      // written in order, one 32-bit load per group.
+      for (int64_t g = 0; g < full; ++g) {
+        std::uint32_t* o = out + g * mr;
+        const T* p = a + i0 * rs + g * G;
+        for (int i = 0; i < mr; ++i) o[i] = F::word(p + i * rs, flags);
       }
-      if (tail > 0) out[full * mr + i] = group_word<F>(row + full * G * cs, cs, tail, flags);
+    } else {
+      for (int i = 0; i < rows; ++i) {
+        const T* row = a + (i0 + i) * rs;
+        if (cs == 1) {
+          for (int64_t g = 0; g < full; ++g) out[g * mr + i] = F::word(row + g * G, flags);
+        } else {
+          for (int64_t g = 0; g < full; ++g)
+            out[g * mr + i] = group_word<F>(row + g * G * cs, cs, G, flags);
+        }
+      }
     }
+    for (int i = 0; i < rows; ++i)
+      if (tail > 0) out[full * mr + i] = group_word<F>(a + (i0 + i) * rs + full * G * cs, cs, tail, flags);
     for (int i = rows; i < mr; ++i)
       for (int64_t g = 0; g < groups; ++g) out[g * mr + i] = 0;
   }
@@ -89,11 +113,17 @@ void pack_b_groups(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs
       }
     } else {
       // Columns contiguous along k (B transposed): each column's groups are consecutive.
+      if (rs == 1) {
+        // The columns side by side, so the panel is written in order.
+        for (int64_t g = 0; g < full; ++g) {
+          std::uint32_t* o = out + g * nr;
+          const T* p = b + j0 * cs + g * G;
+          for (int j = 0; j < cols; ++j) o[j] = F::word(p + j * cs, flags);
+        }
+      }
       for (int j = 0; j < cols; ++j) {
         const T* col = b + (j0 + j) * cs;
-        if (rs == 1) {
-          for (int64_t g = 0; g < full; ++g) out[g * nr + j] = group_word<F>(col + g * G, 1, G, flags);
-        } else {
+        if (rs != 1) {
           for (int64_t g = 0; g < full; ++g)
             out[g * nr + j] = group_word<F>(col + g * G * rs, rs, G, flags);
         }
