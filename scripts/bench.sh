@@ -20,6 +20,11 @@ HAS_OUT=0
 for a in "$@"; do [[ "$a" == --out || "$a" == --out=* ]] && HAS_OUT=1; done
 if [[ $HAS_OUT -eq 0 ]]; then set -- "$@" --out "$ROOT/out/bench-$(date -u +%Y%m%dT%H%M%SZ)"; fi
 
+# With autogroup scheduling (Linux's default on desktops and many VMs) `nice` does not shield a
+# benchmark from the processes of other sessions: each session's group gets an equal share of
+# the cores. Raise this session's group instead (root only; ignored otherwise).
+echo -20 2>/dev/null >/proc/self/autogroup || true
+
 echo
 "$BUILD_DIR/tools/adaptcore" hw | head -5
 echo
