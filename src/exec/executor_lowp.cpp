@@ -36,6 +36,7 @@ struct Scratch {
   std::uint32_t* pack_b;
   std::int32_t* colsum;  // nc column sums of B (int8 with a zero point of A)
   std::int32_t* rowsum;  // the block's row sums of A (int8 with a zero point of B)
+  std::uint32_t* zb;     // nc zero points of B's columns (int8)
   float* acc;            // m_t x nc fp32 accumulation for a bf16 C
 };
 
@@ -44,21 +45,25 @@ struct Block {
 };
 
 // C(i, j) += -zb_j * rowsum_i - za_i * colsum_j + k * za_i * zb_j  (mod 2^32), which turns
-// sum a b into sum (a - za)(b - zb) without touching the inputs.
+// sum a b into sum (a - za)(b - zb) without touching the inputs. Written as
+// C(i, j) += (k za_i - rowsum_i) zb_j - za_i colsum_j with the column terms in arrays, so the
+// inner loop is two multiply-adds the compiler vectorises.
 void compensate(const LowpProblem& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-                const std::int32_t* rowsum, const std::int32_t* colsum) {
-  const bool za = g.a.has_zp(), zb = g.b.has_zp();
+                const std::int32_t* rowsum, const std::int32_t* colsum, std::uint32_t* zb) {
+  const bool za = g.a.has_zp(), has_zb = g.b.has_zp();
   auto* c = static_cast<std::int32_t*>(g.c);
   const auto kk = static_cast<std::uint32_t>(g.k);
+  const int64_t nb = j1 - j0;
+  for (int64_t j = 0; j < nb; ++j) zb[j] = has_zb ? u32(g.b.zp_at(j0 + j)) : 0u;
+  const auto* cs = reinterpret_cast<const std::uint32_t*>(colsum);
   for (int64_t i = i0; i < i1; ++i) {
-    std::int32_t* row = c + i * g.ldc;
+    auto* row = reinterpret_cast<std::uint32_t*>(c + i * g.ldc + j0);
     const std::uint32_t zai = za ? u32(g.a.zp_at(i)) : 0u;
-    const std::uint32_t rs = zb ? u32(rowsum[i - i0]) : 0u;
-    for (int64_t j = j0; j < j1; ++j) {
-      const std::uint32_t zbj = zb ? u32(g.b.zp_at(j)) : 0u;
-      const std::uint32_t cs = za ? u32(colsum[j - j0]) : 0u;
-      const std::uint32_t corr = kk * zai * zbj - zbj * rs - zai * cs;
-      row[j] = static_cast<std::int32_t>(u32(row[j]) + corr);
+    const std::uint32_t rterm = kk * zai - (has_zb ? u32(rowsum[i - i0]) : 0u);
+    if (za) {
+      for (int64_t j = 0; j < nb; ++j) row[j] += rterm * zb[j] - zai * cs[j];
+    } else {
+      for (int64_t j = 0; j < nb; ++j) row[j] += rterm * zb[j];
     }
   }
 }
@@ -151,7 +156,7 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
       }
     }
     if (int8 && (need_colsum || need_rowsum))
-      compensate(g, blk.m0, blk.m1, jc, jc + nb, s.rowsum, s.colsum);
+      compensate(g, blk.m0, blk.m1, jc, jc + nb, s.rowsum, s.colsum, s.zb);
     if (bf16_out) {
       // One rounding of alpha * AB + beta * C to bf16, nearest even.
       auto* c = static_cast<std::uint16_t*>(g.c);
@@ -207,7 +212,7 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
   const auto rs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? m_t : 0);
   const auto acc = static_cast<std::size_t>(g.bf16_out() ? m_t * p.nc : 0);
   auto up16 = [](std::size_t v) { return (v + 15) / 16 * 16; };
-  const std::size_t per_thread = up16(pa) + up16(pb) + up16(cs) + up16(rs) + up16(acc);
+  const std::size_t per_thread = up16(pa) + up16(pb) + 2 * up16(cs) + up16(rs) + up16(acc);
   float* ws = Workspace::local().reserve(per_thread * static_cast<std::size_t>(threads));
   if (ws == nullptr) return Status::OutOfMemory;
 
@@ -222,7 +227,8 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
     s.pack_b = base + up16(pa);
     s.colsum = reinterpret_cast<std::int32_t*>(s.pack_b + up16(pb));
     s.rowsum = s.colsum + up16(cs);
-    s.acc = reinterpret_cast<float*>(s.rowsum + up16(rs));
+    s.zb = reinterpret_cast<std::uint32_t*>(s.rowsum + up16(rs));
+    s.acc = reinterpret_cast<float*>(s.zb + up16(cs));
     run_block(p, g, ks, blk, s);
   });
   return Status::Ok;
