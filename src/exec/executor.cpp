@@ -58,10 +58,22 @@ void run_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
         UKernelArgs args{};
         args.k = kb;
         args.alpha = alpha;
+        // B read in place: ask for this panel's rows of the next depth block now, a whole
+        // block traversal (every other panel) before the kernel needs them. B rows from DRAM
+        // are one prefetch stream each and the hardware follows only a few, so short blocks
+        // over long rows otherwise wait on every miss.
+        const int64_t kb_next = ic == blk.m0 && !p.pack_b && g.b_cs == 1
+                                    ? std::min(p.kc, blk.k1 - pc - kb) : 0;
         for (int64_t jr = 0; jr < nb; jr += nr) {
           const int nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
           args.b = p.pack_b ? s.pack_b + jr * kb : b_base + jr;
           args.ldb = p.pack_b ? nr : g.b_rs;
+          if (kb_next > 0) {
+            const float* next = b_base + kb * g.b_rs + jr;
+            for (int64_t r = 0; r < kb_next; ++r)
+              for (int64_t col = 0; col < nv; col += 16)
+                __builtin_prefetch(next + r * g.b_rs + col, 0, 2);
+          }
           for (int64_t ir = 0; ir < mb; ir += mr) {
             const int mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
             AMode mode;
