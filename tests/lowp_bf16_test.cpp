@@ -182,3 +182,44 @@ TEST(LowpBf16, AlphaZeroAndEmptyDepth) {
 
 }  // namespace
 }  // namespace adaptcore::test
+
+namespace adaptcore::test {
+namespace {
+
+// The vector bf16 epilogue gives the portable conversion's bits for any fp32 pattern (ties,
+// NaNs, infinities, subnormals, overflow) and any beta, with masked tails.
+TEST(LowpBf16, VectorRoundingMatchesPortable) {
+  const auto* ks = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512, true);
+  if (!detected_hardware().avx512_bf16 || ks == nullptr || ks->round_bf16 == nullptr)
+    GTEST_SKIP() << "no AVX512-BF16 kernels on this CPU";
+  std::mt19937_64 rng(3);
+  for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{1000}}) {
+    for (float beta : {0.0f, 1.0f, -0.75f}) {
+      std::vector<float> acc(static_cast<std::size_t>(n));
+      std::vector<std::uint16_t> out(static_cast<std::size_t>(n) + 8), want;
+      for (auto& x : acc) {
+        std::uint32_t u = static_cast<std::uint32_t>(rng());
+        if (rng() % 4 == 0) u = (u & 0xffff0000u) | 0x8000u;  // exact ties
+        if (rng() % 16 == 0) u = 0x7f800000u | (u & 0x80000000u) | (rng() % 2 ? 0u : 0x1234u);
+        x = std::bit_cast<float>(u);
+      }
+      for (auto& v : out) v = static_cast<std::uint16_t>(rng());
+      want = out;
+      for (int64_t j = 0; j < n; ++j) {
+        const auto jj = static_cast<std::size_t>(j);
+        want[jj] = beta == 0.0f ? float_to_bf16(acc[jj])
+                                : float_to_bf16(acc[jj] + beta * bf16_to_float(want[jj]));
+      }
+      ks->round_bf16(acc.data(), out.data(), n, beta);
+      for (std::size_t j = 0; j < out.size(); ++j) {
+        const bool both_nan = std::isnan(bf16_to_float(out[j])) && std::isnan(bf16_to_float(want[j]));
+        ASSERT_TRUE(out[j] == want[j] || (both_nan && j < static_cast<std::size_t>(n)))
+            << "n=" << n << " beta=" << beta << " j=" << j << " got " << out[j] << " want "
+            << want[j];
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::test

@@ -176,7 +176,9 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
       for (int64_t i = blk.m0; i < blk.m1; ++i) {
         const float* acc = s.acc + (i - blk.m0) * p.nc;
         std::uint16_t* row = c + i * g.ldc + jc;
-        if (g.beta == 0.0f) {
+        if (ks.round_bf16 != nullptr) {
+          ks.round_bf16(acc, row, nb, g.beta);
+        } else if (g.beta == 0.0f) {
           for (int64_t j = 0; j < nb; ++j) row[j] = float_to_bf16(acc[j]);
         } else {
           for (int64_t j = 0; j < nb; ++j)

@@ -72,6 +72,9 @@ struct LowpKernels {
   std::span<const LowpTile> tiles;
   LowpPackAFn pack_a;
   LowpPackBFn pack_b;
+  // bf16 C: out[j] = bf16(acc[j] + beta * out[j]) for j < n, rounded to nearest even (beta == 0
+  // does not read out). Null: the executor's portable loop.
+  void (*round_bf16)(const float* acc, std::uint16_t* out, int64_t n, float beta);
 };
 
 // The kernels of a dtype on an ISA path: the native dot-product kernels on the avx512 path when

@@ -76,7 +76,7 @@ constexpr adaptcore::kernels::LowpTile kInt8Tiles[] = {int8_tile<4, 16>()};
 
 constexpr adaptcore::kernels::LowpKernels int8_table(adaptcore::Isa isa) {
   return {adaptcore::DType::U8S8, isa, "int32-generic", 4, 4, 1.0, kInt8Tiles,
-          &pack_a_groups<Int8Quads>, &pack_b_groups<Int8Quads>};
+          &pack_a_groups<Int8Quads>, &pack_b_groups<Int8Quads>, nullptr};
 }
 constexpr adaptcore::kernels::LowpKernels kInt8[] = {
     int8_table(adaptcore::Isa::Generic), int8_table(adaptcore::Isa::Avx2),
@@ -99,7 +99,7 @@ ConvertTable make_convert(const adaptcore::kernels::IsaKernels& f) {
   }
   t.ks = {adaptcore::DType::Bf16, f.isa, "fp32-convert", 1, f.lanes, 1.0,
           std::span<const adaptcore::kernels::LowpTile>(t.tiles.data(), count),
-          &pack_a_groups<Bf16ToF32>, &pack_b_groups<Bf16ToF32>};
+          &pack_a_groups<Bf16ToF32>, &pack_b_groups<Bf16ToF32>, nullptr};
   return t;
 }
 

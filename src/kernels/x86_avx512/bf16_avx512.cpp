@@ -84,6 +84,32 @@ void bf16_kernel(const LowpArgs& x) {
   }
 }
 
+// The bf16 C epilogue, 16 values at a time: the portable float_to_bf16 (round to nearest
+// even on the bit pattern, NaN kept and quieted) in vector form, so both give the same bits.
+void round_bf16_avx512(const float* acc, std::uint16_t* out, int64_t n, float beta) {
+  const __m512 vb = _mm512_set1_ps(beta);
+  const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+  const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1);
+  const __m512i quiet = _mm512_set1_epi32(0x40);
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 k = mask16(static_cast<int>(std::min<int64_t>(16, n - j)));
+    __m512 x = _mm512_maskz_loadu_ps(k, acc + j);
+    if (beta != 0.0f) {
+      const __m512i old = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, out + j));
+      // Two roundings like the portable loop: beta * old, then the sum.
+      const __m512 prod = _mm512_mul_round_ps(vb, _mm512_castsi512_ps(_mm512_slli_epi32(old, 16)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      x = _mm512_add_round_ps(x, prod, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    const __m512i u = _mm512_castps_si512(x);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, abs_mask), inf);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(bias, lsb)), 16);
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), quiet);
+    _mm256_mask_storeu_epi16(out + j, k, _mm512_cvtepi32_epi16(r));
+  }
+}
+
 template <int PMR, int NV, int... Ms>
 constexpr std::array<adaptcore::kernels::LowpFn, adaptcore::kernels::kMaxMr> rows(
     std::integer_sequence<int, Ms...>) {
@@ -106,7 +132,7 @@ constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
 
 constexpr adaptcore::kernels::LowpKernels kBf16{
     adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
-    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>};
+    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>, &round_bf16_avx512};
 }  // namespace
 
 namespace adaptcore::kernels {

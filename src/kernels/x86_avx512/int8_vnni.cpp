@@ -113,7 +113,7 @@ constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
 
 constexpr adaptcore::kernels::LowpKernels kVnni{
     adaptcore::DType::U8S8, adaptcore::Isa::Avx512, "avx512-vnni", 4, 16, 4.0, kTiles,
-    &pack_a_groups<Int8Quads>, &pack_b_groups<Int8Quads>};
+    &pack_a_groups<Int8Quads>, &pack_b_groups<Int8Quads>, nullptr};
 }  // namespace
 
 namespace adaptcore::kernels {
