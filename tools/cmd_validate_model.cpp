@@ -32,6 +32,9 @@ struct ValidateArgs {
   double target_s = 0.05;  // timed seconds per candidate
   std::size_t max_candidates = 16;
   std::string json_out;
+  // Operands rotate over sets of buffers totalling this many MiB (0: one set, reused, so the
+  // operands stay as warm as the caches allow), as `adaptcore bench` times the libraries.
+  double pool_mib = 64;
 };
 
 struct Shape {
@@ -85,16 +88,6 @@ void run_validate(const ValidateArgs& args) {
     std::cerr << "error: no shapes (give --shapes FILE or --sample N)\n";
     throw CLI::RuntimeError(1);
   }
-  std::size_t max_a = 1, max_b = 1, max_c = 1;
-  for (const auto& s : shapes) {
-    max_a = std::max<std::size_t>(max_a, static_cast<std::size_t>(s.m * s.k));
-    max_b = std::max<std::size_t>(max_b, static_cast<std::size_t>(s.k * s.n));
-    max_c = std::max<std::size_t>(max_c, static_cast<std::size_t>(s.m * s.n));
-  }
-  auto a = measure::make_buffer(max_a), b = measure::make_buffer(max_b),
-       c = measure::make_buffer(max_c);
-  measure::fill_uniform(a.get(), max_a, 1);
-  measure::fill_uniform(b.get(), max_b, 2);
   ThreadPool pool(ctx->threads());
   std::mt19937_64 rng(args.seed ^ 0x5bd1e995ULL);
 
@@ -102,10 +95,29 @@ void run_validate(const ValidateArgs& args) {
   const double t_start = measure::now_seconds();
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
-    GemmProblem prob;
-    if (make_problem(Layout::RowMajor, Trans::No, Trans::No, s.m, s.n, s.k, 1.0f, a.get(), s.k,
-                     b.get(), s.n, 0.0f, c.get(), s.n, prob) != Status::Ok)
-      throw std::runtime_error("invalid shape");
+    // The operand sets this shape's calls rotate over.
+    const auto a_n = static_cast<std::size_t>(s.m * s.k), b_n = static_cast<std::size_t>(s.k * s.n),
+               c_n = static_cast<std::size_t>(s.m * s.n);
+    const double set_bytes = 4.0 * static_cast<double>(a_n + b_n + c_n);
+    const auto sets = static_cast<std::size_t>(
+        std::clamp(std::ceil(args.pool_mib * 1048576.0 / set_bytes), 1.0, 64.0));
+    std::vector<measure::FloatBuffer> bufs;
+    std::vector<GemmProblem> probs(sets);
+    for (std::size_t i = 0; i < sets; ++i) {
+      bufs.push_back(measure::make_buffer(a_n));
+      float* a = bufs.back().get();
+      bufs.push_back(measure::make_buffer(b_n));
+      float* b = bufs.back().get();
+      bufs.push_back(measure::make_buffer(c_n));
+      float* c = bufs.back().get();
+      measure::fill_uniform(a, a_n, 1 + 2 * i);
+      measure::fill_uniform(b, b_n, 2 + 2 * i);
+      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, s.m, s.n, s.k, 1.0f, a, s.k, b,
+                       s.n, 0.0f, c, s.n, probs[i]) != Status::Ok)
+        throw std::runtime_error("invalid shape");
+    }
+    const GemmProblem& prob = probs[0];
+    std::size_t next_set = 0;
     const ShapeKey key = impl.key_for(prob);
     const Explanation e = impl.explain(key);
     // The model's ranking; its choice first.
@@ -127,7 +139,7 @@ void run_validate(const ValidateArgs& args) {
     }
     const kernels::IsaKernels& ks = impl.kernels();
     auto run = [&](std::size_t ci) {
-      const Status st = execute(e.candidates[ci].plan, prob, ks, pool);
+      const Status st = execute(e.candidates[ci].plan, probs[next_set++ % sets], ks, pool);
       if (st != Status::Ok) throw std::runtime_error(std::string("execute: ") + to_string(st));
     };
     // Warm up each candidate, estimate its time, then interleave the timed rounds so drifts
@@ -263,6 +275,9 @@ void register_validate_model(CLI::App& app) {
   cmd->add_option("--candidates", args->max_candidates, "candidates measured per shape")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--json", args->json_out, "write per-shape results and the summary");
+  cmd->add_option("--pool-mib", args->pool_mib,
+                  "operands rotate over buffers of this many MiB (0: one set, warm)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->callback([args] { run_validate(*args); });
 }
 
