@@ -53,9 +53,10 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
     const int64_t kc_max = std::max<int64_t>(64, round_down(hw.l2_bytes / (4 * (2 * mr + nr) * 8), 64));
     const int64_t kcs[2] = {std::min<int64_t>(256, kc_max), std::min<int64_t>(512, kc_max)};
     // B read in place from memory is kc concurrent row streams, and the prefetchers follow
-    // only a few at full speed: decode-like shapes get short depth blocks too (8 rows for at
-    // most 16 rows of C, where the C tile reloaded per block stays cheap; 32 otherwise: with
-    // 17 to 64 rows, 8-deep blocks measured up to 2-3x slower than 32-deep ones).
+    // only a few at full speed (the executor's prefetch of the next block helps, not fully):
+    // decode shapes of at most 8 rows get 8-deep blocks too (measured 1.05-1.35x faster than
+    // 32-deep ones at 1 to 4 rows; at 16 rows 1.1-1.4x slower, the C tile being reloaded
+    // every 8 steps).
     constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 
     for (int pack_a = 0; pack_a < 2; ++pack_a) {
@@ -70,7 +71,7 @@ std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cl
         std::size_t n_opts = 0;
         if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
-        } else if (key.m <= 16) {
+        } else if (key.m <= 8) {
           opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
         } else {
           opts = {kKcStreaming, kcs[0], 0}, n_opts = 2;
