@@ -7,6 +7,7 @@
 #include <functional>
 #include <iomanip>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -36,18 +37,30 @@ struct Contender {
   std::function<void(const GemmCall&)> run;
 };
 
+// Elements of one operand set of a shape (A, B and C as stored, leading dimensions included).
+struct SetElems {
+  std::size_t a, b, c;
+  double bytes() const { return 4.0 * static_cast<double>(a + b + c); }
+};
+SetElems set_elems(const SuiteShape& s) {
+  return {static_cast<std::size_t>((s.trans_a ? s.k : s.m) * s.lda),
+          static_cast<std::size_t>((s.trans_b ? s.n : s.k) * s.ldb),
+          static_cast<std::size_t>(s.m * s.ldc)};
+}
+// Sets in a shape's pool: enough to total pool_bytes (at least one, at most 4096).
+std::size_t pool_sets(const SetElems& e, double pool_bytes) {
+  return static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / e.bytes()), 1.0, 4096.0));
+}
+
 // Operand sets the timed calls rotate over, so that neither the inputs nor the output of the
 // previous call are still warm in the caches (a dynamic-shape caller rarely calls twice on the
 // same buffers back to back; weights of the next layer are cold).
 class BufferPool {
  public:
   BufferPool(const SuiteShape& s, double pool_bytes) : shape_(s) {
-    a_elems_ = static_cast<std::size_t>((s.trans_a ? s.k : s.m) * s.lda);
-    b_elems_ = static_cast<std::size_t>((s.trans_b ? s.n : s.k) * s.ldb);
-    c_elems_ = static_cast<std::size_t>(s.m * s.ldc);
-    const double set_bytes = 4.0 * static_cast<double>(a_elems_ + b_elems_ + c_elems_);
-    const auto sets =
-        static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 4096.0));
+    const SetElems e = set_elems(s);
+    a_elems_ = e.a, b_elems_ = e.b, c_elems_ = e.c;
+    const std::size_t sets = pool_sets(e, pool_bytes);
     for (std::size_t i = 0; i < sets; ++i) {
       a_.push_back(am::make_buffer(a_elems_));
       b_.push_back(am::make_buffer(b_elems_));
@@ -59,7 +72,7 @@ class BufferPool {
   }
   std::size_t sets() const { return a_.size(); }
   double bytes() const {
-    return 4.0 * static_cast<double>(sets()) * static_cast<double>(a_elems_ + b_elems_ + c_elems_);
+    return static_cast<double>(sets()) * SetElems{a_elems_, b_elems_, c_elems_}.bytes();
   }
   GemmCall call(std::size_t i) const {
     i %= sets();
@@ -239,12 +252,10 @@ void grade_again(Contender& lib, const BufferPool& pool, const RunOptions& o,
   }
 }
 
-// Bytes the operands of a shape's timed calls occupy: every set of the pool the calls rotate
-// over (the same rule as BufferPool).
+// Bytes the operands of a shape's timed calls occupy: every set of its BufferPool.
 double pool_total_bytes(const SuiteShape& s, double pool_bytes) {
-  const double set = 4.0 * static_cast<double>((s.trans_a ? s.k : s.m) * s.lda +
-                                               (s.trans_b ? s.n : s.k) * s.ldb + s.m * s.ldc);
-  return set * std::clamp(std::ceil(pool_bytes / set), 1.0, 4096.0);
+  const SetElems e = set_elems(s);
+  return static_cast<double>(pool_sets(e, pool_bytes)) * e.bytes();
 }
 
 // Bandwidth the operands come from in the timed calls: the level holding the whole pool (the
@@ -256,26 +267,38 @@ double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_byt
   return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t);
 }
 
-}  // namespace
-
-Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
+// adaptcore's context as the options ask: thread count, profile, kernel path.
+std::unique_ptr<Context> bench_context(const RunOptions& o) {
   ContextOptions co;
   co.threads = o.threads;
   co.profile_path = o.profile;
-  Context ctx(co);
+  auto ctx = std::make_unique<Context>(co);
+  if (ctx->init_status() != Status::Ok) throw std::runtime_error(ctx->init_message());
   if (o.isa != "auto") {
     Isa isa{};
-    if (!parse_isa(o.isa, isa) || ctx.set_isa(isa) != Status::Ok)
+    if (!parse_isa(o.isa, isa) || ctx->set_isa(isa) != Status::Ok)
       throw std::runtime_error("unsupported --isa " + o.isa);
   }
-  const HardwareProfile& hw = ctx.hardware();
+  return ctx;
+}
+
+// The hardware limit of a shape on ctx: its peak, and the bandwidth of where the shape's
+// operand pool lives.
+HardwareLimit shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes) {
   const int threads = ctx.threads();
-  const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
+  return hardware_limit(s.m, s.n, s.k, ctx.hardware().peak_gflops_per_core(ctx.isa()) * threads,
+                        bandwidth_gbs(ctx.hardware(), threads, pool_total_bytes(s, pool_bytes)));
+}
+
+}  // namespace
+
+Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
+  const std::unique_ptr<Context> ctx_owner = bench_context(o);
+  Context& ctx = *ctx_owner;
   Json records = Json::array();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const SuiteShape s = with_leading_dims(shapes[i]);
-    const double bw = bandwidth_gbs(hw, threads, pool_total_bytes(s, o.pool_bytes));
-    const HardwareLimit limit = hardware_limit(s.m, s.n, s.k, peak, bw);
+    const HardwareLimit limit = shape_limit(ctx, s, o.pool_bytes);
     const ModelView mv = model_view(ctx, s);
     Json r = shape_fields(i, s);
     r["lib"] = "adaptcore";
@@ -303,25 +326,13 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     shapes = std::move(sample);
   }
 
-  ContextOptions co;
-  co.threads = o.threads;
-  co.profile_path = o.profile;
-  Context ctx(co);
-  if (ctx.init_status() != Status::Ok) throw std::runtime_error(ctx.init_message());
-  if (o.isa != "auto") {
-    Isa isa{};
-    if (!parse_isa(o.isa, isa) || ctx.set_isa(isa) != Status::Ok)
-      throw std::runtime_error("unsupported --isa " + o.isa);
-  }
+  const std::unique_ptr<Context> ctx_owner = bench_context(o);
+  Context& ctx = *ctx_owner;
   const int threads = ctx.threads();
   const HardwareProfile& hw = ctx.hardware();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
   const double dram_bw = bandwidth_gbs(hw, threads, INFINITY);
-  // The limit of a shape uses the bandwidth of where its operand pool lives.
-  auto limit_of = [&](const SuiteShape& s) {
-    return hardware_limit(s.m, s.n, s.k, peak,
-                          bandwidth_gbs(hw, threads, pool_total_bytes(s, o.pool_bytes)));
-  };
+  auto limit_of = [&](const SuiteShape& s) { return shape_limit(ctx, s, o.pool_bytes); };
 
   Json doc;
   doc["format"] = "adaptcore-bench";
