@@ -79,6 +79,33 @@ AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa,
                                    const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
                                    int32_t* C, int64_t ldc);
 
+/* Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md). op(W) is k x n; weights are
+ * quantized once into a handle owning their packed layout, then C = op(A) * dequant(W) +
+ * beta * C runs many times with any m (A fp32 or bf16, split per group of K into one or two
+ * int8 parts). group_size 0: one scale per output column; else a multiple of 32 up to 256
+ * (int4 requires one). Scales of the s8 form: scales[g * n + j], int8 values in [-128, 127],
+ * int4 values in [-8, 7] one per byte. Every function taking a handle returns
+ * AC_STATUS_NULL_POINTER for a NULL one; ac_weights_destroy(NULL) does nothing. */
+typedef struct ac_weights_s* ac_weights_t;
+typedef enum { AC_WEIGHTS_INT8 = 1, AC_WEIGHTS_INT4 = 2 } ac_weight_format_t;
+typedef enum { AC_WQ_ONE_PART = 1, AC_WQ_TWO_PARTS = 2 } ac_wq_parts_t;
+
+AC_API ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                           int64_t n, const float* W, int64_t ldw,
+                                           ac_weight_format_t format, int64_t group_size,
+                                           ac_weights_t* out);
+AC_API ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                          int64_t n, const int8_t* W, int64_t ldw,
+                                          const float* scales, ac_weight_format_t format,
+                                          int64_t group_size, ac_weights_t* out);
+AC_API void ac_weights_destroy(ac_weights_t weights);
+AC_API ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                  const float* A, int64_t lda, ac_weights_t W, float beta,
+                                  float* C, int64_t ldc, ac_wq_parts_t parts);
+AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                   const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
+                                   float* C, int64_t ldc, ac_wq_parts_t parts);
+
 /* A short English description of a status code; never NULL. */
 AC_API const char* ac_status_string(ac_status_t status);
 

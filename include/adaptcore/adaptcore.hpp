@@ -8,6 +8,7 @@
 // k == 0 scales C by beta, and padding beyond a leading dimension is never written.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -136,6 +137,82 @@ Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
                     Context& ctx = default_context());
+
+// ---- Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md).
+//
+// Weights are quantized once into a QuantizedWeights handle (int8, or int4 two per byte, with
+// fp32 scales per output column or per group of K), packed for the dot-product kernels. Each
+// call splits every fp32 (or bf16) activation row, per group of K, into int8 parts: a coarse
+// part quantized against the group's maximum and, in two-part mode, a fine part quantizing the
+// residual with a 256x smaller scale. The parts meet the weights on int8 dot-product units
+// with exact int32 accumulation; the epilogue combines them with their scales. Two parts carry
+// about 16 bits of activation precision; one part is W8A8 with dynamic activation quantization.
+
+enum class WeightFormat : int { Int8 = 1, Int4 = 2 };
+enum class ActivationParts : int { One = 1, Two = 2 };
+
+struct WeightQuantSpec {
+  WeightFormat format = WeightFormat::Int8;
+  // 0: one scale per output column (the group is the whole of K); else one scale per column
+  // and per group of this many consecutive k (a positive multiple of 32, at most 256; the last
+  // group may be shorter). int4 requires a group size.
+  int64_t group_size = 0;
+};
+
+namespace detail {
+struct QuantizedWeightsImpl;
+}
+
+// Owns the packed weights and their scales. Move-only; a default-constructed or moved-from
+// handle is empty (valid() false) and every call taking it returns NullPointer.
+class QuantizedWeights {
+ public:
+  QuantizedWeights() noexcept;
+  ~QuantizedWeights();
+  QuantizedWeights(QuantizedWeights&& other) noexcept;
+  QuantizedWeights& operator=(QuantizedWeights&& other) noexcept;
+  QuantizedWeights(const QuantizedWeights&) = delete;
+  QuantizedWeights& operator=(const QuantizedWeights&) = delete;
+
+  bool valid() const noexcept { return impl_ != nullptr; }
+  int64_t k() const noexcept;           // depth (rows of op(W)); 0 when empty
+  int64_t n() const noexcept;           // output columns; 0 when empty
+  WeightFormat format() const noexcept;
+  int64_t group_size() const noexcept;  // 0: per column
+  std::size_t packed_bytes() const noexcept;  // packed weight bytes a call streams
+
+  const detail::QuantizedWeightsImpl* impl() const noexcept { return impl_.get(); }
+  // Takes ownership (used by the quantize functions).
+  explicit QuantizedWeights(std::unique_ptr<detail::QuantizedWeightsImpl> impl) noexcept;
+
+ private:
+  std::unique_ptr<detail::QuantizedWeightsImpl> impl_;
+};
+
+// op(W) is k x n (the layer's input depth x output columns); W is read with `layout` and
+// `transw` like B of gemm. Symmetric quantization: scale = max|w| / 127 (int8) or / 7 (int4)
+// per column or per (group, column); an all-zero column or group gets scale 0. Non-finite
+// weights: InvalidArgument. On success `out` holds the new handle (its old one is released).
+Status quantize_weights(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
+                        const float* w, int64_t ldw, WeightQuantSpec spec, QuantizedWeights& out);
+// From already-quantized integers (what checkpoints ship): op(W) k x n of int8 values in
+// [-128, 127] (Int8) or [-8, 7] (Int4, one value per byte; others: InvalidArgument), and
+// fp32 scales, scales[g * n + j] for group g of column j (ceil(k / group_size) groups, or one
+// per column when group_size is 0). Scales must be finite.
+Status quantize_weights_s8(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
+                           const std::int8_t* w, int64_t ldw, const float* scales,
+                           WeightQuantSpec spec, QuantizedWeights& out);
+
+// C = op(A) * dequant(W) + beta * C, op(A) m x k fp32 (or bf16 bit patterns), C m x n fp32,
+// both in `layout`. beta == 0 never reads C. m == 0 returns at once. A non-finite activation
+// makes every output of its row NaN (the row's parts cannot represent it). Error bound:
+// docs/QUANT.md.
+Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m, const float* a,
+                      int64_t lda, const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                      ActivationParts parts = ActivationParts::Two);
+Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m,
+                      const std::uint16_t* a, int64_t lda, const QuantizedWeights& w, float beta,
+                      float* c, int64_t ldc, ActivationParts parts = ActivationParts::Two);
 
 const char* version() noexcept;
 
