@@ -7,8 +7,8 @@
 // 2 per depth block (alpha * acc, then its merge into C) plus 1 for beta * C. With n such
 // roundings, |computed - exact| <= gamma_n * (|alpha| sum_p |a_ip b_pj| + |beta c_ij|), gamma_n =
 // n u / (1 - n u) (Higham, recursive summation with FMAs). The test uses n = k + 2 * ceil(k /
-// 64) + 4: the planner's depth blocks are never shorter than 64 (in practice 512 or more), so
-// this covers every plan, and checks |err| <= gamma_n * magnitude.
+// 8) + 4: no depth block is shorter than 8 (packed plans use 512 or more, in-place-B plans 8
+// to 64), so this covers every plan, and checks |err| <= gamma_n * magnitude.
 // A bf16 C adds one rounding to nearest even of the fp32 result r: |bf16(r) - r| <= 2^-8 |r|
 // (8 significant bits), so there the bound is e + 2^-8 (|exact| + e).
 // Inputs stay far from the subnormal range: vdpbf16ps flushes subnormals to zero (Intel SDM),
@@ -83,7 +83,7 @@ std::string run_case(const LowpRunner& r, const Bf16Case& c, std::mt19937_64& rn
   if (s != Status::Ok) return std::string("status ") + to_string(s);
 
   const double u = std::ldexp(1.0, -24);
-  const double rounds = static_cast<double>(c.k + 2 * ((c.k + 63) / 64) + 4);
+  const double rounds = static_cast<double>(c.k + 2 * ((c.k + 7) / 8) + 4);
   const double gamma = rounds * u / (1.0 - rounds * u);
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < c.n; ++j) {

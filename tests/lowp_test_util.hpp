@@ -4,6 +4,7 @@
 // context would not pick on this CPU, e.g. bf16 converted to fp32 on the avx512 path).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -56,6 +57,9 @@ struct LowpRunner {
   const kernels::LowpKernels* table = nullptr;   // straight on a kernel table
   int threads = 1;
   std::unique_ptr<ThreadPool> pool;
+  // > 0: the table's in-place-B (direct) kernels with depth blocks of this many values,
+  // whatever the model would choose, wherever B's rows are contiguous.
+  int64_t direct_kc = 0;
 
   Status run(const LowpCall& call) const {
     if (ctx) {
@@ -88,7 +92,16 @@ struct LowpRunner {
     if (s != Status::Ok) return s;
     if (lowp_trivial(prob)) return Status::Ok;
     const ShapeKey key = make_lowp_key(prob, table->isa, threads);
-    const Plan plan = make_lowp_plan(key, detected_hardware(), *table);
+    Plan plan = make_lowp_plan(key, detected_hardware(), *table);
+    if (direct_kc > 0 && table->direct_b != nullptr && key.b_row_unit) {
+      plan.tile = 0;
+      plan.mr = table->direct_b->mr;
+      plan.nr = table->direct_b->nr;
+      plan.pack_a = true;
+      plan.pack_b = false;
+      plan.kc = direct_kc;
+      plan.mc = std::max<int64_t>(plan.mr, plan.mc);
+    }
     return execute_lowp(plan, prob, *table, *pool);
   }
 };
@@ -120,6 +133,18 @@ inline std::vector<LowpRunner> lowp_runners(DType dtype) {
   if (detected_hardware().supports(Isa::Avx512)) {
     const auto* fallback = kernels::lowp_kernels_for(dtype, Isa::Avx512, false);
     if (fallback != nullptr) out.push_back(table_runner(fallback, 2));
+    // The native table with B forced in place (bf16 only), odd and even depth blocks.
+    const HardwareProfile& hw = detected_hardware();
+    const bool native = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
+    const auto* best = kernels::lowp_kernels_for(dtype, Isa::Avx512, native);
+    if (native && best != nullptr && best->direct_b != nullptr) {
+      for (const int64_t kc : {8, 37}) {
+        LowpRunner r = table_runner(best, 2);
+        r.direct_kc = kc;
+        r.name += "/directB kc=" + std::to_string(kc);
+        out.push_back(std::move(r));
+      }
+    }
   }
   return out;
 }

@@ -258,8 +258,9 @@ std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const Hardwa
 }
 
 namespace {
-// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed, no
-// split-K, no dot tiles, masked tails.
+// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed (or, for
+// bf16, B read in place by the direct tile when B's rows are contiguous), no split-K, no dot
+// tiles, masked tails.
 std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
   const HardwareProfile& cpu = detected_hardware();
   const bool native = key.dtype == DType::Bf16 ? cpu.avx512_bf16 : cpu.avx512_vnni && cpu.avx512bw;
@@ -268,9 +269,16 @@ std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
     return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.dtype);
   const kernels::LowpTile& t = ks->tiles[static_cast<std::size_t>(p.tile)];
-  if (p.mr != t.mr || p.nr != t.nr) return "mr x nr does not match the low-precision tile";
   if (p.dot) return "dot plan for a low-precision type";
-  if (!p.pack_a || !p.pack_b) return "low-precision plan without packing both operands";
+  if (!p.pack_a) return "low-precision plan without packing A";
+  if (!p.pack_b) {
+    const kernels::LowpDirectTile* d = ks->direct_b;
+    if (d == nullptr) return "B read in place by a low-precision path without direct kernels";
+    if (!key.b_row_unit) return "B read in place but its rows are not contiguous";
+    if (p.mr != d->mr || p.nr != d->nr) return "mr x nr does not match the direct tile";
+  } else if (p.mr != t.mr || p.nr != t.nr) {
+    return "mr x nr does not match the low-precision tile";
+  }
   if (p.pk != 1) return "low-precision plan with split-K";
   if (p.tail != TailStrategy::Masked) return "low-precision plan with a padded tail";
   return {};

@@ -73,6 +73,8 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
                const Block& blk, const Scratch& s) {
   const auto& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
   const int mr = p.mr, nr = p.nr, grp = ks.group;
+  // B read in place (bf16 decode-like calls): the direct kernels, no B packing.
+  const kernels::LowpDirectTile* direct = p.pack_b ? nullptr : ks.direct_b;
   const bool int8 = g.dtype() == DType::U8S8;
   const bool swapped = int8 && g.a.is_signed;  // column-major C: A is the s8 side
   const bool need_colsum = int8 && g.a.has_zp();
@@ -107,8 +109,10 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
       const int64_t kb = std::min(p.kc, g.k - pc);
       const int64_t groups = ceil_div(kb, grp);
       const bool first = pc == 0;
-      ks.pack_b(kb, nb, b_bytes + static_cast<std::size_t>(pc * g.b.rs + jc * g.b.cs) * eb,
-                g.b.rs, g.b.cs, nr, pack_flags(g.b), s.pack_b, need_colsum ? s.colsum : nullptr);
+      if (direct == nullptr)
+        ks.pack_b(kb, nb, b_bytes + static_cast<std::size_t>(pc * g.b.rs + jc * g.b.cs) * eb,
+                  g.b.rs, g.b.cs, nr, pack_flags(g.b), s.pack_b,
+                  need_colsum ? s.colsum : nullptr);
       for (int64_t ic = blk.m0; ic < blk.m1; ic += p.mc) {
         const int64_t mb = std::min(p.mc, blk.m1 - ic);
         const unsigned char* a_src =
@@ -138,7 +142,19 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
               cp = static_cast<float*>(g.c) + (ic + ir) * g.ldc + jc + jr;
               ldc = g.ldc;
             }
-            if (tile.fp32 != nullptr) {
+            if (direct != nullptr) {
+              kernels::LowpDirectArgs d{};
+              d.k = kb;
+              d.a = ap;
+              d.b = static_cast<const std::uint16_t*>(g.b.ptr) + pc * g.b.rs + jc + jr;
+              d.ldb = g.b.rs;
+              d.c = static_cast<float*>(cp);
+              d.ldc = ldc;
+              d.alpha = g.alpha;
+              d.beta = beta;
+              d.n = nv;
+              direct->get(mv)(d);
+            } else if (tile.fp32 != nullptr) {
               kernels::UKernelArgs u{};
               u.k = groups;
               u.a = reinterpret_cast<const float*>(ap);
@@ -217,6 +233,9 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
                     ThreadPool& pool) noexcept {
   const int threads = p.pm * p.pn;
   if (p.pk != 1 || p.dot || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+    return Status::InternalError;
+  if (!p.pack_b && (ks.direct_b == nullptr || g.b.cs != 1 || p.mr != ks.direct_b->mr ||
+                    p.nr != ks.direct_b->nr))
     return Status::InternalError;
   const int64_t kc = std::min(p.kc, g.k);
   const int64_t groups = ceil_div(kc, ks.group);

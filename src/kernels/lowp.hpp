@@ -49,6 +49,29 @@ struct LowpTile {
   }
 };
 
+// bf16 B read in place (row-major op(B): rows ldb elements apart, columns contiguous), for
+// decode-like calls where packing B would cost as much as the product: the kernel loads two
+// rows of B, pairs their values in registers (vpunpck{l,h}wd) and keeps the accumulators in
+// that interleaved column order until the epilogue puts them back. A is a packed group panel
+// as for the packed kernels (PMR = the tile's mr). k counts depth values, odd k allowed.
+struct LowpDirectArgs {
+  int64_t k;
+  const std::uint32_t* a;
+  const std::uint16_t* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+  float alpha, beta;  // C = alpha * acc + beta * C (beta == 0: C not read)
+  int n;              // valid columns, 1..nr
+};
+using LowpDirectFn = void (*)(const LowpDirectArgs&);
+struct LowpDirectTile {
+  int mr;
+  int nr;
+  std::array<LowpDirectFn, kMaxMr> fn{};
+  LowpDirectFn get(int m) const noexcept { return fn[static_cast<std::size_t>(m - 1)]; }
+};
+
 // Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
 // kFlip xors each byte with 0x80 (s8 -> u8, the +128 shift), kSigned reads bytes as s8 for
 // the column sums. pack_b adds the column sums of what it packed (after the flip) to colsum
@@ -75,6 +98,8 @@ struct LowpKernels {
   // bf16 C: out[j] = bf16(acc[j] + beta * out[j]) for j < n, rounded to nearest even (beta == 0
   // does not read out). Null: the executor's portable loop.
   void (*round_bf16)(const float* acc, std::uint16_t* out, int64_t n, float beta);
+  // In-place B kernels (bf16 with AVX512-BF16 only); null where the path has none.
+  const LowpDirectTile* direct_b = nullptr;
 };
 
 // The kernels of a dtype on an ISA path: the native dot-product kernels on the avx512 path when

@@ -45,6 +45,10 @@ double effective_capacity(double bytes, int ways, int stride_log2, double row_by
 
 }  // namespace
 
+double dram_row_stream_efficiency(double rows) noexcept {
+  return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
+}
+
 double CpuModel::dram_gbs(int threads) const noexcept {
   return std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
 }
@@ -173,7 +177,7 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     // stream count does not matter (measured: a 256-deep block beats a 32-deep one by 1.26x
     // at 6x1024x2048 with B in L3).
     const bool from_dram = b_src_bw == dram_bw;
-    const double streams = from_dram ? std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / kc))) : 1.0;
+    const double streams = from_dram ? dram_row_stream_efficiency(kc) : 1.0;
     (cached ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.

@@ -19,6 +19,11 @@ struct CostBreakdown {
   const char* bound = "compute";  // which term dominates
 };
 
+// Share of the DRAM bandwidth a core gets when it reads `rows` rows of a matrix side by side,
+// each a separate stream (an in-place B sliver kc rows deep): past about 8 streams the hardware
+// prefetchers lose some, (8 / rows)^0.25 as fitted on Zen 4 (docs/MODEL.md); 1 for 8 or fewer.
+double dram_row_stream_efficiency(double rows) noexcept;
+
 class CpuModel {
  public:
   CpuModel(const HardwareProfile& hw, const kernels::IsaKernels& ks) : hw_(hw), ks_(ks) {}

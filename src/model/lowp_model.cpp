@@ -62,6 +62,9 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
   const double col_tiles = ceil_div(n_t, nr);
   double row_cycles = full_rows * cycles_per_group(p.mr, p.nr);
   if (tail_rows > 0) row_cycles += cycles_per_group(static_cast<int>(tail_rows), p.nr);
+  // In-place B: two row loads and two unpacks per group step and column tile, shared by the
+  // row tiles of the block (about one cycle).
+  if (!p.pack_b) row_cycles += 1.0;
   const double groups = k_blocks * ceil_div(kc, grp);
   const double tiles = ceil_div(m_t, mr) * col_tiles;
   const double call_cycles = 12.0 + 1.5 * mr * std::ceil(nr / ks_.lanes);
@@ -73,7 +76,18 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
   auto us = [](double bytes, double gbs) { return bytes / (gbs * 1e3); };
   const double pw = 4.0 / grp;  // packed bytes per k value
   const double b_panel = pw * kc * nc, a_block = pw * kc * mc;
-  double mem = us(m_blocks * pw * k * n_t, level_gbs(b_panel, threads));
+  double mem = 0.0;
+  if (p.pack_b) {
+    mem += us(m_blocks * pw * k * n_t, level_gbs(b_panel, threads));
+  } else {
+    // In place: B once from where it lies, as kc row streams when that is DRAM; the other row
+    // tiles re-read the kc x nr sliver from L1.
+    const double bytes = eb * k * n_t;
+    const double gbs = level_gbs(bytes, threads);
+    const bool from_dram = bytes > static_cast<double>(hw_.l3_bytes);
+    mem += us(bytes, gbs * (from_dram ? dram_row_stream_efficiency(kc) : 1.0));
+    mem += us((ceil_div(m_t, mr) - 1) * bytes, hw_.bw_l1_gbs);
+  }
   mem += us(col_tiles * pw * m_t * k, level_gbs(a_block, threads) == hw_.bw_l1_gbs
                                           ? hw_.bw_l1_gbs
                                           : hw_.bw_l2_gbs);
@@ -92,7 +106,7 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
 
   // Packing: every source byte of B once, of A once per B panel, at the packing rate (from
   // DRAM, half the source bandwidth as for fp32).
-  const double src_b = eb * k * n_t, src_a = eb * m_t * k;
+  const double src_b = p.pack_b ? eb * k * n_t : 0.0, src_a = eb * m_t * k;
   const double b_bw = level_gbs(eb * k * n_t, threads), a_bw = level_gbs(eb * m_t * k, threads);
   c.pack_us = us(src_b, std::min(hw_.pack_gbs, b_bw)) + us(n_blocks * src_a, std::min(hw_.pack_gbs, a_bw));
   if (threads > 1) c.sync_us = hw_.fork_join_us;

@@ -10,6 +10,39 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_down(int64_t v, int64_t q) { return std::max(q, v / q * q); }
 
+// bf16 B read in place (row-major op(B)) for few rows: packing B would read and write all of
+// it for a product that reads it once. Depths of 8 to 64 rows: the sliver is kc row streams
+// (the model's DRAM stream term decides); one block of all the core's rows and columns.
+void add_direct_b_candidates(const ShapeKey& key, const ShapeClass& cls,
+                             const kernels::LowpKernels& ks, std::vector<Plan>& out) {
+  const kernels::LowpDirectTile* t = ks.direct_b;
+  if (t == nullptr || !key.b_row_unit || key.m > 8 * t->mr) return;
+  std::vector<std::pair<int, int>> grids{{1, 1}};
+  if (cls.parallel != ParallelClass::Serial && key.threads > 1 &&
+      key.n >= static_cast<int64_t>(key.threads) * t->nr)
+    grids.emplace_back(1, key.threads);  // split N: each core streams its own columns
+  for (const int64_t kc0 : {8, 16, 32, 64}) {
+    const int64_t kc = std::min<int64_t>(kc0, key.k);
+    for (const auto& [pm, pn] : grids) {
+      Plan p;
+      p.isa = ks.isa;
+      p.tile = 0;
+      p.mr = t->mr;
+      p.nr = t->nr;
+      p.pack_a = true;
+      p.pack_b = false;
+      p.kc = std::max<int64_t>(1, kc);
+      p.mc = std::max<int64_t>(1, key.m);
+      p.nc = std::max<int64_t>(1, ceil_div(ceil_div(key.n, t->nr), pn) * t->nr);
+      p.pm = pm, p.pn = pn, p.pk = 1;
+      p.cls = cls;
+      p.tail = TailStrategy::Masked;
+      out.push_back(p);
+    }
+    if (kc == key.k) break;
+  }
+}
+
 }  // namespace
 
 ShapeClass classify_lowp(const ShapeKey& key, const HardwareProfile& hw,
@@ -101,6 +134,7 @@ std::vector<Plan> enumerate_lowp_candidates(const ShapeKey& key, const ShapeClas
       }
     }
   }
+  add_direct_b_candidates(key, cls, ks, out);
   return out;
 }
 

@@ -84,6 +84,68 @@ void bf16_kernel(const LowpArgs& x) {
   }
 }
 
+// In-place B, M rows x 32 columns. Per pair of depth steps: two masked 64-byte loads (rows k
+// and k+1 of B), vpunpcklwd / vpunpckhwd into pairs, 2M vdpbf16ps. The unpacks work within
+// 128-bit lanes, so `lo` accumulates columns 8L..8L+3 of each lane L and `hi` 8L+4..8L+7; the
+// epilogue restores the order with two vpermt2ps per row. Odd k: the last row pairs with
+// zeros (the packed A pads its last group with a zero too).
+template <int PMR, int M>
+void bf16_direct_kernel(const adaptcore::kernels::LowpDirectArgs& x) {
+  __m512 lo[M], hi[M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
+  const __mmask32 cols = x.n >= 32 ? ~__mmask32{0} : (__mmask32{1} << x.n) - 1u;
+  const std::uint16_t* b = x.b;
+  const std::uint32_t* a = x.a;
+  auto step = [&](__m512i r0, __m512i r1) {
+    const __m512bh bl = std::bit_cast<__m512bh>(_mm512_unpacklo_epi16(r0, r1));
+    const __m512bh bh = std::bit_cast<__m512bh>(_mm512_unpackhi_epi16(r0, r1));
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) {
+      const __m512bh av = std::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[i])));
+      lo[i] = _mm512_dpbf16_ps(lo[i], bl, av);
+      hi[i] = _mm512_dpbf16_ps(hi[i], bh, av);
+    }
+    a += PMR;
+  };
+  const int64_t pairs = x.k / 2;
+#pragma GCC unroll 2
+  for (int64_t g = 0; g < pairs; ++g) {
+    step(_mm512_maskz_loadu_epi16(cols, b), _mm512_maskz_loadu_epi16(cols, b + x.ldb));
+    b += 2 * x.ldb;
+  }
+  if ((x.k & 1) != 0) step(_mm512_maskz_loadu_epi16(cols, b), _mm512_setzero_si512());
+
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second =
+      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const __m512 alpha = _mm512_set1_ps(x.alpha), beta = _mm512_set1_ps(x.beta);
+  const __mmask16 k0 = mask16(x.n), k1 = mask16(x.n - 16);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    float* cp = x.c + i * x.ldc;
+    __m512 r0 = _mm512_mul_ps(alpha, _mm512_permutex2var_ps(lo[i], first, hi[i]));
+    __m512 r1 = _mm512_mul_ps(alpha, _mm512_permutex2var_ps(lo[i], second, hi[i]));
+    if (x.beta != 0.0f) {
+      r0 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(k0, cp), r0);
+      r1 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(k1, cp + 16), r1);
+    }
+    _mm512_mask_storeu_ps(cp, k0, r0);
+    _mm512_mask_storeu_ps(cp + 16, k1, r1);
+  }
+}
+
+template <int PMR, int... Ms>
+constexpr std::array<adaptcore::kernels::LowpDirectFn, adaptcore::kernels::kMaxMr> direct_rows(
+    std::integer_sequence<int, Ms...>) {
+  return {&bf16_direct_kernel<PMR, Ms + 1>...};
+}
+
+// 8 rows x 32 columns: 16 accumulators, 2 loads and 2 unpacks per pair of depth steps. Meant
+// for M <= 8-ish where the product is bound by streaming B once.
+constexpr adaptcore::kernels::LowpDirectTile kDirect{
+    8, 32, direct_rows<8>(std::make_integer_sequence<int, 8>{})};
+
 // The bf16 C epilogue, 16 values at a time: the portable float_to_bf16 (round to nearest
 // even on the bit pattern, NaN kept and quieted) in vector form, so both give the same bits.
 void round_bf16_avx512(const float* acc, std::uint16_t* out, int64_t n, float beta) {
@@ -132,7 +194,7 @@ constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
 
 constexpr adaptcore::kernels::LowpKernels kBf16{
     adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
-    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>, &round_bf16_avx512};
+    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>, &round_bf16_avx512, &kDirect};
 }  // namespace
 
 namespace adaptcore::kernels {
