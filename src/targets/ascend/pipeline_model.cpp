@@ -78,8 +78,11 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
   c.hbm_bytes = hbm + c_bytes;
   c.memory_us = (hbm + c_bytes) / (hw.hbm_gbs * 1e3) + l2_reads / (hw.l2_gbs * 1e3);
   const double hit = loaded > 0 ? l2_reads / loaded : 0;
-  const double share_gbs = 1.0 / (hit / (hw.l2_gbs / cores) + (1 - hit) / (hw.hbm_gbs / cores));
-  const double mte2_gbs = std::min(hw.gm_to_l1_bytes_per_cycle * hw.freq_ghz, share_gbs);
+  // A core's reads are capped by its mover and by its share of the source (HBM or L2).
+  const double mover_gbs = hw.gm_to_l1_bytes_per_cycle * hw.freq_ghz;
+  const double mte2_gbs =
+      1.0 / (hit / std::min(mover_gbs, hw.l2_gbs / cores) +
+             (1 - hit) / std::min(mover_gbs, hw.hbm_gbs / cores));
 
   // GM->L1 bytes and segments per K iteration, from the stored layout (or the aligned copy).
   auto operand = [&](bool relayout, bool k_contig, int64_t pitch_el, double rows_b,

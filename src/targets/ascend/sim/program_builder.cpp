@@ -147,21 +147,40 @@ void ProgramBuilder::walk_l2() {
   std::size_t rounds = 0;
   for (const auto& list : units_) rounds = std::max(rounds, list.size());
   const int64_t chunk = bk * p_.step_k;
+  const std::size_t cores = units_.size();
+  // Cores run concurrently: walk their reads chunk by chunk (the j-th GM->L1 chunk of every
+  // core's current block before any core's (j+1)-th), each time in a fresh pseudo-random core
+  // order, so the misses on data several cores share spread evenly over them (whoever arrives
+  // first pays the HBM read) instead of always landing on the lowest-numbered core.
+  std::vector<std::size_t> order(cores);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::uint64_t lcg = 0x9e3779b97f4a7c15ull;
   for (std::size_t r = 0; r < rounds; ++r) {
-    for (std::size_t c = 0; c < units_.size(); ++c) {
-      if (r >= units_[c].size()) continue;
-      const WorkUnit& u = units_[c][r];
-      const int64_t m0 = int64_t{u.tm} * p_.base_m, n0 = int64_t{u.tn} * p_.base_n;
-      const int64_t mlen = std::min<int64_t>(p_.base_m, s_.m - m0);
-      const int64_t nlen = std::min<int64_t>(p_.base_n, s_.n - n0);
-      for (int64_t k0 = u.k0; k0 < u.k1; k0 += chunk) {
+    int64_t most = 0;
+    for (std::size_t c = 0; c < cores; ++c)
+      if (r < units_[c].size())
+        most = std::max(most, ceil_div(units_[c][r].k1 - units_[c][r].k0, chunk));
+    for (int64_t j = 0; j < most; ++j) {
+      for (std::size_t i = cores; i > 1; --i) {  // Fisher-Yates with a fixed-seed LCG
+        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+        std::swap(order[i - 1], order[static_cast<std::size_t>((lcg >> 33) % i)]);
+      }
+      for (std::size_t i = 0; i < cores; ++i) {
+        const std::size_t c = order[i];
+        if (r >= units_[c].size()) continue;
+        const WorkUnit& u = units_[c][r];
+        const int64_t k0 = u.k0 + j * chunk;
+        if (k0 >= u.k1) continue;
+        const int64_t m0 = int64_t{u.tm} * p_.base_m, n0 = int64_t{u.tn} * p_.base_n;
+        const int64_t mlen = std::min<int64_t>(p_.base_m, s_.m - m0);
+        const int64_t nlen = std::min<int64_t>(p_.base_n, s_.n - n0);
         const int64_t klen = std::min(chunk, u.k1 - k0);
         const Instr a = gm_read(Operand::A, m0, mlen, k0, klen);
         l2_hits_[c].push_back(touch(stamp_a, u.tm, k0, klen, a.gm_bytes) ? 1 : 0);
         const Instr b = gm_read(Operand::B, n0, nlen, k0, klen);
         l2_hits_[c].push_back(touch(stamp_b, u.tn, k0, klen, b.gm_bytes) ? 1 : 0);
+        if (k0 + chunk >= u.k1) now += mlen * nlen * 4;  // the C block written back through L2
       }
-      now += mlen * nlen * 4;  // the C block written back through L2
     }
   }
 }
