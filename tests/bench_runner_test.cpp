@@ -105,5 +105,63 @@ TEST(BenchRunner, PredictedSuiteGradesEveryShapeWithoutRunning) {
   }
 }
 
+// --dtype bf16 / u8s8 / s8s8 on adaptcore alone: every record checked (int8 exactly, bf16
+// within the LOWP.md bound), the dtype recorded, the limit from the dtype's element sizes.
+TEST(BenchRunner, LowPrecisionDtypesAreCheckedAndRecorded) {
+  for (BenchDtype d : {BenchDtype::Bf16, BenchDtype::U8S8, BenchDtype::S8S8}) {
+    RunOptions o = quick(write_suite());
+    o.vendors = false;
+    o.rounds = 1;
+    o.dtype = d;
+    const nlohmann::ordered_json doc = run_benchmark(o, nullptr);
+    EXPECT_EQ(doc["dtype"], to_string(d));
+    EXPECT_GT(doc["peak_gflops"].get<double>(), 0.0);
+    ASSERT_EQ(doc["records"].size(), 2u);
+    for (const auto& r : doc["records"]) {
+      EXPECT_EQ(r["status"], "ok") << to_string(d);
+      EXPECT_EQ(r["correct"], true) << to_string(d);
+      if (d != BenchDtype::Bf16) {
+        EXPECT_EQ(r["error"].get<double>(), 0.0);
+      }
+      EXPECT_GT(r["gflops"].get<double>(), 0.0);
+      EXPECT_FALSE(r["plan"].get<std::string>().empty());
+    }
+  }
+}
+
+// --dtype w8a16 / w4a16 without vendors: adaptcore's comparison paths (dequant + fp32 GEMM,
+// bf16 GEMM) with their measured accuracy, weight bandwidth, and the summary table.
+TEST(BenchRunner, WeightQuantizedPathsReportSpeedAndAccuracy) {
+  for (BenchDtype d : {BenchDtype::W8A16, BenchDtype::W4A16}) {
+    RunOptions o = quick("quant-tiny");
+    o.vendors = false;
+    o.rounds = 1;
+    o.dtype = d;
+    const nlohmann::ordered_json doc = run_benchmark(o, nullptr);
+    EXPECT_GT(doc["dram_read_gbs_measured"].get<double>(), 0.0);
+    EXPECT_EQ(doc["weight_group"], d == BenchDtype::W8A16 ? 0 : 128);
+    std::size_t dequant = 0, bf16 = 0;
+    for (const auto& r : doc["records"]) {
+      ASSERT_EQ(r["status"], "ok") << r.dump();
+      EXPECT_EQ(r["correct"], true) << r.dump();
+      const double err = r["fro_rel_error"].get<double>();
+      if (r["lib"] == "dequant+adaptcore") {
+        ++dequant;
+        EXPECT_LT(err, 1e-5);  // fp32 GEMM of the exact dequantized weights
+      } else if (r["lib"] == "bf16+adaptcore") {
+        ++bf16;
+        EXPECT_GT(err, 1e-4);  // bf16 rounding of activations and weights: ~2^-9 per value
+        EXPECT_LT(err, 1e-2);
+      }
+      EXPECT_GT(r["weight_gbs"].get<double>(), 0.0);
+      EXPECT_GE(r["max_rel_error"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(dequant, 3u);
+    EXPECT_EQ(bf16, 3u);
+    ASSERT_TRUE(doc.contains("quant_summary"));
+    EXPECT_EQ(doc["quant_summary"].size(), 3u);
+  }
+}
+
 }  // namespace
 }  // namespace adaptcore::bench

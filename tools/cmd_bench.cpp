@@ -23,6 +23,7 @@ using adaptcore::bench::RunOptions;
 
 struct BenchArgs {
   RunOptions run;
+  std::string dtype = "f32";
   std::string libs = "all";
   std::string out = "bench-out";
 };
@@ -83,7 +84,50 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   os << "\n  correctness: " << (wrong == 0 ? "every checked result within the bound" : std::to_string(wrong) + " wrong or failed results (see the report)") << '\n';
 }
 
+// The weight-quantized comparison table (quant_summary): adaptcore's two-part GEMM against
+// path (a) dequantize + fp32 GEMM, (b) bf16 GEMM, (c) oneDNN's int8, marked against the targets.
+void print_quant_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
+  if (!doc.contains("quant_summary")) return;
+  os << "\n  weight-quantized comparison (time ratio = path / adaptcore; err = relative Frobenius "
+        "error)\n  "
+     << std::left << std::setw(20) << "shape" << std::right << std::setw(11) << "adaptcore"
+     << std::setw(10) << "err" << std::setw(10) << "x(a)" << std::setw(10) << "x bf16"
+     << std::setw(10) << "bf16 err" << std::setw(10) << "x int8" << std::setw(10) << "int8 err"
+     << std::setw(8) << "GB/s" << std::setw(8) << "DRAM" << "  targets\n";
+  auto get = [](const nlohmann::ordered_json& row, const char* path, const char* key) {
+    return row.contains(path) && row[path].contains(key) ? row[path][key].get<double>() : NAN;
+  };
+  auto val = [](const nlohmann::ordered_json& row, const char* key) {
+    return row.contains(key) ? row[key].get<double>() : NAN;
+  };
+  auto sci = [](double v) {
+    if (!std::isfinite(v)) return std::string("-");
+    std::ostringstream s;
+    s << std::scientific << std::setprecision(1) << v;
+    return s.str();
+  };
+  for (const auto& row : doc["quant_summary"]) {
+    const std::string shape = std::to_string(row["m"].get<long>()) + "x" +
+                              std::to_string(row["n"].get<long>()) + "x" +
+                              std::to_string(row["k"].get<long>());
+    std::string marks;
+    if (row.contains("targets"))
+      for (const auto& [name, ok] : row["targets"].items())
+        marks += (marks.empty() ? "" : " ") + name + (ok.get<bool>() ? ":met" : ":MISSED");
+    os << "  " << std::left << std::setw(20) << shape << std::right << std::setw(9)
+       << fixed(val(row, "adaptcore_us"), 0) << "us" << std::setw(10) << sci(val(row, "adaptcore_fro_error"))
+       << std::setw(10) << fixed(get(row, "dequant_best", "speedup"), 2)
+       << std::setw(10) << fixed(get(row, "bf16_best", "speedup"), 2)
+       << std::setw(10) << sci(get(row, "bf16_best", "fro_error"))
+       << std::setw(10) << fixed(get(row, "int8", "speedup"), 2)
+       << std::setw(10) << sci(get(row, "int8", "fro_error"))
+       << std::setw(8) << fixed(val(row, "weight_gbs"), 1)
+       << std::setw(7) << fixed(100 * val(row, "dram_fraction"), 0) << "%  " << marks << '\n';
+  }
+}
+
 void run_bench(BenchArgs& a) {
+  if (!bench::parse_dtype(a.dtype, a.run.dtype)) throw std::runtime_error("unknown --dtype " + a.dtype);
   a.run.vendors = a.libs != "none";
   if (a.libs != "all" && a.libs != "none") {
     std::stringstream ss(a.libs);
@@ -104,6 +148,7 @@ void run_bench(BenchArgs& a) {
   write_file(fs::path(a.out) / "results.csv", bench::results_csv(doc));
   write_file(fs::path(a.out) / "report.html", bench::render_html_report(nlohmann::json::parse(doc.dump())));
   print_summary(doc, std::cout);
+  print_quant_summary(doc, std::cout);
   std::cout << "\nreport: " << fs::absolute(fs::path(a.out) / "report.html").string()
             << "\nrecords: " << (fs::path(a.out) / "results.json").string() << ", "
             << (fs::path(a.out) / "results.csv").string() << '\n';
@@ -118,6 +163,19 @@ void register_bench(CLI::App& app) {
   std::string names;
   for (const auto& n : bench::suite_names()) names += (names.empty() ? "" : ", ") + n;
   cmd->add_option("--suite", a->run.suite, "suite name (" + names + ") or a suite file")
+      ->capture_default_str();
+  std::string dtypes;
+  for (const auto& n : bench::dtype_names()) dtypes += (dtypes.empty() ? "" : ", ") + n;
+  cmd->add_option("--dtype", a->dtype,
+                  "element types (" + dtypes + "): f32 sgemm; bf16/u8s8/s8s8 against the vendors' "
+                  "low-precision GEMMs; w8a16/w4a16 weight-quantized against dequant+fp32, bf16 "
+                  "and int8 paths")
+      ->check(CLI::IsMember(bench::dtype_names()))
+      ->capture_default_str();
+  cmd->add_option("--group", a->run.weight_group,
+                  "w8a16/w4a16: K values per weight scale (0: per output channel for w8a16, 128 "
+                  "for w4a16)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30))
       ->capture_default_str();
   cmd->add_option("--libs", a->libs,
                   "vendor libraries, comma-separated (mkl,onednn,openblas,blis,eigen,libxsmm), "

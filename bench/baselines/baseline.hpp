@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,26 @@ struct GemmCall {  // row-major C[m x n] = op(A)[m x k] * op(B)[k x n] (alpha 1,
   int64_t ldb;
   float* c;
   int64_t ldc;
+};
+
+// Low-precision calls, row-major with alpha 1 and beta 0 like GemmCall:
+//   Bf16: A, B bf16 (bit patterns, uint16_t), C fp32;
+//   U8S8: A u8, B s8, C int32 = (op(A) - a_zero_point) op(B);
+//   S8S8: A s8, B s8, C int32 = (op(A) - a_zero_point) op(B).
+// A library that has no such operation says so through supports_lowp() (recorded as
+// "unsupported"); bench/README.md lists which vendor entry point each adapter calls.
+enum class LowpType { Bf16, U8S8, S8S8 };
+struct LowpGemmCall {
+  LowpType type;
+  int64_t m, n, k;
+  bool trans_a, trans_b;  // A stored k x m / B stored n x k
+  const void* a;
+  int64_t lda;  // elements
+  const void* b;
+  int64_t ldb;
+  void* c;  // float (Bf16) or int32_t
+  int64_t ldc;
+  int32_t a_zero_point = 0;  // int8 types only
 };
 
 // One library behind the common interface. An object is meant for one calling thread at a
@@ -51,6 +72,15 @@ class Baseline {
   // Added member: what the library will run for this call, where it tells (oneDNN's
   // implementation name, libxsmm's kernel split); empty otherwise. Valid after prepare().
   virtual std::string detail(const GemmCall&) const { return {}; }
+  // Added members: the low-precision operations, with the same contract as supports, prepare
+  // and run. A library without them keeps these defaults.
+  virtual bool supports_lowp(const LowpGemmCall&) const { return false; }
+  virtual double prepare_lowp(const LowpGemmCall&) {
+    throw std::runtime_error(name() + ": no low-precision GEMM");
+  }
+  virtual void run_lowp(const LowpGemmCall&) {
+    throw std::runtime_error(name() + ": no low-precision GEMM");
+  }
 };
 
 struct LoadedBaseline {

@@ -29,4 +29,11 @@ inline bool fits_int32(const GemmCall& c) {
          c.ldc <= kMax;
 }
 
+// The same checks on a low-precision call (leading dimensions in elements).
+inline GemmCall dims_of(const LowpGemmCall& c) {
+  return {c.m, c.n, c.k, c.trans_a, c.trans_b, nullptr, c.lda, nullptr, c.ldb, nullptr, c.ldc};
+}
+inline bool valid_call(const LowpGemmCall& c) { return valid_call(dims_of(c)); }
+inline bool fits_int32(const LowpGemmCall& c) { return fits_int32(dims_of(c)); }
+
 }  // namespace adaptcore::bench::detail

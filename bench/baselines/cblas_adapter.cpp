@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "baselines/call_checks.hpp"
 
@@ -13,13 +14,25 @@ namespace {
 
 // CBLAS enumeration values (part of the CBLAS ABI, the same in every implementation).
 constexpr int kRowMajor = 101;
+constexpr int kColMajor = 102;
 constexpr int kNoTrans = 111;
 constexpr int kTrans = 112;
+constexpr int kFixOffset = 173;
 
 template <class Int>
 using SgemmFn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k, float alpha,
                          const float* a, Int lda, const float* b, Int ldb, float beta, float* c,
                          Int ldc);
+
+template <class Int>
+using GemmBf16Fn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k, float alpha,
+                            const uint16_t* a, Int lda, const uint16_t* b, Int ldb, float beta,
+                            float* c, Int ldc);
+template <class Int>
+using GemmS8U8Fn = void (*)(int layout, int trans_a, int trans_b, int offset_c, Int m, Int n,
+                            Int k, float alpha, const void* a, Int lda, int8_t ao, const void* b,
+                            Int ldb, int8_t bo, float beta, int32_t* c, Int ldc,
+                            const int32_t* co);
 
 // The thread count last applied to each library, keyed by its handle: the setting is global to
 // a library, so an object re-applies its own count only when another object changed it, and a
@@ -54,6 +67,29 @@ class CblasBaseline final : public Baseline {
     return 0.0;  // a BLAS call has no per-shape setup
   }
 
+  bool supports_lowp(const LowpGemmCall& c) const override {
+    if (!valid_call(c) || !(lib_.ilp64 || fits_int32(c))) return false;
+    switch (c.type) {
+      case LowpType::Bf16: return lib_.gemm_bf16 != nullptr;
+      case LowpType::U8S8:  // bo = -a_zero_point must be an int8
+        return lib_.gemm_s8u8s32 != nullptr && c.a_zero_point >= -127 && c.a_zero_point <= 128;
+      case LowpType::S8S8:  // bo = -(128 + a_zero_point)
+        return lib_.gemm_s8u8s32 != nullptr && c.a_zero_point >= -255 && c.a_zero_point <= 0;
+    }
+    return false;
+  }
+
+  double prepare_lowp(const LowpGemmCall&) override {
+    apply_threads();
+    return 0.0;
+  }
+
+  void run_lowp(const LowpGemmCall& c) override {
+    apply_threads();
+    if (lib_.ilp64) run_lowp_as<int64_t>(c);
+    else run_lowp_as<int32_t>(c);
+  }
+
   void run(const GemmCall& c) override {
     apply_threads();
     const int ta = c.trans_a ? kTrans : kNoTrans;
@@ -70,6 +106,45 @@ class CblasBaseline final : public Baseline {
   }
 
  private:
+  template <class Int>
+  void run_lowp_as(const LowpGemmCall& c) {
+    const auto I = [](int64_t v) { return static_cast<Int>(v); };
+    if (c.type == LowpType::Bf16) {
+      reinterpret_cast<GemmBf16Fn<Int>>(lib_.gemm_bf16)(
+          kRowMajor, c.trans_a ? kTrans : kNoTrans, c.trans_b ? kTrans : kNoTrans, I(c.m), I(c.n),
+          I(c.k), 1.0f, static_cast<const uint16_t*>(c.a), I(c.lda),
+          static_cast<const uint16_t*>(c.b), I(c.ldb), 0.0f, static_cast<float*>(c.c), I(c.ldc));
+      return;
+    }
+    const void* a = c.a;
+    int bo = -c.a_zero_point;
+    if (c.type == LowpType::S8S8) {  // A + 128 as u8, the offset taking the 128 back
+      a = shifted_a(c);
+      bo = -(128 + c.a_zero_point);
+    }
+    const int32_t no_offset = 0;
+    // Column-major C^T (n x m) = op(B)^T (n x k, MKL's signed A) x op(A)^T (k x m, its unsigned B).
+    reinterpret_cast<GemmS8U8Fn<Int>>(lib_.gemm_s8u8s32)(
+        kColMajor, c.trans_b ? kTrans : kNoTrans, c.trans_a ? kTrans : kNoTrans, kFixOffset,
+        I(c.n), I(c.m), I(c.k), 1.0f, c.b, I(c.ldb), int8_t{0}, a, I(c.lda),
+        static_cast<int8_t>(bo), 0.0f, static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
+  }
+
+  // The stored A of an s8s8 call with 128 added to every used byte (xor 0x80), in a scratch
+  // buffer kept between calls.
+  const void* shifted_a(const LowpGemmCall& c) {
+    const int64_t rows = c.trans_a ? c.k : c.m, cols = c.trans_a ? c.m : c.k;
+    const std::size_t bytes = static_cast<std::size_t>(rows > 0 ? (rows - 1) * c.lda + cols : 0);
+    if (scratch_.size() < bytes) scratch_.resize(bytes);
+    const auto* src = static_cast<const uint8_t*>(c.a);
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint8_t* s = src + r * c.lda;
+      uint8_t* d = scratch_.data() + r * c.lda;
+      for (int64_t j = 0; j < cols; ++j) d[j] = static_cast<uint8_t>(s[j] ^ 0x80u);
+    }
+    return scratch_.data();
+  }
+
   void apply_threads() {
     if (*applied_ == threads_) return;
     lib_.set_threads(threads_);
@@ -79,6 +154,7 @@ class CblasBaseline final : public Baseline {
   CblasLibrary lib_;
   int threads_;
   std::shared_ptr<int> applied_;
+  std::vector<uint8_t> scratch_;
 };
 
 }  // namespace

@@ -21,6 +21,15 @@ struct CblasLibrary {
   bool ilp64 = false;     // 64-bit BLAS integers
   // Sets the library's global thread count.
   std::function<void(int)> set_threads;
+  // Low-precision entry points where the library has them (MKL), else null:
+  // cblas_gemm_bf16bf16f32 (bf16 A and B, fp32 C) and cblas_gemm_s8u8s32, which takes A signed
+  // and B unsigned and adds its offsets, C = (op(A) + ao)(op(B) + bo) + co. The adapter runs
+  // u8s8 as the transposed product C^T = op(B)^T op(A)^T in column-major (the same bytes, no
+  // copy: our s8 B becomes its A, our u8 A its B with bo = -a_zero_point), and s8s8 the same
+  // way after adding 128 to A into a scratch buffer (timed: part of the call) with
+  // bo = -(128 + a_zero_point).
+  void* gemm_bf16 = nullptr;
+  void* gemm_s8u8s32 = nullptr;
 };
 
 // Applies `threads` once, then wraps the library. `library.sgemm` and `set_threads` are set.

@@ -104,6 +104,8 @@ LoadedBaseline load_mkl(int threads) {
   entry.sgemm = sgemm;
   entry.ilp64 = (interface & kInterfaceIlp64Bit) != 0;
   entry.set_threads = [set_threads](int t) { set_threads(t); };
+  entry.gemm_bf16 = lib.symbol("cblas_gemm_bf16bf16f32");
+  entry.gemm_s8u8s32 = lib.symbol("cblas_gemm_s8u8s32");
   entry.lib = std::move(lib);
   return {make_cblas_baseline(std::move(entry), threads), ""};
 }

@@ -43,6 +43,35 @@ typedef struct ac_baseline_plugin {
 /* The one symbol a plugin exports, named by AC_BASELINE_PLUGIN_ENTRY. */
 typedef const ac_baseline_plugin* (*ac_baseline_plugin_entry)(void);
 
+/* Optional second table: the low-precision operations (adaptcore::bench::LowpGemmCall), on the
+ * object the first table's create() returned. A plugin without it has none. */
+#define AC_BASELINE_PLUGIN_LOWP_ABI 1
+#define AC_BASELINE_PLUGIN_LOWP_ENTRY "adaptcore_baseline_plugin_lowp"
+
+enum { AC_LOWP_BF16 = 1, AC_LOWP_U8S8 = 2, AC_LOWP_S8S8 = 3 };
+
+typedef struct ac_lowp_call {
+  int32_t type; /* AC_LOWP_* */
+  int64_t m, n, k;
+  int32_t trans_a, trans_b;
+  const void* a;
+  int64_t lda;
+  const void* b;
+  int64_t ldb;
+  void* c;
+  int64_t ldc;
+  int32_t a_zero_point;
+} ac_lowp_call;
+
+typedef struct ac_baseline_plugin_lowp {
+  uint32_t abi; /* AC_BASELINE_PLUGIN_LOWP_ABI */
+  int (*supports)(void* self, const ac_lowp_call* call); /* 1 or 0 */
+  int (*prepare)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);
+  int (*run)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);
+} ac_baseline_plugin_lowp;
+
+typedef const ac_baseline_plugin_lowp* (*ac_baseline_plugin_lowp_entry)(void);
+
 #ifdef __cplusplus
 }
 #endif

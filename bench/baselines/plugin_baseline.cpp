@@ -22,10 +22,19 @@ ac_gemm_call to_c(const GemmCall& c) {
   return {c.m, c.n, c.k, c.trans_a ? 1 : 0, c.trans_b ? 1 : 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc};
 }
 
+ac_lowp_call to_c(const LowpGemmCall& c) {
+  const int32_t type = c.type == LowpType::Bf16   ? AC_LOWP_BF16
+                       : c.type == LowpType::U8S8 ? AC_LOWP_U8S8
+                                                  : AC_LOWP_S8S8;
+  return {type, c.m, c.n, c.k, c.trans_a ? 1 : 0, c.trans_b ? 1 : 0, c.a, c.lda, c.b, c.ldb,
+          c.c, c.ldc, c.a_zero_point};
+}
+
 class PluginBaseline final : public Baseline {
  public:
-  PluginBaseline(std::string name, DynLib lib, const ac_baseline_plugin* table, void* self)
-      : name_(std::move(name)), lib_(std::move(lib)), table_(table), self_(self) {}
+  PluginBaseline(std::string name, DynLib lib, const ac_baseline_plugin* table,
+                 const ac_baseline_plugin_lowp* lowp, void* self)
+      : name_(std::move(name)), lib_(std::move(lib)), table_(table), lowp_(lowp), self_(self) {}
   ~PluginBaseline() override { table_->destroy(self_); }
   PluginBaseline(const PluginBaseline&) = delete;
   PluginBaseline& operator=(const PluginBaseline&) = delete;
@@ -66,10 +75,34 @@ class PluginBaseline final : public Baseline {
     return buf;
   }
 
+  bool supports_lowp(const LowpGemmCall& call) const override {
+    const ac_lowp_call c = to_c(call);
+    return lowp_ != nullptr && lowp_->supports(self_, &c) != 0;
+  }
+
+  double prepare_lowp(const LowpGemmCall& call) override {
+    if (lowp_ == nullptr) return Baseline::prepare_lowp(call);
+    const ac_lowp_call c = to_c(call);
+    char msg[kMessage] = {};
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = lowp_->prepare(self_, &c, msg, sizeof msg);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+  void run_lowp(const LowpGemmCall& call) override {
+    if (lowp_ == nullptr) return Baseline::run_lowp(call);
+    const ac_lowp_call c = to_c(call);
+    char msg[kMessage];
+    if (lowp_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+  }
+
  private:
   std::string name_;
   DynLib lib_;
   const ac_baseline_plugin* table_;
+  const ac_baseline_plugin_lowp* lowp_;  // null: no low-precision operations
   void* self_;
 };
 
@@ -106,10 +139,13 @@ LoadedBaseline load_plugin(const std::string& name, int threads) {
   if (table == nullptr || table->abi != AC_BASELINE_PLUGIN_ABI) {
     return {nullptr, name + ": " + lib.path() + " is not a plugin of this build (ABI mismatch)"};
   }
+  auto lowp_entry = lib.function<ac_baseline_plugin_lowp_entry>(AC_BASELINE_PLUGIN_LOWP_ENTRY);
+  const ac_baseline_plugin_lowp* lowp = lowp_entry != nullptr ? lowp_entry() : nullptr;
+  if (lowp != nullptr && lowp->abi != AC_BASELINE_PLUGIN_LOWP_ABI) lowp = nullptr;
   char msg[kMessage] = {};
   void* self = table->create(threads, msg, sizeof msg);
   if (self == nullptr) return {nullptr, name + ": " + msg};
-  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, self), ""};
+  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, lowp, self), ""};
 }
 
 }  // namespace adaptcore::bench::detail

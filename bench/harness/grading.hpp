@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "baselines/baseline.hpp"
+#include "harness/dtypes.hpp"
 
 namespace adaptcore::bench {
 
@@ -21,6 +24,10 @@ struct HardwareLimit {
 };
 HardwareLimit hardware_limit(int64_t m, int64_t n, int64_t k, double peak_gflops,
                              double bandwidth_gbs);
+// The same with the element sizes of a dtype: min_bytes = a m k + b k n + c m n. peak_gflops is
+// then the rate of the dtype's instruction (GOP/s for the integer types).
+HardwareLimit hardware_limit(int64_t m, int64_t n, int64_t k, double peak_gflops,
+                             double bandwidth_gbs, ElementBytes bytes);
 
 // Result of checking C against op(A) op(B) computed in double.
 struct CheckResult {
@@ -42,6 +49,18 @@ double error_tolerance(int64_t k);
 CheckResult check_against_reference(const GemmCall& call, int64_t samples = 512,
                                     std::uint64_t seed = 1,
                                     double full_check_work = 1u << 26);
+
+// The entries such a check compares, in order: all of C when m n k <= full_check_work, else
+// the corners, entries of the last row and column, then random ones (every dtype's check
+// samples the same way).
+std::vector<std::pair<int64_t, int64_t>> check_entries(int64_t m, int64_t n, int64_t k,
+                                                       int64_t samples, std::uint64_t seed,
+                                                       double full_check_work = 1u << 26);
+
+// bf16 tolerance on |c - ref| / sum_p |a_ip b_pj| (the bound of docs/LOWP.md, "bf16 error
+// bound"): products of bf16 values are exact in fp32, so only the fp32 additions round:
+// gamma_n = n u / (1 - n u), u = 2^-24, n = k + 2 ceil(k / 64) + 4.
+double bf16_error_tolerance(int64_t k);
 
 // Classes of the report's heat maps: M by tokens (decode, small batch, prefill), N by width.
 std::string m_class(int64_t m);  // "1-16", "17-128", "129-1024", "1025+"

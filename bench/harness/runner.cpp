@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <functional>
 #include <iomanip>
-#include <limits>
+#include <cstdlib>
+#include <new>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -17,78 +17,40 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
-#include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "harness/grading.hpp"
+#include "harness/quant_summary.hpp"
+#include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
-#include "plan/plan.hpp"
 
 namespace adaptcore::bench {
+namespace detail {
+
+std::size_t pool_sets(double set_bytes, double pool_bytes) {
+  return static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 4096.0));
+}
+
+double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {
+  const double t = threads;
+  if (resident_bytes <= static_cast<double>(hw.l2_bytes) * t) return hw.bw_l2_gbs * t;
+  if (resident_bytes <= static_cast<double>(hw.l3_bytes) * t) return hw.bw_l3_gbs * t;
+  return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t);
+}
+
+Bytes make_bytes(std::size_t count) {
+  const std::size_t bytes = (std::max<std::size_t>(count, 1) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return Bytes(static_cast<unsigned char*>(p));
+}
+
+}  // namespace detail
+
 namespace {
 
 namespace am = adaptcore::measure;
 using Json = nlohmann::ordered_json;
-
-// One library as the loop sees it: adaptcore and every vendor adapter alike.
-struct Contender {
-  std::string name;
-  std::function<bool(const GemmCall&)> supports;
-  std::function<double(const GemmCall&)> prepare;  // setup seconds
-  std::function<void(const GemmCall&)> run;
-};
-
-// Elements of one operand set of a shape (A, B and C as stored, leading dimensions included).
-struct SetElems {
-  std::size_t a, b, c;
-  double bytes() const { return 4.0 * static_cast<double>(a + b + c); }
-};
-SetElems set_elems(const SuiteShape& s) {
-  return {static_cast<std::size_t>((s.trans_a ? s.k : s.m) * s.lda),
-          static_cast<std::size_t>((s.trans_b ? s.n : s.k) * s.ldb),
-          static_cast<std::size_t>(s.m * s.ldc)};
-}
-// Sets in a shape's pool: enough to total pool_bytes (at least one, at most 4096).
-std::size_t pool_sets(const SetElems& e, double pool_bytes) {
-  return static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / e.bytes()), 1.0, 4096.0));
-}
-
-// Operand sets the timed calls rotate over, so that neither the inputs nor the output of the
-// previous call are still warm in the caches (a dynamic-shape caller rarely calls twice on the
-// same buffers back to back; weights of the next layer are cold).
-class BufferPool {
- public:
-  BufferPool(const SuiteShape& s, double pool_bytes) : shape_(s) {
-    const SetElems e = set_elems(s);
-    a_elems_ = e.a, b_elems_ = e.b, c_elems_ = e.c;
-    const std::size_t sets = pool_sets(e, pool_bytes);
-    for (std::size_t i = 0; i < sets; ++i) {
-      a_.push_back(am::make_buffer(a_elems_));
-      b_.push_back(am::make_buffer(b_elems_));
-      c_.push_back(am::make_buffer(c_elems_));
-      am::fill_uniform(a_.back().get(), a_elems_, 11 + 2 * i);
-      am::fill_uniform(b_.back().get(), b_elems_, 12 + 2 * i);
-      std::fill_n(c_.back().get(), c_elems_, 0.0f);
-    }
-  }
-  std::size_t sets() const { return a_.size(); }
-  double bytes() const {
-    return static_cast<double>(sets()) * SetElems{a_elems_, b_elems_, c_elems_}.bytes();
-  }
-  GemmCall call(std::size_t i) const {
-    i %= sets();
-    return GemmCall{shape_.m, shape_.n, shape_.k, shape_.trans_a, shape_.trans_b, a_[i].get(),
-                    shape_.lda, b_[i].get(), shape_.ldb, c_[i].get(), shape_.ldc};
-  }
-  // A NaN output: a library that does not write every element of C fails the check.
-  void poison_output(std::size_t i) {
-    std::fill_n(c_[i % sets()].get(), c_elems_, std::numeric_limits<float>::quiet_NaN());
-  }
-
- private:
-  SuiteShape shape_;
-  std::size_t a_elems_ = 0, b_elems_ = 0, c_elems_ = 0;
-  std::vector<am::FloatBuffer> a_, b_, c_;
-};
+using detail::DtypeBench;
+using detail::ShapeBench;
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -99,13 +61,6 @@ std::string utc_now() {
   return os.str();
 }
 
-std::string shape_text(const SuiteShape& s) {
-  std::ostringstream os;
-  os << s.m << 'x' << s.n << 'x' << s.k;
-  if (s.trans_a || s.trans_b) os << ' ' << (s.trans_a ? 'T' : 'N') << (s.trans_b ? 'T' : 'N');
-  return os.str();
-}
-
 std::string duration_text(double s) {
   std::ostringstream os;
   const auto total = static_cast<long>(std::max(0.0, s));
@@ -113,56 +68,6 @@ std::string duration_text(double s) {
   else if (total >= 60) os << total / 60 << 'm' << std::setw(2) << std::setfill('0') << total % 60 << 's';
   else os << total << 's';
   return os.str();
-}
-
-Trans op(bool t) { return t ? Trans::Yes : Trans::No; }
-
-Contender adaptcore_contender(Context& ctx) {
-  Contender c;
-  c.name = "adaptcore";
-  c.supports = [](const GemmCall&) { return true; };
-  // Setup: planning the shape (a plan-cache miss), which a first call pays.
-  c.prepare = [&ctx](const GemmCall& g) {
-    GemmProblem prob;
-    if (make_problem(Layout::RowMajor, op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, 1.0f, g.a,
-                     g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, prob) != Status::Ok)
-      throw std::runtime_error("invalid shape");
-    detail::ContextImpl& impl = ctx.impl();
-    const ShapeKey key = impl.key_for(prob);
-    return am::time_once([&] { (void)impl.plan_for(key); });
-  };
-  c.run = [&ctx](const GemmCall& g) {
-    const Status st = gemm(Layout::RowMajor, op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, 1.0f,
-                           g.a, g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, ctx);
-    if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
-  };
-  return c;
-}
-
-Contender vendor_contender(Baseline& lib) {
-  return Contender{lib.name(), [&lib](const GemmCall& g) { return lib.supports(g); },
-                   [&lib](const GemmCall& g) { return lib.prepare(g); },
-                   [&lib](const GemmCall& g) { lib.run(g); }};
-}
-
-// adaptcore's view of a shape: its plan and the model's predicted time of that plan.
-struct ModelView {
-  std::string plan;
-  double predicted_us = 0;
-};
-
-ModelView model_view(Context& ctx, const SuiteShape& s) {
-  // Operands are not read by planning: any non-null pointers of the right layout do.
-  static const float dummy = 0.0f;
-  float out = 0.0f;
-  GemmProblem prob;
-  if (make_problem(Layout::RowMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 0.0f, &dummy,
-                   s.lda, &dummy, s.ldb, 0.0f, &out, s.ldc, prob) != Status::Ok)
-    throw std::runtime_error("invalid shape " + shape_text(s));
-  const detail::ContextImpl& impl = ctx.impl();
-  const Explanation e = impl.explain(impl.key_for(prob));
-  const CandidateCost& chosen = e.candidates.at(e.chosen);
-  return ModelView{describe(chosen.plan), chosen.cost.total_us};
 }
 
 Json shape_fields(std::size_t index, const SuiteShape& s) {
@@ -177,17 +82,17 @@ Json shape_fields(std::size_t index, const SuiteShape& s) {
 }
 
 // Warm-up (about 20 ms of calls) and one timed series of about target_s; returns its median
-// and minimum. Calls rotate over the pool's operand sets, continuing from *next.
+// and minimum. Calls rotate over the shape's operand sets, continuing from *next.
 struct Series {
   double median_s = 0, min_s = 0;
   int reps = 0;
 };
-Series time_series(Contender& lib, const BufferPool& pool, const RunOptions& o, std::size_t* next) {
+Series time_series(ShapeBench& sb, std::size_t lib, const RunOptions& o, std::size_t* next) {
   std::vector<double> warm;
   double total = 0;
   do {
-    const GemmCall g = pool.call((*next)++);
-    warm.push_back(am::time_once([&] { lib.run(g); }));
+    const std::size_t set = (*next)++ % sb.sets();
+    warm.push_back(am::time_once([&] { sb.run(lib, set); }));
     total += warm.back();
   } while (total < 0.02 && warm.size() < 200);
   const double est = warm.size() > 1 ? am::median({warm.begin() + 1, warm.end()}) : warm[0];
@@ -195,30 +100,25 @@ Series time_series(Contender& lib, const BufferPool& pool, const RunOptions& o, 
   std::vector<double> t;
   t.reserve(static_cast<std::size_t>(reps));
   for (int i = 0; i < reps; ++i) {
-    const GemmCall g = pool.call((*next)++);
-    t.push_back(am::time_once([&] { lib.run(g); }));
+    const std::size_t set = (*next)++ % sb.sets();
+    t.push_back(am::time_once([&] { sb.run(lib, set); }));
   }
   return Series{am::median(t), am::minimum(t), reps};
 }
 
 // A library's first turn on a shape: support, setup, the reference check, one timed series.
 // Fills the record's result fields.
-void grade_first(Contender& lib, BufferPool& pool, const RunOptions& o,
-                 const HardwareLimit& limit, Json& r, std::size_t* next) {
-  const GemmCall first = pool.call(0);
-  if (!lib.supports(first)) {
+void grade_first(ShapeBench& sb, std::size_t lib, const RunOptions& o, const HardwareLimit& limit,
+                 Json& r, std::size_t* next) {
+  if (!sb.supports(lib)) {
     r["status"] = "unsupported";
     return;
   }
   try {
-    r["setup_us"] = lib.prepare(first) * 1e6;
-    pool.poison_output(0);
-    lib.run(first);
-    const CheckResult check = check_against_reference(first, 512, o.seed);
-    r["correct"] = check.pass;
-    r["error"] = std::isfinite(check.max_error) ? Json(check.max_error) : Json(nullptr);
+    r["setup_us"] = sb.prepare(lib) * 1e6;
+    sb.check(lib, o.seed, r);
     *next = 1;
-    const Series t = time_series(lib, pool, o, next);
+    const Series t = time_series(sb, lib, o, next);
     r["status"] = "ok";
     r["round_medians_us"] = Json::array({t.median_s * 1e6});
     r["median_us"] = t.median_s * 1e6;
@@ -234,11 +134,11 @@ void grade_first(Contender& lib, BufferPool& pool, const RunOptions& o,
 
 // A further round: another timed series; the record keeps the fastest round's median (a burst
 // of load from other tenants of the machine during one library's turn then costs it nothing).
-void grade_again(Contender& lib, const BufferPool& pool, const RunOptions& o,
-                 const HardwareLimit& limit, Json& r, std::size_t* next) {
+void grade_again(ShapeBench& sb, std::size_t lib, const RunOptions& o, const HardwareLimit& limit,
+                 Json& r, std::size_t* next) {
   if (r["status"] != "ok") return;
   try {
-    const Series t = time_series(lib, pool, o, next);
+    const Series t = time_series(sb, lib, o, next);
     r["round_medians_us"].push_back(t.median_s * 1e6);
     if (t.median_s * 1e6 < r["median_us"].get<double>()) {
       r["median_us"] = t.median_s * 1e6;
@@ -250,21 +150,6 @@ void grade_again(Contender& lib, const BufferPool& pool, const RunOptions& o,
     r["status"] = "failed";
     r["message"] = e.what();
   }
-}
-
-// Bytes the operands of a shape's timed calls occupy: every set of its BufferPool.
-double pool_total_bytes(const SuiteShape& s, double pool_bytes) {
-  const SetElems e = set_elems(s);
-  return static_cast<double>(pool_sets(e, pool_bytes)) * e.bytes();
-}
-
-// Bandwidth the operands come from in the timed calls: the level holding the whole pool (the
-// cores' L2s, their L3 share, or DRAM), all threads reading.
-double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {
-  const double t = threads;
-  if (resident_bytes <= static_cast<double>(hw.l2_bytes) * t) return hw.bw_l2_gbs * t;
-  if (resident_bytes <= static_cast<double>(hw.l3_bytes) * t) return hw.bw_l3_gbs * t;
-  return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t);
 }
 
 // adaptcore's context as the options ask: thread count, profile, kernel path.
@@ -282,14 +167,6 @@ std::unique_ptr<Context> bench_context(const RunOptions& o) {
   return ctx;
 }
 
-// The hardware limit of a shape on ctx: its peak, and the bandwidth of where the shape's
-// operand pool lives.
-HardwareLimit shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes) {
-  const int threads = ctx.threads();
-  return hardware_limit(s.m, s.n, s.k, ctx.hardware().peak_gflops_per_core(ctx.isa()) * threads,
-                        bandwidth_gbs(ctx.hardware(), threads, pool_total_bytes(s, pool_bytes)));
-}
-
 }  // namespace
 
 Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
@@ -298,8 +175,8 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
   Json records = Json::array();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const SuiteShape s = with_leading_dims(shapes[i]);
-    const HardwareLimit limit = shape_limit(ctx, s, o.pool_bytes);
-    const ModelView mv = model_view(ctx, s);
+    const HardwareLimit limit = detail::f32_shape_limit(ctx, s, o.pool_bytes);
+    const detail::ModelView mv = detail::model_view(ctx, s);
     Json r = shape_fields(i, s);
     r["lib"] = "adaptcore";
     r["status"] = "predicted";
@@ -331,13 +208,13 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   const int threads = ctx.threads();
   const HardwareProfile& hw = ctx.hardware();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
-  const double dram_bw = bandwidth_gbs(hw, threads, INFINITY);
-  auto limit_of = [&](const SuiteShape& s) { return shape_limit(ctx, s, o.pool_bytes); };
+  const double dram_bw = detail::bandwidth_gbs(hw, threads, INFINITY);
 
   Json doc;
   doc["format"] = "adaptcore-bench";
   doc["version"] = 1;
   doc["suite"] = o.suite;
+  doc["dtype"] = to_string(o.dtype);
   doc["threads"] = threads;
   doc["date"] = utc_now();
   doc["peak_gflops"] = peak;
@@ -347,25 +224,49 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
                     {"settle_s", o.settle_s}, {"max_gflop", o.max_gflop}, {"seed", o.seed},
                     {"pool_bytes", o.pool_bytes}, {"rounds", o.rounds}, {"isa", to_string(ctx.isa())}};
 
-  // Libraries: adaptcore, then every vendor that loads (a missing one is listed as skipped).
-  std::vector<Contender> contenders;
-  contenders.push_back(adaptcore_contender(ctx));
+  // Vendor libraries: every one that loads (a missing one is listed as skipped).
   Json libs = Json::array();
-  libs.push_back({{"name", "adaptcore"}, {"version", version()}, {"status", "ok"}});
   std::vector<std::unique_ptr<Baseline>> loaded;
+  Json vendor_entries = Json::array();
+  // Every library by default; the weight-quantized comparisons build paths on MKL and oneDNN
+  // only (the two vendors with bf16 and int8 GEMMs), unless --libs names others.
+  const std::vector<std::string> all =
+      is_weight_quantized(o.dtype) ? std::vector<std::string>{"mkl", "onednn"} : baseline_names();
   const std::vector<std::string> names =
-      !o.vendors ? std::vector<std::string>{} : o.libs.empty() ? baseline_names() : o.libs;
+      !o.vendors ? std::vector<std::string>{} : o.libs.empty() ? all : o.libs;
   for (const std::string& name : names) {
     LoadedBaseline lb = load_baseline(name, threads);
     if (!lb.lib) {
-      libs.push_back({{"name", name}, {"status", "skipped"}, {"message", lb.message}});
+      vendor_entries.push_back({{"name", name}, {"status", "skipped"}, {"message", lb.message}});
       if (progress != nullptr) *progress << "skipping " << name << ": " << lb.message << '\n';
       continue;
     }
-    libs.push_back({{"name", name}, {"version", lb.lib->version()}, {"status", "ok"}});
+    vendor_entries.push_back({{"name", name}, {"version", lb.lib->version()}, {"status", "ok"}});
     loaded.push_back(std::move(lb.lib));
-    contenders.push_back(vendor_contender(*loaded.back()));
   }
+  detail::RunEnv env{o, ctx, {}};
+  for (const auto& lib : loaded) env.vendors.push_back(lib.get());
+  std::unique_ptr<DtypeBench> bench;
+  switch (o.dtype) {
+    case BenchDtype::F32: bench = detail::make_f32_bench(env); break;
+    case BenchDtype::Bf16:
+    case BenchDtype::U8S8:
+    case BenchDtype::S8S8: bench = detail::make_lowp_bench(env, o.dtype, doc); break;
+    case BenchDtype::W8A16:
+    case BenchDtype::W4A16: bench = detail::make_quant_bench(env, o.dtype, doc, progress); break;
+  }
+  const std::vector<std::string>& contenders = bench->names();
+  // The libraries list: what the dtype runs (adaptcore, vendors or comparison paths), then the
+  // vendors that did not load.
+  for (const std::string& name : contenders) {
+    Json entry = {{"name", name}, {"status", "ok"}};
+    if (name == "adaptcore") entry["version"] = version();
+    for (const auto& v : vendor_entries)
+      if (v["name"] == name) entry["version"] = v["version"];
+    libs.push_back(std::move(entry));
+  }
+  for (const auto& v : vendor_entries)
+    if (v["status"] != "ok") libs.push_back(v);
   doc["libraries"] = libs;
 
   // Work estimate per shape for the ETA: its FMA time plus a fixed cost per library turn.
@@ -382,7 +283,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   // Work estimate per (shape, library) for the ETA: a few calls at the hardware limit plus the
   // fixed warm-up and timing budget; each library's turn on a chunk adds one settle pause.
   auto weight = [&](const SuiteShape& s) {
-    return 0.03 + o.target_s + 4 * limit_of(s).seconds;
+    return 0.03 + o.target_s + 4 * bench->limit(s).seconds;
   };
   double total_weight = 0, done_weight = 0;
   for (std::size_t i : kept)
@@ -396,16 +297,13 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   const double t0 = am::now_seconds();
   double last_report = -1;
   for (std::size_t begin = 0; begin < kept.size();) {
-    std::vector<std::unique_ptr<BufferPool>> pools;
-    std::vector<ModelView> views;
+    std::vector<std::unique_ptr<ShapeBench>> pools;
     double chunk_bytes = 0;
     std::size_t end = begin;
     while (end < kept.size() && end - begin < o.chunk_shapes &&
            (end == begin || chunk_bytes < o.chunk_bytes)) {
-      const SuiteShape& s = shapes[kept[end]];
-      pools.push_back(std::make_unique<BufferPool>(s, o.pool_bytes));
+      pools.push_back(bench->shape(shapes[kept[end]]));
       chunk_bytes += pools.back()->bytes();
-      views.push_back(model_view(ctx, s));
       ++end;
     }
     // Rounds alternate the order of the libraries (forward, backward, ...).
@@ -413,7 +311,6 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     for (int round = 0; round < o.rounds; ++round) {
       for (std::size_t step = 0; step < contenders.size(); ++step) {
         const std::size_t li = round % 2 == 0 ? step : contenders.size() - 1 - step;
-        Contender& lib = contenders[li];
         std::this_thread::sleep_for(std::chrono::duration<double>(o.settle_s));
         for (std::size_t idx = begin; idx < end; ++idx) {
           const SuiteShape& s = shapes[kept[idx]];
@@ -424,24 +321,22 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
             *progress << (tty ? "\r" : "") << "[" << idx + 1 << '/' << kept.size() << "] "
                       << std::setw(3) << static_cast<int>(100 * frac) << "%  eta "
                       << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
-                      << "  " << shape_text(s) << ' ' << lib.name << (tty ? "          " : "\n")
-                      << std::flush;
+                      << "  " << detail::shape_text(s) << ' ' << contenders[li]
+                      << (tty ? "          " : "\n") << std::flush;
           }
-          const HardwareLimit limit = limit_of(s);
+          const HardwareLimit limit = bench->limit(s);
           Json& r = slots[idx * contenders.size() + li];
           std::size_t* cursor = &next[idx - begin];
+          ShapeBench& sb = *pools[idx - begin];
           if (round == 0) {
             r = shape_fields(kept[idx], s);
-            r["lib"] = lib.name;
+            r["lib"] = contenders[li];
             r["limit_us"] = limit.seconds * 1e6;
             r["limit_bound"] = limit.bound;
-            grade_first(lib, *pools[idx - begin], o, limit, r, cursor);
-            if (li == 0) {  // adaptcore
-              r["predicted_us"] = views[idx - begin].predicted_us;
-              r["plan"] = views[idx - begin].plan;
-            }
+            grade_first(sb, li, o, limit, r, cursor);
+            sb.describe(li, r);
           } else {
-            grade_again(lib, *pools[idx - begin], o, limit, r, cursor);
+            grade_again(sb, li, o, limit, r, cursor);
           }
           done_weight += weight(s);
         }
@@ -453,8 +348,14 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     *progress << (tty ? "\r" : "") << "done: " << kept.size() << " shapes in "
               << duration_text(am::now_seconds() - t0) << std::string(40, ' ') << '\n';
   Json records = Json::array();
-  for (Json& r : slots) records.push_back(std::move(r));
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    Json& r = slots[i];
+    if (r["status"] == "ok") bench->annotate(shapes[kept[i / contenders.size()]], i % contenders.size(), r);
+    records.push_back(std::move(r));
+  }
   doc["records"] = std::move(records);
+  if (is_weight_quantized(o.dtype))
+    doc["quant_summary"] = Json::parse(quant_summary(nlohmann::json::parse(doc["records"].dump())).dump());
   return doc;
 }
 

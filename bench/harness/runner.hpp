@@ -11,12 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/dtypes.hpp"
 #include "harness/suites.hpp"
 
 namespace adaptcore::bench {
 
 struct RunOptions {
   std::string suite = "llm";        // name (suite_names()) or path of a suite file
+  // Element types: f32 (adaptcore's gemm against each vendor's sgemm), bf16 / u8s8 / s8s8
+  // (the low-precision GEMMs against MKL's and oneDNN's), w8a16 / w4a16 (adaptcore's
+  // weight-quantized GEMM against the comparison paths of bench/README.md).
+  BenchDtype dtype = BenchDtype::F32;
+  // w8a16 / w4a16: K values per weight scale (0: the dtype's default, one scale per output
+  // channel for w8a16 and groups of 128 for w4a16).
+  int64_t weight_group = 0;
   std::vector<std::string> libs;    // vendor libraries to compare; empty: every known one
   bool vendors = true;              // false: adaptcore alone
   int threads = 0;                  // 0: all cores; the same count for every library

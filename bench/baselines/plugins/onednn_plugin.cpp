@@ -1,4 +1,6 @@
-// oneDNN's fp32 matmul primitive. Creating the primitive (descriptor, implementation choice, JIT
+// oneDNN's fp32 matmul primitive, and for the low-precision dtypes of `adaptcore bench --dtype`
+// its bf16 matmul primitive (bf16 x bf16 -> fp32) and its integer GEMM functions
+// dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 (no setup: plain C calls, row-major like CBLAS). Creating the primitive (descriptor, implementation choice, JIT
 // code generation) is the per-shape setup that prepare() does and the loader times; run() only
 // points the prepared memory objects at the call's buffers and executes. Each operand is
 // described with its real strides, so transposes and padded leading dimensions need no copy.
@@ -18,6 +20,8 @@
 namespace {
 
 using adaptcore::bench::GemmCall;
+using adaptcore::bench::LowpGemmCall;
+using adaptcore::bench::LowpType;
 using adaptcore::bench::plugin::shape_key;
 using adaptcore::bench::plugin::ShapeKey;
 using dt = dnnl::memory::data_type;
@@ -48,11 +52,14 @@ std::string isa_name(dnnl::cpu_isa isa) {
 
 // A row-major matrix as stored: rows x cols with the given row pitch, or its transpose (the
 // logical rows x cols matrix stored as cols x rows), as oneDNN strides.
-dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t ld, bool transposed) {
+dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t ld, bool transposed,
+                          dt type = dt::f32) {
   const dnnl::memory::dims strides =
       transposed ? dnnl::memory::dims{1, ld} : dnnl::memory::dims{ld, 1};
-  return dnnl::memory::desc({rows, cols}, dt::f32, strides);
+  return dnnl::memory::desc({rows, cols}, type, strides);
 }
+
+char trans_char(bool t) { return t ? 'T' : 'N'; }
 
 struct Prepared {
   dnnl::matmul primitive;
@@ -139,6 +146,77 @@ class OnednnBaseline {
     return it != prepared_.end() ? "impl " + it->second.impl : "";
   }
 
+  // bf16: the matmul primitive; int8: dnnl_gemm_*, whose A offset is a u8 (u8s8) or an s8
+  // (s8s8), so other zero points are unsupported.
+  bool supports_lowp(const LowpGemmCall& c) const {
+    if (!adaptcore::bench::detail::valid_call(c) || c.m <= 0 || c.n <= 0 || c.k <= 0) return false;
+    switch (c.type) {
+      case LowpType::Bf16: return true;
+      case LowpType::U8S8: return c.a_zero_point >= 0 && c.a_zero_point <= 255;
+      case LowpType::S8S8: return c.a_zero_point >= -128 && c.a_zero_point <= 127;
+    }
+    return false;
+  }
+
+  void prepare_lowp(const LowpGemmCall& c) {
+    apply_threads();
+    if (c.type != LowpType::Bf16) return;  // the GEMM functions have no setup
+    const ShapeKey key = shape_key(dims(c));
+    if (prepared_bf16_.count(key) != 0) return;
+    const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a, dt::bf16);
+    const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b, dt::bf16);
+    const auto c_md = matrix(c.m, c.n, c.ldc, false, dt::f32);
+#if DNNL_VERSION_MAJOR >= 3
+    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
+#else
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+#endif
+    Prepared p;
+    p.primitive = dnnl::matmul(pd);
+    p.impl = pd.impl_info_str();
+    p.a = dnnl::memory(a_md, engine_, const_cast<void*>(c.a));
+    p.b = dnnl::memory(b_md, engine_, const_cast<void*>(c.b));
+    p.c = dnnl::memory(c_md, engine_, c.c);
+    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
+    prepared_bf16_.emplace(key, std::move(p));
+  }
+
+  void run_lowp(const LowpGemmCall& c) {
+    apply_threads();
+    if (c.type == LowpType::Bf16) {
+      const ShapeKey key = shape_key(dims(c));
+      auto it = prepared_bf16_.find(key);
+      if (it == prepared_bf16_.end()) {
+        prepare_lowp(c);
+        it = prepared_bf16_.find(key);
+      }
+      Prepared& p = it->second;
+      p.a.set_data_handle(const_cast<void*>(c.a));
+      p.b.set_data_handle(const_cast<void*>(c.b));
+      p.c.set_data_handle(c.c);
+      p.primitive.execute(stream_, p.args);
+      stream_.wait();
+      return;
+    }
+    const int32_t no_offset = 0;
+    dnnl_status_t st;
+    if (c.type == LowpType::U8S8) {
+      st = dnnl_gemm_u8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k,
+                             1.0f, static_cast<const uint8_t*>(c.a), c.lda,
+                             static_cast<uint8_t>(c.a_zero_point),
+                             static_cast<const int8_t*>(c.b), c.ldb, 0, 0.0f,
+                             static_cast<int32_t*>(c.c), c.ldc, &no_offset);
+    } else {
+      st = dnnl_gemm_s8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k,
+                             1.0f, static_cast<const int8_t*>(c.a), c.lda,
+                             static_cast<int8_t>(c.a_zero_point),
+                             static_cast<const int8_t*>(c.b), c.ldb, 0, 0.0f,
+                             static_cast<int32_t*>(c.c), c.ldc, &no_offset);
+    }
+    if (st != dnnl_success)
+      throw std::runtime_error("dnnl_gemm int8 failed with status " + std::to_string(st));
+  }
+
  private:
   Prepared& find_or_prepare(const GemmCall& c) {
     const ShapeKey key = shape_key(c);
@@ -163,10 +241,13 @@ class OnednnBaseline {
 #endif
   }
 
+  static GemmCall dims(const LowpGemmCall& c) { return adaptcore::bench::detail::dims_of(c); }
+
   int threads_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   std::map<ShapeKey, Prepared> prepared_;  // std::map: references stay valid on insertion
+  std::map<ShapeKey, Prepared> prepared_bf16_;
   ShapeKey last_key_{};
   Prepared* last_ = nullptr;
 };
@@ -174,3 +255,4 @@ class OnednnBaseline {
 }  // namespace
 
 ADAPTCORE_BASELINE_PLUGIN(OnednnBaseline)
+ADAPTCORE_BASELINE_PLUGIN_LOWP(OnednnBaseline)

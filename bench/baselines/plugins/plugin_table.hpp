@@ -94,7 +94,61 @@ const ac_baseline_plugin* plugin_table() {
   return &table;
 }
 
+inline LowpGemmCall to_lowp_call(const ac_lowp_call& c) {
+  const LowpType type = c.type == AC_LOWP_BF16   ? LowpType::Bf16
+                        : c.type == AC_LOWP_U8S8 ? LowpType::U8S8
+                                                 : LowpType::S8S8;
+  return {type, c.m, c.n, c.k, c.trans_a != 0, c.trans_b != 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc,
+          c.a_zero_point};
+}
+
+// The optional low-precision table, for an adapter class that also provides
+//   bool supports_lowp(const LowpGemmCall&) const;
+//   void prepare_lowp(const LowpGemmCall&);
+//   void run_lowp(const LowpGemmCall&);
+template <class Impl>
+const ac_baseline_plugin_lowp* plugin_lowp_table() {
+  static const ac_baseline_plugin_lowp table = {
+      AC_BASELINE_PLUGIN_LOWP_ABI,
+      [](void* self, const ac_lowp_call* call) -> int {
+        if (call->type != AC_LOWP_BF16 && call->type != AC_LOWP_U8S8 && call->type != AC_LOWP_S8S8)
+          return 0;
+        try {
+          return static_cast<const Impl*>(self)->supports_lowp(to_lowp_call(*call)) ? 1 : 0;
+        } catch (const std::exception&) {
+          return 0;
+        }
+      },
+      [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->prepare_lowp(to_lowp_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+      [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->run_lowp(to_lowp_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+  };
+  return &table;
+}
+
 }  // namespace adaptcore::bench::plugin
+
+// The plugin's optional second symbol: its low-precision operations.
+#define ADAPTCORE_BASELINE_PLUGIN_LOWP(Impl)                                       \
+  extern "C" __attribute__((visibility("default"))) const ac_baseline_plugin_lowp* \
+  adaptcore_baseline_plugin_lowp(void) {                                           \
+    return adaptcore::bench::plugin::plugin_lowp_table<Impl>();                    \
+  }
 
 // The plugin's one exported symbol (plugins are built with hidden visibility).
 #define ADAPTCORE_BASELINE_PLUGIN(Impl)                                       \

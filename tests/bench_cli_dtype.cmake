@@ -1,0 +1,60 @@
+# `adaptcore bench --dtype`: the int8 GEMMs on the tiny suite (adaptcore and whichever of MKL,
+# oneDNN and OpenBLAS load: OpenBLAS has no int8 GEMM and must be recorded as unsupported) and
+# the weight-quantized comparisons on quant-tiny. Each run exits 0, records its dtype, writes
+# the three files, and every valid result passes its check; an unknown dtype is refused.
+#   cmake -DCLI=<adaptcore executable> -DDIR=<scratch directory> -P bench_cli_dtype.cmake
+set(out ${DIR}/bench_cli_dtype_out)
+
+function(run_bench dtype suite libs)
+  file(REMOVE_RECURSE ${out})
+  execute_process(COMMAND ${CLI} bench --dtype ${dtype} --suite ${suite} --libs ${libs}
+                          --threads 2 --target 0.005 --settle 0.01 --rounds 1 --out ${out}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "bench --dtype ${dtype} exited with ${rc}\n${stdout}\n${err}")
+  endif()
+  foreach(f results.json results.csv report.html)
+    if(NOT EXISTS ${out}/${f})
+      message(FATAL_ERROR "bench --dtype ${dtype} did not write ${f}")
+    endif()
+  endforeach()
+  file(READ ${out}/results.json j)
+  string(JSON got GET "${j}" dtype)
+  if(NOT got STREQUAL dtype)
+    message(FATAL_ERROR "results.json dtype '${got}', expected '${dtype}'")
+  endif()
+  string(JSON nrec LENGTH "${j}" records)
+  if(nrec EQUAL 0)
+    message(FATAL_ERROR "bench --dtype ${dtype}: no records")
+  endif()
+  math(EXPR last "${nrec} - 1")
+  foreach(i RANGE ${last})
+    string(JSON lib GET "${j}" records ${i} lib)
+    string(JSON status GET "${j}" records ${i} status)
+    if(lib STREQUAL "openblas" AND NOT status STREQUAL "unsupported")
+      message(FATAL_ERROR "openblas has no ${dtype} GEMM but its record says ${status}")
+    endif()
+    if(status STREQUAL "ok")
+      string(JSON correct GET "${j}" records ${i} correct)
+      if(NOT correct)
+        message(FATAL_ERROR "${lib} gave a wrong ${dtype} result in record ${i}")
+      endif()
+    elseif(lib MATCHES "adaptcore")
+      message(FATAL_ERROR "${lib} record ${i} has status ${status}")
+    endif()
+  endforeach()
+  set(stdout "${stdout}" PARENT_SCOPE)
+endfunction()
+
+run_bench(u8s8 tiny mkl,onednn,openblas)
+run_bench(w8a16 quant-tiny mkl,onednn)
+if(NOT stdout MATCHES "weight-quantized comparison")
+  message(FATAL_ERROR "no weight-quantized comparison table in the summary:\n${stdout}")
+endif()
+
+execute_process(COMMAND ${CLI} bench --dtype fp16 --suite tiny --out ${out}
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "bench --dtype fp16 was accepted")
+endif()
+file(REMOVE_RECURSE ${out})
