@@ -66,14 +66,17 @@ bool parse_dtype(const std::string& text, DType& out) {
   if (text == "f32" || text == "fp32") out = DType::F32;
   else if (text == "bf16") out = DType::Bf16;
   else if (text == "u8s8" || text == "int8") out = DType::U8S8;
+  else if (text == "w8a16") out = DType::W8A16;
+  else if (text == "w4a16") out = DType::W4A16;
   else return false;
   return true;
 }
 
 void add_dtype_option(CLI::App& cmd, std::string& dtype) {
   cmd.add_option("--dtype", dtype,
-                 "element type: f32 (default), bf16 (bf16 x bf16 -> fp32), u8s8 (u8 x s8 -> s32)")
-      ->check(CLI::IsMember({"f32", "fp32", "bf16", "u8s8", "int8"}));
+                 "element type: f32 (default), bf16 (bf16 x bf16 -> fp32), u8s8 (u8 x s8 -> s32), "
+                 "w8a16 / w4a16 (int8 / int4 weights, fp32 activations split into int8 parts)")
+      ->check(CLI::IsMember({"f32", "fp32", "bf16", "u8s8", "int8", "w8a16", "w4a16"}));
 }
 
 Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out) {
@@ -90,6 +93,27 @@ Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out) {
   const Status st = make_lowp_problem(x, out);
   if (st == Status::Ok && dtype == DType::U8S8) out.kind = LowpKind::U8S8S32;
   return st;
+}
+
+void add_wq_options(CLI::App& cmd, WqArgs& args) {
+  cmd.add_option("--parts", args.parts,
+                 "w8a16/w4a16: activation parts, 2 (about 16 bits, default) or 1 (W8A8 dynamic)")
+      ->check(CLI::IsMember({1, 2}));
+  cmd.add_option("--group", args.group,
+                 "w8a16/w4a16: weight scale group along K (32..256, a multiple of 32; 0 per "
+                 "column); default 0 for w8a16, 128 for w4a16");
+  cmd.add_flag("--bf16-activations", args.bf16_activations,
+               "w8a16/w4a16: activations given as bf16 instead of fp32");
+}
+
+DType wq_effective_dtype(DType dtype, const WqArgs& args) {
+  if (args.parts == 2) return dtype;
+  return dtype == DType::W4A16 ? DType::W4A8 : DType::W8A8;
+}
+
+int64_t wq_effective_group(DType dtype, const WqArgs& args) {
+  if (args.group >= 0) return args.group;
+  return dtype == DType::W4A16 || dtype == DType::W4A8 ? 128 : 0;
 }
 
 std::string format_fixed(double v, int decimals) {

@@ -53,6 +53,17 @@ void add_dtype_option(CLI::App& cmd, std::string& dtype);
 // The normalised low-precision problem of a shape, without operands (for its key).
 Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out);
 
+// --parts / --group / --bf16-activations of the weight-quantized dtypes.
+struct WqArgs {
+  int parts = 2;
+  int64_t group = -1;  // -1: the format's default
+  bool bf16_activations = false;
+};
+void add_wq_options(CLI::App& cmd, WqArgs& args);
+// The key's dtype (one part turns W8A16 into W8A8, W4A16 into W4A8) and group.
+DType wq_effective_dtype(DType dtype, const WqArgs& args);
+int64_t wq_effective_group(DType dtype, const WqArgs& args);
+
 std::string format_fixed(double v, int decimals);
 std::string format_bytes(int64_t bytes);  // "32 KiB", "1 MiB"
 

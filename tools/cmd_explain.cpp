@@ -20,6 +20,7 @@ struct ExplainArgs {
   ContextArgs ctx;
   ShapeArgs shape;
   std::string dtype = "f32";
+  WqArgs wq;
   int top = 0;
   bool json = false;
 };
@@ -73,7 +74,13 @@ void run_explain(const ExplainArgs& args) {
   parse_dtype(args.dtype, dtype);
   ShapeKey key = impl.key_for(prob);
   std::string kernel_name = "fp32";
-  if (dtype != DType::F32) {
+  if (is_weight_quantized(dtype)) {
+    // Weight-quantized: op(W) is k x n packed once; the key carries format, parts and group.
+    dtype = wq_effective_dtype(dtype, args.wq);
+    key = make_wq_shape_key(s.m, s.n, s.k, dtype, wq_effective_group(dtype, args.wq),
+                            args.wq.bf16_activations, impl.isa(), impl.threads());
+    kernel_name = impl.wq_kernels().name;
+  } else if (dtype != DType::F32) {
     // Low precision: the same shape as the kernels of that type see it (element sizes change
     // the key's leading-dimension classes and the plan's capacities).
     LowpProblem lp;
@@ -188,6 +195,7 @@ void register_explain(CLI::App& app) {
   add_shape_options(*cmd, args->shape);
   add_context_options(*cmd, args->ctx);
   add_dtype_option(*cmd, args->dtype);
+  add_wq_options(*cmd, args->wq);
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");

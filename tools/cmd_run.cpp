@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "cmd_run_lowp.hpp"
+#include "cmd_run_wq.hpp"
 #include "commands.hpp"
 #include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
@@ -28,6 +29,8 @@ struct RunArgs {
   bool peak = true;
   bool json = false;
   std::string dtype = "f32";
+  WqArgs wq;
+  bool compare = true;
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -66,6 +69,11 @@ void run_run(const RunArgs& args) {
   using namespace adaptcore::measure;
   DType dtype = DType::F32;
   parse_dtype(args.dtype, dtype);
+  if (is_weight_quantized(dtype)) {
+    run_wq(args.ctx, args.shape, dtype, args.wq,
+           WqRunOptions{args.reps, args.seconds, args.check, args.peak, args.json, args.compare});
+    return;
+  }
   if (dtype != DType::F32) {
     run_lowp(args.ctx, args.shape, dtype,
              LowpRunOptions{args.reps, args.seconds, args.check, args.peak, args.json});
@@ -185,6 +193,9 @@ void register_run(CLI::App& app) {
   add_shape_options(*cmd, args->shape);
   add_context_options(*cmd, args->ctx);
   add_dtype_option(*cmd, args->dtype);
+  add_wq_options(*cmd, args->wq);
+  cmd->add_flag("!--no-compare", args->compare,
+                "w8a16/w4a16: skip timing bf16 GEMM and dequantize + fp32 GEMM alongside");
   cmd->add_option("-r,--reps", args->reps, "timed repetitions (default: fill --seconds, >= 5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seconds", args->seconds, "time budget of the timed loop when --reps is 0");

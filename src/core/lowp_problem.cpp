@@ -3,70 +3,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/operand_bytes.hpp"
+
 namespace adaptcore {
-namespace {
-
-bool valid_layout(Layout l) { return l == Layout::RowMajor || l == Layout::ColMajor; }
-bool valid_trans(Trans t) { return t == Trans::No || t == Trans::Yes || t == Trans::ConjYes; }
-
-// A stored operand: rows x cols with element strides and an element size in bytes.
-struct Operand {
-  const void* ptr;
-  int64_t rows, cols, rs, cs, eb;
-};
-
-// Bytes spanned from the first element to the end of the last, or -1 on overflow.
-int64_t span_bytes(const Operand& o) {
-  if (o.rows == 0 || o.cols == 0) return 0;
-  int64_t r = 0, c = 0, s = 0;
-  if (__builtin_mul_overflow(o.rows - 1, o.rs, &r)) return -1;
-  if (__builtin_mul_overflow(o.cols - 1, o.cs, &c)) return -1;
-  if (__builtin_add_overflow(r, c, &s)) return -1;
-  if (__builtin_add_overflow(s, int64_t{1}, &s)) return -1;
-  if (__builtin_mul_overflow(s, o.eb, &s)) return -1;
-  return s;
-}
-
-bool range_fits(const void* p, int64_t bytes) {
-  std::uintptr_t end = 0;
-  return !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(p),
-                                 static_cast<std::uintptr_t>(bytes), &end);
-}
-
-// Overlap of two operands. Exact when both lie on one grid (same element size, same unit
-// stride, same leading dimension), as in make_problem; otherwise any intersection of the
-// byte footprints counts (conservative).
-bool overlaps(const Operand& x, int64_t xb_len, const Operand& y, int64_t yb_len) {
-  if (xb_len == 0 || yb_len == 0) return false;
-  const auto xb = reinterpret_cast<std::uintptr_t>(x.ptr);
-  const auto yb = reinterpret_cast<std::uintptr_t>(y.ptr);
-  if (xb + static_cast<std::uintptr_t>(xb_len) <= yb ||
-      yb + static_cast<std::uintptr_t>(yb_len) <= xb)
-    return false;
-  if (x.eb != y.eb) return true;
-  auto as_grid = [](const Operand& o, int64_t& ld, int64_t& lines, int64_t& width) {
-    if (o.cs == 1 && o.rs >= o.cols) {
-      ld = o.rs, lines = o.rows, width = o.cols;
-      return true;
-    }
-    if (o.rs == 1 && o.cs >= o.rows) {
-      ld = o.cs, lines = o.cols, width = o.rows;
-      return true;
-    }
-    return false;
-  };
-  int64_t xl = 0, xn = 0, xw = 0, yl = 0, yn = 0, yw = 0;
-  if (!as_grid(x, xl, xn, xw) || !as_grid(y, yl, yn, yw) || xl != yl) return true;
-  const int64_t diff = static_cast<int64_t>(yb - xb);
-  if (diff % x.eb != 0) return true;
-  const int64_t d = diff / x.eb, ld = xl;
-  const int64_t line = d >= 0 ? d / ld : -((-d + ld - 1) / ld);
-  const int64_t col = d - line * ld;
-  if (col + yw > ld) return true;
-  return line < xn && line + yn > 0 && col < xw && col + yw > 0;
-}
-
-}  // namespace
 
 Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
   if (!valid_layout(x.layout)) return Status::InvalidLayout;
@@ -88,11 +27,11 @@ Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
   const int64_t c_eb = x.kind == LowpKind::Bf16Bf16 ? 2 : 4;
   auto rs_of = [&](int64_t ld) { return row ? ld : int64_t{1}; };
   auto cs_of = [&](int64_t ld) { return row ? int64_t{1} : ld; };
-  const Operand A{x.a, x.m, x.k, ta ? cs_of(x.lda) : rs_of(x.lda),
+  const ByteOperand A{x.a, x.m, x.k, ta ? cs_of(x.lda) : rs_of(x.lda),
                   ta ? rs_of(x.lda) : cs_of(x.lda), in_eb};
-  const Operand B{x.b, x.k, x.n, tb ? cs_of(x.ldb) : rs_of(x.ldb),
+  const ByteOperand B{x.b, x.k, x.n, tb ? cs_of(x.ldb) : rs_of(x.ldb),
                   tb ? rs_of(x.ldb) : cs_of(x.ldb), in_eb};
-  const Operand C{x.c, x.m, x.n, rs_of(x.ldc), cs_of(x.ldc), c_eb};
+  const ByteOperand C{x.c, x.m, x.n, rs_of(x.ldc), cs_of(x.ldc), c_eb};
 
   const int64_t a_len = span_bytes(A), b_len = span_bytes(B), c_len = span_bytes(C);
   if (a_len < 0 || b_len < 0 || c_len < 0) return Status::SizeOverflow;

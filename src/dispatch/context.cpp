@@ -107,11 +107,13 @@ ShapeKey ContextImpl::key_for(const GemmProblem& prob) const noexcept {
 }
 
 Explanation ContextImpl::explain(const ShapeKey& key) const {
+  if (is_weight_quantized(key.dtype)) return explain_wq(key);
   if (key.dtype != DType::F32) return explain_lowp(key);
   return explain_plan(key, hardware(), *kernels::kernels_for(key.isa));
 }
 
 Plan ContextImpl::plan_for(const ShapeKey& key) {
+  if (is_weight_quantized(key.dtype)) return wq_plan_for(key);
   if (key.dtype != DType::F32) return lowp_plan_for(key);
   if (const Plan* p = cache_.find(key)) return *p;
   const Plan plan = make_plan(key, hardware(), *kernels::kernels_for(key.isa));

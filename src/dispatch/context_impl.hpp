@@ -12,10 +12,12 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
+#include "core/wq_problem.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
+#include "kernels/wq.hpp"
 #include "plan/planner.hpp"
 #include "plan/shape_key.hpp"
 
@@ -50,6 +52,13 @@ class ContextImpl {
   const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept;
   Explanation explain_lowp(const ShapeKey& key) const;
   Plan lowp_plan_for(const ShapeKey& key);
+
+  // Weight-quantized GEMM (context_wq.cpp): the same cache and pool, keys with a W* dtype.
+  Status run_wq(const WqProblem& prob) noexcept;
+  ShapeKey key_for(const WqProblem& prob) const noexcept;
+  const kernels::WqKernels& wq_kernels() const noexcept;  // vpdpbusd where the CPU has it
+  Explanation explain_wq(const ShapeKey& key) const;
+  Plan wq_plan_for(const ShapeKey& key);
 
   PlanCache& cache() noexcept { return cache_; }
   Status init_status = Status::Ok;

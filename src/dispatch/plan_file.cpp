@@ -546,7 +546,11 @@ Status save_plan_file(detail::ContextImpl& ctx, const std::string& path,
   try {
     const Isa isa = ctx.isa();
     std::vector<PlanEntry> entries = ctx.cache().snapshot();
-    std::erase_if(entries, [isa](const PlanEntry& e) { return e.first.isa != isa; });
+    // Weight-quantized plans stay out of plan files (their keys carry fields the format does
+    // not hold; they are cheap to plan again).
+    std::erase_if(entries, [isa](const PlanEntry& e) {
+      return e.first.isa != isa || is_weight_quantized(e.first.dtype);
+    });
     return write_plan_file(path, entries, ctx.hardware(), isa, error);
   } catch (const std::bad_alloc&) {
     if (error != nullptr) *error = "out of memory";

@@ -13,10 +13,30 @@ namespace adaptcore {
 // Element types of a GEMM: fp32; bf16 x bf16 with fp32 accumulation (fp32 or bf16 C); u8 x s8
 // with s32 accumulation (s8 x s8 runs as u8 x s8 after a +128 shift). Plans differ per type
 // (element size changes cache capacities, each has its own kernels), so it is part of the key.
-enum class DType : std::uint8_t { F32 = 0, Bf16 = 1, U8S8 = 2 };
+// Weight-quantized GEMM (docs/QUANT.md) adds int8 or int4 weights with activations split into
+// two int8 parts (W8A16, W4A16) or one (W8A8, W4A8: dynamic activation quantization); the
+// weight group size and the activation type are in the key's wq_group / a_bf16.
+enum class DType : std::uint8_t {
+  F32 = 0, Bf16 = 1, U8S8 = 2, W8A16 = 3, W8A8 = 4, W4A16 = 5, W4A8 = 6
+};
+// The dtypes of gemm / gemm_bf16 / gemm_*s8s32, which plan files carry (weight-quantized plans
+// are not written to plan files, and entries with those dtypes are rejected).
 inline constexpr std::uint8_t kDTypeCount = 3;
+inline constexpr std::uint8_t kAllDTypeCount = 7;
+inline bool is_weight_quantized(DType d) noexcept {
+  return static_cast<std::uint8_t>(d) >= 3 && static_cast<std::uint8_t>(d) < kAllDTypeCount;
+}
 inline const char* to_string(DType d) noexcept {
-  return d == DType::F32 ? "f32" : d == DType::Bf16 ? "bf16" : "u8s8";
+  switch (d) {
+    case DType::F32: return "f32";
+    case DType::Bf16: return "bf16";
+    case DType::U8S8: return "u8s8";
+    case DType::W8A16: return "w8a16";
+    case DType::W8A8: return "w8a8";
+    case DType::W4A16: return "w4a16";
+    case DType::W4A8: return "w4a8";
+  }
+  return "?";
 }
 
 struct ShapeKey {
@@ -33,6 +53,10 @@ struct ShapeKey {
   Isa isa = Isa::Generic;
   int threads = 1;  // threads available to the call
   DType dtype = DType::F32;
+  // Weight-quantized dtypes only: the weights' K-group (0: one scale per column) and whether
+  // the activations are bf16 (else fp32).
+  std::uint16_t wq_group = 0;
+  bool a_bf16 = false;
 
   friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
 };
@@ -72,6 +96,8 @@ inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
                               (k.a_k_unit ? 1ULL << 56 : 0u) | (k.b_k_unit ? 1ULL << 57 : 0u) |
                               (static_cast<std::uint64_t>(k.isa) << 2) |
                               (static_cast<std::uint64_t>(k.dtype) << 6) |
+                              (k.a_bf16 ? 1ULL << 58 : 0u) |
+                              (static_cast<std::uint64_t>(k.wq_group) << 24) |
                               (static_cast<std::uint64_t>(k.a_ld_log2) << 40) |
                               (static_cast<std::uint64_t>(k.b_ld_log2) << 48) |
                               (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.threads))

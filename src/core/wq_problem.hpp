@@ -1,0 +1,49 @@
+// A weight-quantized GEMM call (gemm_quantized) after validation: op(A) as element strides,
+// C as element strides (a column-major C is written through its strides, not transposed: the
+// weights are packed for one orientation).
+#pragma once
+
+#include <cstdint>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/wq_weights.hpp"
+#include "plan/shape_key.hpp"
+
+namespace adaptcore {
+
+struct WqProblem {
+  int64_t m = 0;
+  const void* a = nullptr;  // op(A)(i, p) at a + (i * a_rs + p * a_cs) elements
+  bool a_bf16 = false;
+  int64_t a_rs = 1, a_cs = 1;
+  float* c = nullptr;       // C(i, j) at c[i * c_rs + j * c_cs]
+  int64_t c_rs = 1, c_cs = 1;
+  float beta = 0.0f;
+  int parts = 2;
+  const detail::QuantizedWeightsImpl* w = nullptr;
+
+  int64_t n() const noexcept { return w->n; }
+  int64_t k() const noexcept { return w->k; }
+};
+
+// Checks in this order: layout, transpose, m (InvalidDimension when negative), parts
+// (InvalidArgument), handle (NullPointer when empty), leading dimensions, size overflow, null
+// operands, C overlapping A (Aliasing).
+Status make_wq_problem(Layout layout, Trans transa, int64_t m, const void* a, bool a_bf16,
+                       int64_t lda, const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                       ActivationParts parts, WqProblem& out) noexcept;
+
+// The dtype of a weight format and part count (W8A16, W8A8, W4A16, W4A8).
+DType wq_dtype(WeightFormat format, int parts) noexcept;
+inline bool wq_dtype_int4(DType d) noexcept { return d == DType::W4A16 || d == DType::W4A8; }
+inline int wq_dtype_parts(DType d) noexcept {
+  return d == DType::W8A16 || d == DType::W4A16 ? 2 : 1;
+}
+
+ShapeKey make_wq_key(const WqProblem& p, Isa isa, int threads) noexcept;
+// The key of a shape without operands (row-major A with rows k apart): what `adaptcore explain`
+// shows and `run` times.
+ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group,
+                           bool a_bf16, Isa isa, int threads) noexcept;
+
+}  // namespace adaptcore

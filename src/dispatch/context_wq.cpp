@@ -1,0 +1,51 @@
+// The weight-quantized side of ContextImpl: kernel choice, planning through the shared plan
+// cache (keys carry the W* dtype, the weight group and the activation type), and execution on
+// the context's pool.
+#include "dispatch/context_impl.hpp"
+#include "exec/executor_wq.hpp"
+#include "plan/wq_planner.hpp"
+
+namespace adaptcore::detail {
+
+const kernels::WqKernels& ContextImpl::wq_kernels() const noexcept {
+  // vpdpbusd only on the avx512 path, where the running CPU has it and the profile does not
+  // disclaim it; the portable kernel elsewhere (same layout, same arithmetic).
+  const HardwareProfile& cpu = detected_hardware();
+  const HardwareProfile& hw = hardware();
+  const bool native = isa() == Isa::Avx512 && cpu.avx512_vnni && cpu.avx512bw &&
+                      hw.avx512_vnni && hw.avx512bw;
+  const kernels::WqKernels* vnni = native ? kernels::wq_vnni_kernels() : nullptr;
+  return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
+}
+
+ShapeKey ContextImpl::key_for(const WqProblem& prob) const noexcept {
+  return make_wq_key(prob, isa(), threads());
+}
+
+Explanation ContextImpl::explain_wq(const ShapeKey& key) const {
+  return explain_wq_plan(key, hardware(), wq_kernels());
+}
+
+Plan ContextImpl::wq_plan_for(const ShapeKey& key) {
+  if (const Plan* p = cache_.find(key)) return *p;
+  const Plan plan = make_wq_plan(key, hardware(), wq_kernels());
+  cache_.insert(key, plan);
+  return plan;
+}
+
+Status ContextImpl::run_wq(const WqProblem& prob) noexcept {
+  if (prob.m == 0) return Status::Ok;
+  try {
+    const ShapeKey key = key_for(prob);
+    const kernels::WqKernels& ks = wq_kernels();
+    const Plan* cached = cache_.find(key);
+    const Plan plan = cached != nullptr ? *cached : wq_plan_for(key);
+    return execute_wq(plan, prob, ks, pool_for(plan.threads()));
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory;
+  } catch (...) {
+    return Status::InternalError;
+  }
+}
+
+}  // namespace adaptcore::detail

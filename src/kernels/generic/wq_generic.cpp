@@ -1,0 +1,142 @@
+// The portable weight-quantized path: the activation split in scalar code and an int32 kernel
+// over the same packed layouts as the vpdpbusd one, exact in the same way (unsigned 32-bit
+// accumulation, modulo 2^32). Used where the CPU lacks AVX512-VNNI.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/wq.hpp"
+#include "kernels/wq_split.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+void zero_row(const WqQuantizeArgs& a, float row_factor) {
+  const int64_t quads = (a.k + 3) / 4, groups = (a.k + a.group - 1) / a.group;
+  for (int64_t q = 0; q < quads; ++q)
+    std::memset(a.parts_out + ((q * a.mr + a.row) * a.parts) * 4, 0,
+                static_cast<std::size_t>(a.parts) * 4);
+  for (int64_t g = 0; g < groups; ++g) {
+    a.scale_out[g * a.mr + a.row] = 0.0f;
+    a.comp_out[g * a.mr + a.row] = 0;
+  }
+  a.row_factor_out[a.row] = row_factor;
+}
+
+template <int M, int P, bool INT4>
+void kernel(const WqArgs& a) {
+  float acc[M][32] = {};
+  const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
+  for (int64_t g = 0; g < groups; ++g) {
+    std::uint32_t raw[M][P][32] = {};
+    const int64_t q1 = std::min(a.quads, (g + 1) * a.quads_per_group);
+    for (int64_t q = g * a.quads_per_group; q < q1; ++q) {
+      for (int j = 0; j < 32; ++j) {
+        for (int t = 0; t < 4; ++t) {
+          std::uint32_t u;
+          if constexpr (INT4) {
+            const std::uint8_t b = a.w[q * 64 + (j % 16) * 4 + t];
+            u = j < 16 ? (b & 0x0Fu) : (b >> 4);
+          } else {
+            u = a.w[q * 128 + j * 4 + t];
+          }
+          for (int i = 0; i < M; ++i)
+            for (int p = 0; p < P; ++p) {
+              const std::int8_t s = a.a.parts[((q * a.a.mr + i) * P + p) * 4 + t];
+              raw[i][p][j] += u * static_cast<std::uint32_t>(static_cast<std::int32_t>(s));
+            }
+        }
+      }
+    }
+    for (int i = 0; i < M; ++i) {
+      const float s = a.a.scale[g * a.a.mr + i];
+      const auto comp = static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]);
+      for (int j = 0; j < 32; ++j) {
+        const std::uint32_t t = (P == 2 ? (raw[i][0][j] << 8) + raw[i][1][j] : raw[i][0][j]) - comp;
+        float f = static_cast<float>(static_cast<std::int32_t>(t));
+        if (a.w_group_scale != nullptr) f *= a.w_group_scale[g * 32 + j];
+        acc[i][j] = std::fma(f, s, acc[i][j]);
+      }
+    }
+  }
+  for (int i = 0; i < M; ++i) {
+    const float rf = a.a.row_factor[i];
+    for (int j = 0; j < a.n; ++j) {
+      float v = acc[i][j];
+      if (a.w_col_scale != nullptr) v *= a.w_col_scale[j];
+      v *= rf;
+      float& c = a.c[i * a.c_rs + j * a.c_cs];
+      c = a.beta == 0.0f ? v : v + a.beta * c;
+    }
+  }
+}
+
+template <int P, bool INT4, std::size_t... I>
+std::array<WqFn, kWqMaxMr> table(std::index_sequence<I...>) {
+  std::array<WqFn, kWqMaxMr> t{};
+  ((t[I] = &kernel<static_cast<int>(I) + 1, P, INT4>), ...);
+  return t;
+}
+
+}  // namespace
+
+void wq_quantize_portable(const WqQuantizeArgs& a) noexcept {
+  float rmax = 0.0f, poison = 0.0f;
+  for (int64_t p = 0; p < a.k; ++p) {
+    rmax = std::max(rmax, std::fabs(a.x[p]));
+    poison += a.x[p] * 0.0f;  // NaN when the row holds an inf or a NaN
+  }
+  if (poison != 0.0f || std::isnan(poison)) return zero_row(a, std::numeric_limits<float>::quiet_NaN());
+  if (rmax == 0.0f) return zero_row(a, 0.0f);
+  float up = 1.0f, row_factor = 1.0f;
+  wq_row_scaling(rmax, up, row_factor);
+  const int64_t padded = (a.k + 3) / 4 * 4;
+  for (int64_t p0 = 0, g = 0; p0 < a.k; p0 += a.group, ++g) {
+    const int64_t p1 = std::min(a.k, p0 + a.group), pend = std::min(padded, p0 + a.group);
+    float r = 0.0f;
+    for (int64_t p = p0; p < p1; ++p) r = std::max(r, std::fabs(a.x[p] * up));
+    const bool flushed = r < kWqFlushBelow;
+    const WqGroupScales s = wq_group_scales(flushed ? 1.0f : r, a.parts);
+    std::int32_t sum1 = 0, sum2 = 0;
+    for (int64_t p = p0; p < pend; ++p) {
+      float v1 = 0.0f, v2 = 0.0f;
+      if (p < p1 && !flushed) {
+        const float y = a.x[p] * up;
+        v1 = std::clamp(std::nearbyint(y * s.inv1), -127.0f, 127.0f);
+        const float e = std::fma(-v1, s.s1, y);
+        v2 = std::clamp(std::nearbyint(e * s.inv2), -127.0f, 127.0f);
+      }
+      const int64_t q = p / 4, t = p % 4;
+      std::int8_t* dst = a.parts_out + ((q * a.mr + a.row) * a.parts) * 4 + t;
+      dst[0] = static_cast<std::int8_t>(v1);
+      sum1 += static_cast<std::int32_t>(v1);
+      if (a.parts == 2) {
+        dst[4] = static_cast<std::int8_t>(v2);
+        sum2 += static_cast<std::int32_t>(v2);
+      }
+    }
+    a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
+    a.comp_out[g * a.mr + a.row] = wq_compensation(a.offset, a.parts, sum1, sum2);
+  }
+  a.row_factor_out[a.row] = row_factor;
+}
+
+const WqKernels& wq_generic_kernels() noexcept {
+  static const WqKernels ks = [] {
+    WqKernels k{};
+    k.name = "int32-generic";
+    k.native = false;
+    k.mr_two = 4;
+    k.mr_one = 6;
+    const auto seq = std::make_index_sequence<kWqMaxMr>{};
+    k.two_int8 = table<2, false>(seq);
+    k.one_int8 = table<1, false>(seq);
+    k.two_int4 = table<2, true>(seq);
+    k.one_int4 = table<1, true>(seq);
+    k.quantize = &wq_quantize_portable;
+    return k;
+  }();
+  return ks;
+}
+
+}  // namespace adaptcore::kernels

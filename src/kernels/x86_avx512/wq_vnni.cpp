@@ -1,0 +1,223 @@
+// Weight-quantized kernels on AVX512-VNNI (docs/QUANT.md): the weights are vpdpbusd's unsigned
+// operand (a vector of a packed panel, u8 = w + 128 or nibbles u4 = w + 8), the activation
+// parts its signed one (a broadcast 32-bit word: 4 consecutive k of one row and part). Per
+// quad an m x 32 tile issues 2 m parts vpdpbusd on 2 weight vectors; at the end of each
+// activation group the int32 accumulators are combined, t = (P1 << 8) + P2 - comp (exact modulo
+// 2^32, and the true value fits in int32 for groups of at most 256), converted and
+// multiply-added into fp32 accumulators with the group's scale. Compiled with
+// -mavx512f -mavx512bw -mavx512vnni; used only where the CPU has them.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+// GCC 12's intrinsics pass _mm512_undefined_*() as the unused merge source (false positives).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include "kernels/wq.hpp"
+#include "kernels/wq_split.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+inline __m512i bcast_word(const std::int8_t* p) {
+  std::int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+template <int M, int P, bool INT4>
+void kernel(const WqArgs& a) {
+  __m512 acc[M][2];
+  for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
+  const std::int8_t* ap = a.a.parts;
+  const std::uint8_t* wp = a.w;
+  const bool group_scaled = a.w_group_scale != nullptr;
+  for (int64_t g = 0; g < groups; ++g) {
+    __m512i raw[M][P][2];
+    for (int i = 0; i < M; ++i)
+      for (int t = 0; t < P; ++t) raw[i][t][0] = raw[i][t][1] = _mm512_setzero_si512();
+    const int64_t qn = std::min(a.quads_per_group, a.quads - g * a.quads_per_group);
+    for (int64_t q = 0; q < qn; ++q) {
+      __m512i w0, w1;
+      if constexpr (INT4) {
+        const __m512i v = _mm512_loadu_si512(wp);
+        w0 = _mm512_and_si512(v, nibble);
+        w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
+        wp += 64;
+      } else {
+        w0 = _mm512_loadu_si512(wp);
+        w1 = _mm512_loadu_si512(wp + 64);
+        wp += 128;
+      }
+      for (int i = 0; i < M; ++i)
+        for (int t = 0; t < P; ++t) {
+          const __m512i b = bcast_word(ap + (i * P + t) * 4);
+          raw[i][t][0] = _mm512_dpbusd_epi32(raw[i][t][0], w0, b);
+          raw[i][t][1] = _mm512_dpbusd_epi32(raw[i][t][1], w1, b);
+        }
+      ap += quad_bytes;
+    }
+    const std::int64_t meta = g * a.a.mr;
+    for (int i = 0; i < M; ++i) {
+      const __m512i comp = _mm512_set1_epi32(a.a.comp[meta + i]);
+      const __m512 s = _mm512_set1_ps(a.a.scale[meta + i]);
+      for (int v = 0; v < 2; ++v) {
+        __m512i t = P == 2 ? _mm512_add_epi32(_mm512_slli_epi32(raw[i][0][v], 8), raw[i][P - 1][v])
+                           : raw[i][0][v];
+        t = _mm512_sub_epi32(t, comp);
+        __m512 f = _mm512_cvtepi32_ps(t);
+        if (group_scaled) f = _mm512_mul_ps(f, _mm512_loadu_ps(a.w_group_scale + g * 32 + v * 16));
+        acc[i][v] = _mm512_fmadd_ps(f, s, acc[i][v]);
+      }
+    }
+  }
+  for (int i = 0; i < M; ++i) {
+    const __m512 rf = _mm512_set1_ps(a.a.row_factor[i]);
+    for (int v = 0; v < 2; ++v) {
+      const int valid = std::clamp(a.n - v * 16, 0, 16);
+      if (valid == 0) continue;
+      __m512 x = acc[i][v];
+      if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
+      x = _mm512_mul_ps(x, rf);
+      float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
+      if (a.c_cs == 1) {
+        const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+        if (a.beta != 0.0f)
+          x = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, c), _mm512_set1_ps(a.beta), x);
+        _mm512_mask_storeu_ps(c, mask, x);
+      } else {
+        alignas(64) float tmp[16];
+        _mm512_store_ps(tmp, x);
+        for (int j = 0; j < valid; ++j) {
+          float& cj = c[j * a.c_cs];
+          cj = a.beta == 0.0f ? tmp[j] : tmp[j] + a.beta * cj;
+        }
+      }
+    }
+  }
+}
+
+template <int P, bool INT4, std::size_t... I>
+std::array<WqFn, kWqMaxMr> table(std::index_sequence<I...>) {
+  std::array<WqFn, kWqMaxMr> t{};
+  ((t[I] = &kernel<static_cast<int>(I) + 1, P, INT4>), ...);
+  return t;
+}
+
+__mmask16 first(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF)
+                 : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// The split in vectors of 16: the same operations in the same order per element as
+// wq_quantize_portable (max of |x|, x * 0 poison, x * 2^E, nearest-even rounding of y * inv1,
+// fused residual, rounding of e * inv2), hence the same bits.
+void quantize(const WqQuantizeArgs& a) noexcept {
+  __m512 vmax = _mm512_setzero_ps(), vpoison = _mm512_setzero_ps();
+  for (int64_t p = 0; p < a.k; p += 16) {
+    const __m512 x = _mm512_maskz_loadu_ps(first(a.k - p), a.x + p);
+    vmax = _mm512_max_ps(vmax, _mm512_abs_ps(x));
+    vpoison = _mm512_add_ps(vpoison, _mm512_mul_ps(x, _mm512_setzero_ps()));
+  }
+  const float poison = _mm512_reduce_add_ps(vpoison);
+  const float rmax = _mm512_reduce_max_ps(vmax);
+  const int64_t padded = (a.k + 3) / 4 * 4;
+  const int64_t groups = (a.k + a.group - 1) / a.group;
+  const bool bad = poison != 0.0f || std::isnan(poison);
+  if (bad || rmax == 0.0f) {
+    for (int64_t q = 0; q < padded / 4; ++q)
+      std::memset(a.parts_out + ((q * a.mr + a.row) * a.parts) * 4, 0,
+                  static_cast<std::size_t>(a.parts) * 4);
+    for (int64_t g = 0; g < groups; ++g) {
+      a.scale_out[g * a.mr + a.row] = 0.0f;
+      a.comp_out[g * a.mr + a.row] = 0;
+    }
+    a.row_factor_out[a.row] = bad ? std::numeric_limits<float>::quiet_NaN() : 0.0f;
+    return;
+  }
+  float upf = 1.0f, row_factor = 1.0f;
+  wq_row_scaling(rmax, upf, row_factor);
+  const __m512 up = _mm512_set1_ps(upf);
+  const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.mr) * a.parts * 4;
+  for (int64_t p0 = 0, g = 0; p0 < a.k; p0 += a.group, ++g) {
+    const int64_t p1 = std::min(a.k, p0 + a.group), pend = std::min(padded, p0 + a.group);
+    __m512 gmax = _mm512_setzero_ps();
+    for (int64_t p = p0; p < p1; p += 16) {
+      const __m512 x = _mm512_maskz_loadu_ps(first(p1 - p), a.x + p);
+      gmax = _mm512_max_ps(gmax, _mm512_abs_ps(_mm512_mul_ps(x, up)));
+    }
+    const float r = _mm512_reduce_max_ps(gmax);
+    const bool flushed = r < kWqFlushBelow;
+    const WqGroupScales s = wq_group_scales(flushed ? 1.0f : r, a.parts);
+    const __m512 inv1 = _mm512_set1_ps(s.inv1), inv2 = _mm512_set1_ps(s.inv2);
+    const __m512 s1 = _mm512_set1_ps(s.s1);
+    __m512i sum1 = _mm512_setzero_si512(), sum2 = _mm512_setzero_si512();
+    for (int64_t p = p0; p < pend; p += 16) {
+      const __mmask16 valid = flushed ? static_cast<__mmask16>(0) : first(p1 - p);
+      const __m512 y = _mm512_mul_ps(_mm512_maskz_loadu_ps(valid, a.x + p), up);
+      const __m512 v1 = _mm512_min_ps(
+          _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(y, inv1), _MM_FROUND_TO_NEAREST_INT),
+                        lo),
+          hi);
+      const __m512i i1 = _mm512_cvtps_epi32(v1);
+      sum1 = _mm512_add_epi32(sum1, i1);
+      const __m128i b1 = _mm512_cvtepi32_epi8(i1);
+      __m128i b2 = _mm_setzero_si128();
+      if (a.parts == 2) {
+        const __m512 e = _mm512_fnmadd_ps(v1, s1, y);
+        const __m512 v2 = _mm512_min_ps(
+            _mm512_max_ps(
+                _mm512_roundscale_ps(_mm512_mul_ps(e, inv2), _MM_FROUND_TO_NEAREST_INT), lo),
+            hi);
+        const __m512i i2 = _mm512_cvtps_epi32(v2);
+        sum2 = _mm512_add_epi32(sum2, i2);
+        b2 = _mm512_cvtepi32_epi8(i2);
+      }
+      alignas(16) std::int32_t w1[4], w2[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(w1), b1);
+      _mm_store_si128(reinterpret_cast<__m128i*>(w2), b2);
+      const int64_t nq = std::min<int64_t>(4, (pend - p) / 4);
+      std::int8_t* dst = a.parts_out + ((p / 4) * a.mr + a.row) * a.parts * 4;
+      for (int64_t j = 0; j < nq; ++j, dst += quad_bytes) {
+        std::memcpy(dst, &w1[j], 4);
+        if (a.parts == 2) std::memcpy(dst + 4, &w2[j], 4);
+      }
+    }
+    a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
+    a.comp_out[g * a.mr + a.row] =
+        wq_compensation(a.offset, a.parts, _mm512_reduce_add_epi32(sum1),
+                        _mm512_reduce_add_epi32(sum2));
+  }
+  a.row_factor_out[a.row] = row_factor;
+}
+
+}  // namespace
+
+const WqKernels* wq_vnni_kernels() noexcept {
+  static const WqKernels ks = [] {
+    WqKernels k{};
+    k.name = "avx512-vnni";
+    k.native = true;
+    k.mr_two = 4;  // 16 int32 + 8 fp32 accumulators + 2 weight vectors
+    k.mr_one = 6;  // 12 + 12 + 2
+    const auto seq = std::make_index_sequence<kWqMaxMr>{};
+    k.two_int8 = table<2, false>(seq);
+    k.one_int8 = table<1, false>(seq);
+    k.two_int4 = table<2, true>(seq);
+    k.one_int4 = table<1, true>(seq);
+    k.quantize = &quantize;
+    return k;
+  }();
+  return &ks;
+}
+
+}  // namespace adaptcore::kernels
