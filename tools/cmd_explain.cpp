@@ -23,6 +23,10 @@ struct ExplainArgs {
   WqArgs wq;
   int top = 0;
   bool json = false;
+  // A modeled NPU target instead of this CPU (cmd_ascend.cpp).
+  std::string target;
+  std::string npu_profile;
+  int npu_cores = 0;
 };
 
 nlohmann::ordered_json plan_json(const Plan& p) {
@@ -194,12 +198,33 @@ void register_explain(CLI::App& app) {
       app.add_subcommand("explain", "show the taxonomy class, candidates and the chosen plan");
   add_shape_options(*cmd, args->shape);
   add_context_options(*cmd, args->ctx);
-  add_dtype_option(*cmd, args->dtype);
+  cmd->add_option("--dtype", args->dtype,
+                  "element type: f32 (default), bf16, u8s8, w8a16, w4a16; with --target: fp16 "
+                  "(default), bf16, int8")
+      ->check(CLI::IsMember({"f32", "fp32", "bf16", "u8s8", "int8", "w8a16", "w4a16", "fp16"}));
   add_wq_options(*cmd, args->wq);
+  cmd->add_option("--target", args->target,
+                  "explain for a modeled NPU instead of this CPU: ascend910b");
+  cmd->add_option("--npu-profile", args->npu_profile, "with --target: profile JSON overrides");
+  cmd->add_option("--cores", args->npu_cores, "with --target: AI cores of the modeled device")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");
-  cmd->callback([args] { run_explain(*args); });
+  cmd->callback([args] {
+    if (!args->target.empty()) {
+      const ShapeArgs& s = args->shape;
+      run_npu_explain(args->target, args->npu_profile, args->npu_cores, s.m, s.n, s.k, s.transa,
+                      s.transb, args->dtype, args->top, args->json);
+      return;
+    }
+    if (args->dtype == "fp16") {
+      std::cerr << "error: --dtype fp16 is for NPU targets (--target); the CPU takes f32, "
+                   "bf16, u8s8, w8a16, w4a16\n";
+      throw CLI::RuntimeError(1);
+    }
+    run_explain(*args);
+  });
 }
 
 }  // namespace adaptcore::cli

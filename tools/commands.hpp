@@ -3,6 +3,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
 
 namespace adaptcore::cli {
 
@@ -14,5 +16,12 @@ void register_precompile(CLI::App& app);  // cmd_precompile.cpp
 void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
 void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
 void register_bench(CLI::App& app);      // cmd_bench.cpp
+void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
+void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)
+// `explain --target ascend910b`: the NPU planner's class, candidates, predicted and simulated
+// time (cmd_ascend.cpp).
+void run_npu_explain(const std::string& target, const std::string& profile, int cores, int64_t m,
+                     int64_t n, int64_t k, bool transa, bool transb, const std::string& dtype,
+                     int top, bool json);
 
 }  // namespace adaptcore::cli

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   adaptcore::cli::register_validate_model(app);
   adaptcore::cli::register_calibrate(app);
   adaptcore::cli::register_bench(app);
+  adaptcore::cli::register_plan_export(app);
+  adaptcore::cli::register_ascend_eval(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

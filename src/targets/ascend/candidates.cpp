@@ -45,13 +45,13 @@ std::vector<TilingPlan> enumerate_candidates(const AscendShape& s, const NpuClas
   const int rb_first = relayout_required(s, false) ? 1 : 0;
 
   for (int bm : kSides) {
-    if (bm > mp && bm > 16) continue;  // a block larger than the (padded) problem
+    if (bm > 16 && bm / 2 >= mp) continue;  // half the block would already cover M
     for (int bn : kSides) {
-      if (bn > np && bn > 16) continue;
+      if (bn > 16 && bn / 2 >= np) continue;
       if (int64_t{bm} * bn * 4 > hw.l0c_bytes) continue;
       const bool l0c_db_fits = int64_t{bm} * bn * 4 * 2 <= hw.l0c_bytes;
       for (int bk : depths) {
-        if (bk > kp && bk > c0 * 2) continue;
+        if (bk > c0 * 2 && bk / 2 >= kp) continue;
         if (int64_t{bm} * bk * e * 2 > hw.l0a_bytes || int64_t{bn} * bk * e * 2 > hw.l0b_bytes)
           continue;
         for (int step : kSteps) {

@@ -55,8 +55,9 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
     }
   }
 
-  // Average block extents (edge blocks included), padded to fractals.
-  const double mb = d(s.m) / d(tiles_m), nb = d(s.n) / d(tiles_n);
+  // Block extents of the busiest core: full blocks (an edge block is smaller, but the core
+  // that sets the kernel's time is one with full blocks), padded to fractals.
+  const double mb = d(std::min<int64_t>(p.base_m, s.m)), nb = d(std::min<int64_t>(p.base_n, s.n));
   const double mpad = std::ceil(mb / 16) * 16, npad = std::ceil(nb / 16) * 16;
   const double kb = std::min<double>(p.base_k, d(s.k));
   const double kpad = std::ceil(kb / c0) * c0;
@@ -115,13 +116,20 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
   const double t_fix = mb * nb * 4 / (fix_gbs * 1e3) + (hw.move_latency_cycles + mb * hw.gm_row_overhead_cycles) * cyc;
 
   const bool db = p.db_l1 && p.db_l0;
-  const double steady = db ? std::max({t_mte2, t_mte1, t_cube}) : t_mte2 + t_mte1 + t_cube;
   const double per_block_iters = blocks > 0 ? iters / blocks : 0;
-  const double fill = t_mte2 * step + t_mte1;  // first stage of a block before the cube starts
-  const double block_compute = fill + per_block_iters * steady;
-  // With two L0C buffers the FixPipe drains a block while the next one computes.
-  const double block_time = p.db_l0c ? std::max(block_compute, t_fix) : block_compute + t_fix;
-  c.pipeline_us = blocks * block_time + (p.db_l0c ? t_fix : 0);
+  const double fill = t_mte2 * step + t_mte1;  // the first stage's loads before the cube starts
+  double block_time = 0;
+  if (db) {
+    // Double-buffered L1 lets MTE2 stream across block boundaries: per block the loads, the
+    // cube path (with the FixPipe drain in it unless L0C is double-buffered, when the drain
+    // overlaps the next block) and the drain itself; the slowest sets the pace.
+    const double loads = per_block_iters * t_mte2;
+    const double cube_path = per_block_iters * std::max(t_cube, t_mte1) + (p.db_l0c ? 0 : t_fix);
+    block_time = std::max({loads, cube_path, t_fix});
+  } else {
+    block_time = fill + per_block_iters * (t_mte2 + t_mte1 + t_cube) + t_fix;
+  }
+  c.pipeline_us = fill + blocks * block_time + (p.db_l0c ? t_fix : 0);
   c.launch_us = hw.launch_us;
 
   // Pre-pass kernel: relayout copies (read + write through UB) and zero-fill of atomic blocks.
@@ -140,7 +148,7 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
   else if (t_cube >= t_mte2 && t_cube >= t_mte1) c.bound = "cube";
   else if (t_mte2 >= t_mte1) c.bound = "mte2";
   else c.bound = "mte1";
-  if (!p.db_l0c && t_fix > per_block_iters * steady) c.bound = "fix";
+  if (t_fix > per_block_iters * std::max({t_mte2, t_mte1, t_cube})) c.bound = "fix";
   if (c.launch_us + c.prepass_us > core_us) c.bound = "launch";
   return c;
 }
