@@ -65,7 +65,8 @@ const std::vector<int64_t> kLlmM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024,
 
 TEST(BenchSuites, NamesAndDenseLeadingDimensions) {
   EXPECT_EQ(ab::suite_names(),
-            (std::vector<std::string>{"llm", "small", "odd", "tiny", "random", "full"}));
+            (std::vector<std::string>{"llm", "small", "odd", "tiny", "quant", "quant-tiny", "random",
+                                      "full"}));
   ab::SuiteShape s;
   s.m = 3;
   s.n = 5;
