@@ -32,8 +32,12 @@ inline __m512i bcast_word(const std::int8_t* p) {
 
 template <int M, int P, bool INT4>
 void kernel(const WqArgs& a) {
-  __m512 acc[M][2];
-  for (int i = 0; i < M; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  // Flat accumulator arrays with every loop over them unrolled: GCC then keeps each element in
+  // a register (nested arrays of vectors declared per group made it copy them every quad).
+  __m512 acc[M * 2];
+#pragma GCC unroll 16
+  for (int x = 0; x < M * 2; ++x) acc[x] = _mm512_setzero_ps();
+  __m512i raw[M * P * 2];
   const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
@@ -41,9 +45,8 @@ void kernel(const WqArgs& a) {
   const std::uint8_t* wp = a.w;
   const bool group_scaled = a.w_group_scale != nullptr;
   for (int64_t g = 0; g < groups; ++g) {
-    __m512i raw[M][P][2];
-    for (int i = 0; i < M; ++i)
-      for (int t = 0; t < P; ++t) raw[i][t][0] = raw[i][t][1] = _mm512_setzero_si512();
+#pragma GCC unroll 32
+    for (int x = 0; x < M * P * 2; ++x) raw[x] = _mm512_setzero_si512();
     const int64_t qn = std::min(a.quads_per_group, a.quads - g * a.quads_per_group);
     for (int64_t q = 0; q < qn; ++q) {
       __m512i w0, w1;
@@ -57,34 +60,38 @@ void kernel(const WqArgs& a) {
         w1 = _mm512_loadu_si512(wp + 64);
         wp += 128;
       }
-      for (int i = 0; i < M; ++i)
-        for (int t = 0; t < P; ++t) {
-          const __m512i b = bcast_word(ap + (i * P + t) * 4);
-          raw[i][t][0] = _mm512_dpbusd_epi32(raw[i][t][0], w0, b);
-          raw[i][t][1] = _mm512_dpbusd_epi32(raw[i][t][1], w1, b);
-        }
+#pragma GCC unroll 16
+      for (int x = 0; x < M * P; ++x) {
+        const __m512i b = bcast_word(ap + x * 4);  // row x / P, part x % P
+        raw[2 * x] = _mm512_dpbusd_epi32(raw[2 * x], w0, b);
+        raw[2 * x + 1] = _mm512_dpbusd_epi32(raw[2 * x + 1], w1, b);
+      }
       ap += quad_bytes;
     }
     const std::int64_t meta = g * a.a.mr;
+#pragma GCC unroll 16
     for (int i = 0; i < M; ++i) {
       const __m512i comp = _mm512_set1_epi32(a.a.comp[meta + i]);
       const __m512 s = _mm512_set1_ps(a.a.scale[meta + i]);
+#pragma GCC unroll 2
       for (int v = 0; v < 2; ++v) {
-        __m512i t = P == 2 ? _mm512_add_epi32(_mm512_slli_epi32(raw[i][0][v], 8), raw[i][P - 1][v])
-                           : raw[i][0][v];
+        const __m512i p1 = raw[(i * P) * 2 + v];
+        __m512i t = P == 2 ? _mm512_add_epi32(_mm512_slli_epi32(p1, 8), raw[(i * P + 1) * 2 + v]) : p1;
         t = _mm512_sub_epi32(t, comp);
         __m512 f = _mm512_cvtepi32_ps(t);
         if (group_scaled) f = _mm512_mul_ps(f, _mm512_loadu_ps(a.w_group_scale + g * 32 + v * 16));
-        acc[i][v] = _mm512_fmadd_ps(f, s, acc[i][v]);
+        acc[i * 2 + v] = _mm512_fmadd_ps(f, s, acc[i * 2 + v]);
       }
     }
   }
+#pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
     const __m512 rf = _mm512_set1_ps(a.a.row_factor[i]);
+#pragma GCC unroll 2
     for (int v = 0; v < 2; ++v) {
       const int valid = std::clamp(a.n - v * 16, 0, 16);
       if (valid == 0) continue;
-      __m512 x = acc[i][v];
+      __m512 x = acc[i * 2 + v];
       if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
       x = _mm512_mul_ps(x, rf);
       float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
