@@ -34,7 +34,8 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
     nlohmann::json row = {{"shape", index}, {"m", first.value("m", 0)}, {"n", first.value("n", 0)},
                           {"k", first.value("k", 0)}};
     const nlohmann::json* ours = nullptr;
-    const nlohmann::json *dequant = nullptr, *bf16_best = nullptr, *bf16_ours = nullptr, *int8 = nullptr;
+    const nlohmann::json *dequant = nullptr, *bf16_best = nullptr, *bf16_ours = nullptr, *int8 = nullptr,
+                         *one_part = nullptr;
     auto faster = [](const nlohmann::json* a, const nlohmann::json& b) {
       return a == nullptr || b["median_us"].get<double>() < (*a)["median_us"].get<double>();
     };
@@ -42,6 +43,7 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
       if (!valid(*r)) continue;
       const std::string lib = r->value("lib", "");
       if (lib == "adaptcore") ours = r;
+      else if (lib == "adaptcore-1part") one_part = r;
       else if (starts_with(lib, "dequant+") && faster(dequant, *r)) dequant = r;
       else if (starts_with(lib, "bf16+")) {
         if (lib == "bf16+adaptcore") bf16_ours = r;
@@ -69,6 +71,7 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
     path("bf16_adaptcore", bf16_ours);
     path("bf16_best", bf16_best);
     path("int8", int8);
+    path("one_part", one_part);
 
     const long m = row["m"].get<long>(), n = row["n"].get<long>(), k = row["k"].get<long>();
     nlohmann::json targets = nlohmann::json::object();

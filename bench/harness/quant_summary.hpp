@@ -12,7 +12,8 @@ namespace adaptcore::bench {
 // From a run's records (schema: bench/README.md). One row per shape:
 //   m, n, k, adaptcore_us, adaptcore_fro_error,
 //   dequant_best (path a: fastest valid "dequant+*"), bf16_adaptcore ("bf16+adaptcore"),
-//   bf16_best (fastest valid "bf16+*"), int8 ("int8+onednn"): each {lib, median_us,
+//   bf16_best (fastest valid "bf16+*"), int8 ("int8+onednn"), one_part ("adaptcore-1part"):
+//   each {lib, median_us,
 //   fro_error, speedup (its time / adaptcore's), error_ratio (its error / adaptcore's)},
 //   weight_gbs, dram_fraction (adaptcore's), and "targets": {name: true/false} for the
 //   targets that apply to the shape's class. Fields without data are left out.

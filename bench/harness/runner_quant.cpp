@@ -2,6 +2,9 @@
 // user would otherwise take with the same quantized weights, each timed per call and checked
 // against the exact product of the dequantized weights and the fp32 activations
 // (bench/README.md, "Weight-quantized comparisons"):
+//   adaptcore      gemm_quantized, two activation parts, on a QuantizedWeights handle made once
+//                  from the same integers and scales (quantize_weights_s8, timed as setup);
+//   adaptcore-1part  the same with one part (W8A8 with dynamic activation quantization);
 //   dequant+<lib>  the weights dequantized to fp32 (timed) then <lib>'s fp32 GEMM;
 //   bf16+<lib>     the weights stored in bf16 (converted once, not timed), the activations
 //                  converted to bf16 (timed), then <lib>'s bf16 GEMM;
@@ -43,11 +46,12 @@ void fill_gaussian(float* p, std::size_t count, std::uint64_t seed) {
   if (count % 2 != 0) p[count - 1] = 0.5f * p[count - 1];
 }
 
-enum class PathKind { Dequant, Bf16, Int8 };
+enum class PathKind { Quantized, Dequant, Bf16, Int8 };
 struct Path {
   std::string name;
   PathKind kind;
   Baseline* vendor;  // null: adaptcore
+  ActivationParts parts = ActivationParts::Two;  // Quantized only
 };
 
 // One shape: weight sets (quantized once, plus each path's stored form), activation and output
@@ -95,6 +99,7 @@ class QuantShape final : public ShapeBench {
     const Path& p = paths_[lib];
     if (p.vendor == nullptr) return true;
     switch (p.kind) {
+      case PathKind::Quantized: return false;
       case PathKind::Dequant: return p.vendor->supports(fp32_call(0));
       case PathKind::Bf16: return p.vendor->supports_lowp(bf16_call(0));
       case PathKind::Int8:
@@ -106,8 +111,10 @@ class QuantShape final : public ShapeBench {
 
   double prepare(std::size_t lib) override {
     const Path& p = paths_[lib];
+    if (p.kind == PathKind::Quantized) return make_handles();
     if (p.vendor == nullptr) return 0.0;  // adaptcore plans in the first (warm-up) call
     switch (p.kind) {
+      case PathKind::Quantized: return 0.0;
       case PathKind::Dequant: return p.vendor->prepare(fp32_call(0));
       case PathKind::Bf16: return p.vendor->prepare_lowp(bf16_call(0));
       case PathKind::Int8: return p.vendor->prepare_lowp(int8_call(0, 128));
@@ -119,6 +126,11 @@ class QuantShape final : public ShapeBench {
     const Path& p = paths_[lib];
     const std::size_t s = set % sets();
     switch (p.kind) {
+      case PathKind::Quantized:
+        if (handles_.empty()) make_handles();
+        check_status(gemm_quantized(env_.ctx, Layout::RowMajor, Trans::No, m_, x_[s].get(), k_,
+                                    handles_[s % handles_.size()], 0.0f, c_[s].get(), n_, p.parts));
+        break;
       case PathKind::Dequant: {
         dequantize_weights(weights(s), w_f32_.get());
         if (p.vendor != nullptr) {
@@ -168,6 +180,30 @@ class QuantShape final : public ShapeBench {
   }
 
  private:
+  // adaptcore's handles, one per weight set, from the same integers and scales as every other
+  // path (so all of them approximate one product); returns the seconds of the first (setup).
+  double make_handles() {
+    if (!handles_.empty()) return handle_seconds_;
+    for (const QuantizedWeights8or4& w : weights_) {
+      // The API takes scales group-major (scales[g * n + j]), the harness keeps them per row.
+      const int64_t groups = w.groups();
+      std::vector<float> scales(w.scales.size());
+      for (int64_t j = 0; j < n_; ++j)
+        for (int64_t g = 0; g < groups; ++g)
+          scales[static_cast<std::size_t>(g * n_ + j)] = w.scales[static_cast<std::size_t>(j * groups + g)];
+      WeightQuantSpec spec;
+      spec.format = w.bits == 8 ? WeightFormat::Int8 : WeightFormat::Int4;
+      spec.group_size = groups == 1 ? 0 : w.group;
+      QuantizedWeights h;
+      const double t = am::time_once([&] {
+        check_status(quantize_weights_s8(env_.ctx, Layout::RowMajor, Trans::Yes, k_, n_, w.q.data(),
+                                         k_, scales.data(), spec, h));
+      });
+      if (handles_.empty()) handle_seconds_ = t;
+      handles_.push_back(std::move(h));
+    }
+    return handle_seconds_;
+  }
   bool needs(PathKind k) const {
     return std::any_of(paths_.begin(), paths_.end(), [k](const Path& p) { return p.kind == k; });
   }
@@ -190,6 +226,8 @@ class QuantShape final : public ShapeBench {
   const std::vector<Path>& paths_;
   const RunEnv& env_;
   std::vector<QuantizedWeights8or4> weights_;
+  std::vector<QuantizedWeights> handles_;
+  double handle_seconds_ = 0;
   std::vector<std::vector<std::uint16_t>> w_bf16_;
   std::vector<am::FloatBuffer> x_, c_;
   am::FloatBuffer w_f32_;
@@ -209,6 +247,8 @@ class QuantBench final : public DtypeBench {
     group_ = env.options.weight_group > 0 ? env.options.weight_group
              : bits_ == 8               ? 0
                                         : 128;
+    paths_.push_back({"adaptcore", PathKind::Quantized, nullptr, ActivationParts::Two});
+    paths_.push_back({"adaptcore-1part", PathKind::Quantized, nullptr, ActivationParts::One});
     paths_.push_back({"dequant+adaptcore", PathKind::Dequant, nullptr});
     for (Baseline* v : env.vendors) paths_.push_back({"dequant+" + v->name(), PathKind::Dequant, v});
     paths_.push_back({"bf16+adaptcore", PathKind::Bf16, nullptr});
@@ -259,17 +299,35 @@ class QuantBench final : public DtypeBench {
   // Weight bytes streamed per call (the quantized values and scales, whatever form a path
   // converts them to) over the time, and for decode shapes its fraction of the DRAM read
   // bandwidth measured in this run.
-  void annotate(const SuiteShape& s, std::size_t, Json& r) const override {
+  void annotate(const SuiteShape& s, std::size_t lib, Json& r) const override {
     const double groups = group_ > 0 ? std::ceil(static_cast<double>(s.k) / static_cast<double>(group_)) : 1.0;
     const double wbytes = static_cast<double>(s.n) * static_cast<double>(s.k) * bits_ / 8.0 +
                           4.0 * static_cast<double>(s.n) * groups;
     const double sec = r["median_us"].get<double>() * 1e-6;
     r["weight_bytes"] = wbytes;
+    if (s.m <= 16) {
+      const double own = own_weight_bytes(s, lib);
+      if (own > 0) r["own_weight_gbs"] = own / sec * 1e-9;
+    }
     r["weight_gbs"] = wbytes / sec * 1e-9;
     if (read_gbs_ > 0) r["dram_fraction"] = wbytes / sec * 1e-9 / read_gbs_;
   }
 
  private:
+  // Weight bytes a path itself reads per call in its own format: the packed handle (adaptcore),
+  // the fp32 (dequant: the int values and the fp32 copy written then read) or bf16 copy, the
+  // int8 values; 0 where not known.
+  double own_weight_bytes(const SuiteShape& s, std::size_t lib) const {
+    const double nk = static_cast<double>(s.n) * static_cast<double>(s.k);
+    switch (paths_[lib].kind) {
+      case PathKind::Quantized: return 0;
+      case PathKind::Dequant: return nk * (bits_ / 8.0 + 8.0);
+      case PathKind::Bf16: return 2 * nk;
+      case PathKind::Int8: return nk;
+    }
+    return 0;
+  }
+
   RunEnv env_;
   BenchDtype dtype_;
   int bits_ = 8;
