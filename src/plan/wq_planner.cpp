@@ -79,8 +79,20 @@ Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
     cc.plan.predicted_us = cc.cost.total_us;
     e.candidates.push_back(cc);
   }
-  for (std::size_t i = 1; i < e.candidates.size(); ++i)
-    if (e.candidates[i].cost.total_us < e.candidates[e.chosen].cost.total_us) e.chosen = i;
+  // Compute-bound candidates often tie on the predicted time (the memory streams hide under
+  // the dot products in the model); among those within 1% the one moving the fewest bytes
+  // wins, since on the machine the streams do take issue slots and cache bandwidth from the
+  // kernel (256 x 4096 x 4096: 2-tile row blocks re-streaming the weights from L3 ran at
+  // 320 GFLOP/s, the same plan with 64-tile blocks at ...).
+  double best = e.candidates.at(0).cost.total_us;
+  for (const CandidateCost& c : e.candidates) best = std::min(best, c.cost.total_us);
+  e.chosen = e.candidates.size();
+  for (std::size_t i = 0; i < e.candidates.size(); ++i) {
+    const CostBreakdown& c = e.candidates[i].cost;
+    if (c.total_us > best * 1.01) continue;
+    if (e.chosen == e.candidates.size() || c.memory_us < e.candidates[e.chosen].cost.memory_us)
+      e.chosen = i;
+  }
   return e;
 }
 

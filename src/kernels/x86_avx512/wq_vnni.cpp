@@ -30,59 +30,78 @@ inline __m512i bcast_word(const std::int8_t* p) {
   return _mm512_set1_epi32(v);
 }
 
+// One activation group (qn >= 1 quads) of an M x 32 tile: the int32 dot products, then the
+// flush into the fp32 accumulators acc[M * 32] (memory, L1). The last part's accumulators
+// start at -comp, so t = (P1 << 8) + P2 - comp needs no subtraction. A function of its own on
+// purpose: inlined into the group loop, GCC 12 kept every accumulator in two registers with a
+// copy per vpdpbusd (objdump: 2 moves per dot product, and spills); alone, the loop is 2
+// loads, M P broadcasts and 2 M P vpdpbusd per quad, and the flush 5-6 vector operations per
+// output vector.
+template <int M, int P, bool INT4>
+__attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int8_t* ap,
+                                          int64_t qn, int64_t quad_bytes, const std::int32_t* comp,
+                                          const float* scale, const float* group_scale,
+                                          float* acc) {
+  __m512i raw[M * P * 2];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    const __m512i start = _mm512_set1_epi32(-comp[i]);  // wraps like the int32 sums
+#pragma GCC unroll 4
+    for (int t = 0; t < P; ++t) {
+      raw[(i * P + t) * 2] = t == P - 1 ? start : _mm512_setzero_si512();
+      raw[(i * P + t) * 2 + 1] = t == P - 1 ? start : _mm512_setzero_si512();
+    }
+  }
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  for (int64_t q = 0; q < qn; ++q) {
+    __m512i w0, w1;
+    if constexpr (INT4) {
+      const __m512i v = _mm512_loadu_si512(wp);
+      w0 = _mm512_and_si512(v, nibble);
+      w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
+      wp += 64;
+    } else {
+      w0 = _mm512_loadu_si512(wp);
+      w1 = _mm512_loadu_si512(wp + 64);
+      wp += 128;
+    }
+#pragma GCC unroll 16
+    for (int x = 0; x < M * P; ++x) {
+      const __m512i b = bcast_word(ap + x * 4);  // row x / P, part x % P
+      raw[2 * x] = _mm512_dpbusd_epi32(raw[2 * x], w0, b);
+      raw[2 * x + 1] = _mm512_dpbusd_epi32(raw[2 * x + 1], w1, b);
+    }
+    ap += quad_bytes;
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    const __m512 s = _mm512_set1_ps(scale[i]);
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+      __m512i t = raw[(i * P) * 2 + v];
+      if constexpr (P == 2) t = _mm512_add_epi32(_mm512_slli_epi32(t, 8), raw[(i * P + 1) * 2 + v]);
+      __m512 f = _mm512_cvtepi32_ps(t);
+      if (group_scale != nullptr) f = _mm512_mul_ps(f, _mm512_loadu_ps(group_scale + v * 16));
+      float* slot = acc + i * 32 + v * 16;
+      _mm512_store_ps(slot, _mm512_fmadd_ps(f, s, _mm512_load_ps(slot)));
+    }
+  }
+}
+
 template <int M, int P, bool INT4>
 void kernel(const WqArgs& a) {
-  // Flat accumulator arrays with every loop over them unrolled: GCC then keeps each element in
-  // a register (nested arrays of vectors declared per group made it copy them every quad).
-  __m512 acc[M * 2];
-#pragma GCC unroll 16
-  for (int x = 0; x < M * 2; ++x) acc[x] = _mm512_setzero_ps();
-  __m512i raw[M * P * 2];
+  // The fp32 accumulators stay in memory (L1): group_tile is a call, which would spill them.
+  alignas(64) float acc[M * 32] = {};
   const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
-  const __m512i nibble = _mm512_set1_epi8(0x0F);
   const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
-  const std::int8_t* ap = a.a.parts;
-  const std::uint8_t* wp = a.w;
-  const bool group_scaled = a.w_group_scale != nullptr;
+  const std::int64_t panel_quad = INT4 ? 64 : 128;
   for (int64_t g = 0; g < groups; ++g) {
-#pragma GCC unroll 32
-    for (int x = 0; x < M * P * 2; ++x) raw[x] = _mm512_setzero_si512();
-    const int64_t qn = std::min(a.quads_per_group, a.quads - g * a.quads_per_group);
-    for (int64_t q = 0; q < qn; ++q) {
-      __m512i w0, w1;
-      if constexpr (INT4) {
-        const __m512i v = _mm512_loadu_si512(wp);
-        w0 = _mm512_and_si512(v, nibble);
-        w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
-        wp += 64;
-      } else {
-        w0 = _mm512_loadu_si512(wp);
-        w1 = _mm512_loadu_si512(wp + 64);
-        wp += 128;
-      }
-#pragma GCC unroll 16
-      for (int x = 0; x < M * P; ++x) {
-        const __m512i b = bcast_word(ap + x * 4);  // row x / P, part x % P
-        raw[2 * x] = _mm512_dpbusd_epi32(raw[2 * x], w0, b);
-        raw[2 * x + 1] = _mm512_dpbusd_epi32(raw[2 * x + 1], w1, b);
-      }
-      ap += quad_bytes;
-    }
+    const int64_t q0 = g * a.quads_per_group;
+    const int64_t qn = std::min(a.quads_per_group, a.quads - q0);
     const std::int64_t meta = g * a.a.mr;
-#pragma GCC unroll 16
-    for (int i = 0; i < M; ++i) {
-      const __m512i comp = _mm512_set1_epi32(a.a.comp[meta + i]);
-      const __m512 s = _mm512_set1_ps(a.a.scale[meta + i]);
-#pragma GCC unroll 2
-      for (int v = 0; v < 2; ++v) {
-        const __m512i p1 = raw[(i * P) * 2 + v];
-        __m512i t = P == 2 ? _mm512_add_epi32(_mm512_slli_epi32(p1, 8), raw[(i * P + 1) * 2 + v]) : p1;
-        t = _mm512_sub_epi32(t, comp);
-        __m512 f = _mm512_cvtepi32_ps(t);
-        if (group_scaled) f = _mm512_mul_ps(f, _mm512_loadu_ps(a.w_group_scale + g * 32 + v * 16));
-        acc[i * 2 + v] = _mm512_fmadd_ps(f, s, acc[i * 2 + v]);
-      }
-    }
+    group_tile<M, P, INT4>(a.w + q0 * panel_quad, a.a.parts + q0 * quad_bytes, qn, quad_bytes,
+                           a.a.comp + meta, a.a.scale + meta,
+                           a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr, acc);
   }
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
@@ -91,7 +110,7 @@ void kernel(const WqArgs& a) {
     for (int v = 0; v < 2; ++v) {
       const int valid = std::clamp(a.n - v * 16, 0, 16);
       if (valid == 0) continue;
-      __m512 x = acc[i * 2 + v];
+      __m512 x = _mm512_load_ps(acc + i * 32 + v * 16);
       if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
       x = _mm512_mul_ps(x, rf);
       float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
