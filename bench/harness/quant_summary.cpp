@@ -57,6 +57,8 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
       if (std::isfinite(our_err)) row["adaptcore_fro_error"] = our_err;
       if (std::isfinite(num(*ours, "weight_gbs"))) row["weight_gbs"] = num(*ours, "weight_gbs");
       if (std::isfinite(num(*ours, "dram_fraction"))) row["dram_fraction"] = num(*ours, "dram_fraction");
+      if (std::isfinite(num(*ours, "dram_fraction_of_best")))
+        row["dram_fraction_of_best"] = num(*ours, "dram_fraction_of_best");
     }
     auto path = [&](const char* key, const nlohmann::json* r) {
       if (r == nullptr) return;

@@ -15,8 +15,8 @@ namespace adaptcore::bench {
 //   bf16_best (fastest valid "bf16+*"), int8 ("int8+onednn"), one_part ("adaptcore-1part"):
 //   each {lib, median_us,
 //   fro_error, speedup (its time / adaptcore's), error_ratio (its error / adaptcore's)},
-//   weight_gbs, dram_fraction (adaptcore's), and "targets": {name: true/false} for the
-//   targets that apply to the shape's class. Fields without data are left out.
+//   weight_gbs, dram_fraction, dram_fraction_of_best (adaptcore's), and "targets":
+//   {name: true/false} for the targets that apply to the shape's class. Fields without data are left out.
 nlohmann::json quant_summary(const nlohmann::json& records);
 
 }  // namespace adaptcore::bench
