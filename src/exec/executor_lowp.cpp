@@ -73,7 +73,7 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
                const Block& blk, const Scratch& s) {
   const auto& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
   const int mr = p.mr, nr = p.nr, grp = ks.group;
-  // B read in place (bf16 decode-like calls): the direct kernels, no B packing.
+  // B read in place (decode-like calls): the direct kernels, no B packing.
   const kernels::LowpDirectTile* direct = p.pack_b ? nullptr : ks.direct_b;
   const bool int8 = g.dtype() == DType::U8S8;
   const bool swapped = int8 && g.a.is_signed;  // column-major C: A is the s8 side
@@ -146,14 +146,17 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
               kernels::LowpDirectArgs d{};
               d.k = kb;
               d.a = ap;
-              d.b = static_cast<const std::uint16_t*>(g.b.ptr) + pc * g.b.rs + jc + jr;
+              d.b = b_bytes + static_cast<std::size_t>(pc * g.b.rs + jc + jr) * eb;
               d.ldb = g.b.rs;
-              d.c = static_cast<float*>(cp);
+              d.c = cp;
               d.ldc = ldc;
               d.alpha = g.alpha;
               d.beta = beta;
+              d.ibeta = first ? g.ibeta : 1;
+              // B's column sums once per depth block: by the first row tile.
+              d.colsum = need_colsum && ic == blk.m0 && ir == 0 ? s.colsum + jr : nullptr;
               d.n = nv;
-              direct->get(mv)(d);
+              direct->get(mv, swapped, g.b.flip)(d);
             } else if (tile.fp32 != nullptr) {
               kernels::UKernelArgs u{};
               u.k = groups;

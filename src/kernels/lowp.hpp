@@ -49,27 +49,40 @@ struct LowpTile {
   }
 };
 
-// bf16 B read in place (row-major op(B): rows ldb elements apart, columns contiguous), for
-// decode-like calls where packing B would cost as much as the product: the kernel loads two
-// rows of B, pairs their values in registers (vpunpck{l,h}wd) and keeps the accumulators in
-// that interleaved column order until the epilogue puts them back. A is a packed group panel
-// as for the packed kernels (PMR = the tile's mr). k counts depth values, odd k allowed.
+// B read in place (row-major op(B): rows ldb elements apart, columns contiguous), for
+// decode-like calls where packing B would cost as much as the product. The kernel loads the
+// rows of one group (2 for bf16, 4 for int8) and interleaves them in registers (vpunpck*),
+// which works inside 128-bit lanes: its accumulators hold the columns in that interleaved
+// order until the epilogue permutes them back. A is a packed group panel as for the packed
+// kernels (PMR = the tile's mr). k counts depth values; a partial last group reads zeros.
 struct LowpDirectArgs {
   int64_t k;
   const std::uint32_t* a;
-  const std::uint16_t* b;
-  int64_t ldb;
-  float* c;
+  const void* b;           // bf16 or int8 elements
+  int64_t ldb;             // in elements
+  void* c;                 // fp32 (bf16) or s32 (int8) C tile, row-major
   int64_t ldc;
-  float alpha, beta;  // C = alpha * acc + beta * C (beta == 0: C not read)
-  int n;              // valid columns, 1..nr
+  float alpha, beta;       // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
+  std::int32_t ibeta;      // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
+  std::int32_t* colsum;    // int8: non-null adds the column sums of B (as the kernel reads it)
+  int n;                   // valid columns, 1..nr
 };
 using LowpDirectFn = void (*)(const LowpDirectArgs&);
+// Kernels per row count 1..mr. int8 has both signedness orders like LowpTile: `fn` reads A as
+// u8 and B as s8; `fn_swapped` A as s8 and B as u8; `fn_swapped_flip` the same with B's bytes
+// xored with 0x80 (an s8 B shifted to u8, see kFlip).
 struct LowpDirectTile {
   int mr;
   int nr;
+  // Cycles per group step and column tile the interleaving costs (the model's figure).
+  double shuffle_cycles;
   std::array<LowpDirectFn, kMaxMr> fn{};
-  LowpDirectFn get(int m) const noexcept { return fn[static_cast<std::size_t>(m - 1)]; }
+  std::array<LowpDirectFn, kMaxMr> fn_swapped{};
+  std::array<LowpDirectFn, kMaxMr> fn_swapped_flip{};
+  LowpDirectFn get(int m, bool swapped = false, bool flip = false) const noexcept {
+    const auto i = static_cast<std::size_t>(m - 1);
+    return swapped ? (flip ? fn_swapped_flip[i] : fn_swapped[i]) : fn[i];
+  }
 };
 
 // Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
@@ -98,7 +111,7 @@ struct LowpKernels {
   // bf16 C: out[j] = bf16(acc[j] + beta * out[j]) for j < n, rounded to nearest even (beta == 0
   // does not read out). Null: the executor's portable loop.
   void (*round_bf16)(const float* acc, std::uint16_t* out, int64_t n, float beta);
-  // In-place B kernels (bf16 with AVX512-BF16 only); null where the path has none.
+  // In-place B kernels (native AVX512-BF16 and AVX512-VNNI paths); null where there are none.
   const LowpDirectTile* direct_b = nullptr;
 };
 

@@ -45,6 +45,12 @@ double effective_capacity(double bytes, int ways, int stride_log2, double row_by
 
 }  // namespace
 
+bool stays_resident(double block_bytes, double cache_bytes, int ways, int stride_log2,
+                    double row_bytes, double page_bytes) noexcept {
+  return block_bytes <=
+         kResidentShare * effective_capacity(cache_bytes, ways, stride_log2, row_bytes, page_bytes);
+}
+
 double dram_row_stream_efficiency(double rows) noexcept {
   return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
 }
@@ -184,9 +190,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     const double sliver = 4 * kc * nr;
     const int ld = key.b_ld_log2;
     const double reuse = (row_panels - 1) * bytes;
-    if (sliver <= kResidentShare * effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr, page))
+    if (stays_resident(sliver, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr, page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (sliver <= kResidentShare * effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr, page))
+    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr, page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else  // just read, so in L3 at worst (the victim of L2)
       exposed_us += us(reuse, hw_.bw_l3_gbs);
@@ -214,9 +220,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
     const double row_bytes = key.a_row_unit ? 4 * kc : block;
     const double reuse = (col_tiles - 1) * bytes;
-    if (block <= kResidentShare * effective_capacity(static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes, page))
+    if (stays_resident(block, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes, page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (block <= kResidentShare * effective_capacity(static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes, page))
+    else if (stays_resident(block, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes, page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else
       exposed_us += us(reuse, hw_.bw_l3_gbs);

@@ -23,6 +23,11 @@ struct CostBreakdown {
 // each a separate stream (an in-place B sliver kc rows deep): past about 8 streams the hardware
 // prefetchers lose some, (8 / rows)^0.25 as fitted on Zen 4 (docs/MODEL.md); 1 for 8 or fewer.
 double dram_row_stream_efficiency(double rows) noexcept;
+// Whether a block of rows (row_bytes each, 2^stride_log2 bytes apart) stays in a cache of
+// cache_bytes and `ways` while other data streams through: within half the capacity its set
+// conflicts leave it (rows a page apart pile into few sets; see cpu_model.cpp).
+bool stays_resident(double block_bytes, double cache_bytes, int ways, int stride_log2,
+                    double row_bytes, double page_bytes) noexcept;
 
 class CpuModel {
  public:

@@ -62,9 +62,10 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
   const double col_tiles = ceil_div(n_t, nr);
   double row_cycles = full_rows * cycles_per_group(p.mr, p.nr);
   if (tail_rows > 0) row_cycles += cycles_per_group(static_cast<int>(tail_rows), p.nr);
-  // In-place B: two row loads and two unpacks per group step and column tile, shared by the
-  // row tiles of the block (about one cycle).
-  if (!p.pack_b) row_cycles += 1.0;
+  // In-place B: the row loads and unpacks of each group step and column tile, which every
+  // row tile of the block repeats.
+  if (!p.pack_b && ks_.direct_b != nullptr)
+    row_cycles += ceil_div(m_t, mr) * ks_.direct_b->shuffle_cycles;
   const double groups = k_blocks * ceil_div(kc, grp);
   const double tiles = ceil_div(m_t, mr) * col_tiles;
   const double call_cycles = 12.0 + 1.5 * mr * std::ceil(nr / ks_.lanes);
@@ -80,13 +81,23 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
   if (p.pack_b) {
     mem += us(m_blocks * pw * k * n_t, level_gbs(b_panel, threads));
   } else {
-    // In place: B once from where it lies, as kc row streams when that is DRAM; the other row
-    // tiles re-read the kc x nr sliver from L1.
+    // In place: B once from where it lies, as kc row streams when that is DRAM (the direct
+    // kernels prefetch along the rows, but the stream term still fits the measurements); the
+    // other row tiles re-read the kc x nr sliver from the level that keeps it despite set
+    // conflicts (rows ldb apart: a 4 KiB distance piles a 256-deep int8 sliver into one L1
+    // set; measured 4 row tiles at 16 x 4096 x 4096 running 3x over their compute).
     const double bytes = eb * k * n_t;
     const double gbs = level_gbs(bytes, threads);
     const bool from_dram = bytes > static_cast<double>(hw_.l3_bytes);
     mem += us(bytes, gbs * (from_dram ? dram_row_stream_efficiency(kc) : 1.0));
-    mem += us((ceil_div(m_t, mr) - 1) * bytes, hw_.bw_l1_gbs);
+    const double sliver = eb * kc * nr, row_bytes = eb * nr, page = static_cast<double>(hw_.page_bytes);
+    const int ld = key.b_ld_log2;
+    double reuse_gbs = hw_.bw_l3_gbs;
+    if (stays_resident(sliver, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes, page))
+      reuse_gbs = hw_.bw_l1_gbs;
+    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes, page))
+      reuse_gbs = hw_.bw_l2_gbs;
+    mem += us((ceil_div(m_t, mr) - 1) * bytes, reuse_gbs);
   }
   mem += us(col_tiles * pw * m_t * k, level_gbs(a_block, threads) == hw_.bw_l1_gbs
                                           ? hw_.bw_l1_gbs
@@ -107,7 +118,11 @@ CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexc
   // Packing: every source byte of B once, of A once per B panel, at the packing rate (from
   // DRAM, half the source bandwidth as for fp32).
   const double src_b = p.pack_b ? eb * k * n_t : 0.0, src_a = eb * m_t * k;
-  const double b_bw = level_gbs(eb * k * n_t, threads), a_bw = level_gbs(eb * m_t * k, threads);
+  auto copy_gbs = [&](double bytes) {  // a copy out of DRAM also write-allocates its target
+    const double bw = level_gbs(bytes, threads);
+    return bytes > static_cast<double>(hw_.l3_bytes) ? bw / 2 : bw;
+  };
+  const double b_bw = copy_gbs(eb * k * n_t), a_bw = copy_gbs(eb * m_t * k);
   c.pack_us = us(src_b, std::min(hw_.pack_gbs, b_bw)) + us(n_blocks * src_a, std::min(hw_.pack_gbs, a_bw));
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";

@@ -10,18 +10,24 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_down(int64_t v, int64_t q) { return std::max(q, v / q * q); }
 
-// bf16 B read in place (row-major op(B)) for few rows: packing B would read and write all of
-// it for a product that reads it once. Depths of 8 to 64 rows: the sliver is kc row streams
+// B read in place (row-major op(B)) for few rows: packing B would read and write all of it for
+// a product that reads it once. Depths of 8 to 64 rows: the sliver is kc row streams
 // (the model's DRAM stream term decides); one block of all the core's rows and columns.
 void add_direct_b_candidates(const ShapeKey& key, const ShapeClass& cls,
                              const kernels::LowpKernels& ks, std::vector<Plan>& out) {
   const kernels::LowpDirectTile* t = ks.direct_b;
   if (t == nullptr || !key.b_row_unit || key.m > 8 * t->mr) return;
+  // int8 in place wins only for a single row: at 4096 x 4096, 2 threads, m = 1 29 vs 23 GOP/s
+  // packed, but m = 2 45 vs 55 and m = 4 54 vs 76 (median of 3). Its epilogue undoes the
+  // 4-row interleave of 4 column vectors per call, and the shallow depth blocks that keep the
+  // row streams efficient give each call too little work to hide it; the model does not see
+  // that cost yet.
+  if (key.dtype == DType::U8S8 && key.m > 1) return;
   std::vector<std::pair<int, int>> grids{{1, 1}};
   if (cls.parallel != ParallelClass::Serial && key.threads > 1 &&
       key.n >= static_cast<int64_t>(key.threads) * t->nr)
     grids.emplace_back(1, key.threads);  // split N: each core streams its own columns
-  for (const int64_t kc0 : {8, 16, 32, 64}) {
+  for (const int64_t kc0 : {8, 16, 32, 64, 256}) {
     const int64_t kc = std::min<int64_t>(kc0, key.k);
     for (const auto& [pm, pn] : grids) {
       Plan p;

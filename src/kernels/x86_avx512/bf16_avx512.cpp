@@ -95,7 +95,7 @@ void bf16_direct_kernel(const adaptcore::kernels::LowpDirectArgs& x) {
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
   const __mmask32 cols = x.n >= 32 ? ~__mmask32{0} : (__mmask32{1} << x.n) - 1u;
-  const std::uint16_t* b = x.b;
+  const auto* b = static_cast<const std::uint16_t*>(x.b);
   const std::uint32_t* a = x.a;
   auto step = [&](__m512i r0, __m512i r1) {
     const __m512bh bl = std::bit_cast<__m512bh>(_mm512_unpacklo_epi16(r0, r1));
@@ -123,7 +123,7 @@ void bf16_direct_kernel(const adaptcore::kernels::LowpDirectArgs& x) {
   const __mmask16 k0 = mask16(x.n), k1 = mask16(x.n - 16);
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
-    float* cp = x.c + i * x.ldc;
+    float* cp = static_cast<float*>(x.c) + i * x.ldc;
     __m512 r0 = _mm512_mul_ps(alpha, _mm512_permutex2var_ps(lo[i], first, hi[i]));
     __m512 r1 = _mm512_mul_ps(alpha, _mm512_permutex2var_ps(lo[i], second, hi[i]));
     if (x.beta != 0.0f) {
@@ -144,7 +144,7 @@ constexpr std::array<adaptcore::kernels::LowpDirectFn, adaptcore::kernels::kMaxM
 // 8 rows x 32 columns: 16 accumulators, 2 loads and 2 unpacks per pair of depth steps. Meant
 // for M <= 8-ish where the product is bound by streaming B once.
 constexpr adaptcore::kernels::LowpDirectTile kDirect{
-    8, 32, direct_rows<8>(std::make_integer_sequence<int, 8>{})};
+    8, 32, 1.0, direct_rows<8>(std::make_integer_sequence<int, 8>{})};
 
 // The bf16 C epilogue, 16 values at a time: the portable float_to_bf16 (round to nearest
 // even on the bit pattern, NaN kept and quieted) in vector form, so both give the same bits.
