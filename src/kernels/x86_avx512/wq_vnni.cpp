@@ -30,6 +30,21 @@ inline __m512i bcast_word(const std::int8_t* p) {
   return _mm512_set1_epi32(v);
 }
 
+// One quad of a weight panel as vpdpbusd's two unsigned vectors (columns 0-15, 16-31): two
+// 64-byte loads (int8), or one load split into low and high nibbles (int4).
+template <bool INT4>
+inline __attribute__((always_inline)) void load_quad(const std::uint8_t* p, __m512i nibble,
+                                                     __m512i& w0, __m512i& w1) {
+  if constexpr (INT4) {
+    const __m512i v = _mm512_loadu_si512(p);
+    w0 = _mm512_and_si512(v, nibble);
+    w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
+  } else {
+    w0 = _mm512_loadu_si512(p);
+    w1 = _mm512_loadu_si512(p + 64);
+  }
+}
+
 // One activation group (qn >= 1 quads) of an M x 32 tile: the int32 dot products, then the
 // flush into the fp32 accumulators acc[M * 32] (memory, L1). The last part's accumulators
 // start at -comp, so t = (P1 << 8) + P2 - comp needs no subtraction. A function of its own on
@@ -56,16 +71,8 @@ __attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int
 #pragma GCC unroll 4
   for (int64_t q = 0; q < qn; ++q) {
     __m512i w0, w1;
-    if constexpr (INT4) {
-      const __m512i v = _mm512_loadu_si512(wp);
-      w0 = _mm512_and_si512(v, nibble);
-      w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
-      wp += 64;
-    } else {
-      w0 = _mm512_loadu_si512(wp);
-      w1 = _mm512_loadu_si512(wp + 64);
-      wp += 128;
-    }
+    load_quad<INT4>(wp, nibble, w0, w1);
+    wp += INT4 ? 64 : 128;
 #pragma GCC unroll 16
     for (int x = 0; x < M * P; ++x) {
       const __m512i b = bcast_word(ap + x * 4);  // row x / P, part x % P
@@ -120,14 +127,7 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
 #pragma GCC unroll 64
     for (int q = 0; q < QPG; ++q) {
       __m512i w0, w1;
-      if constexpr (INT4) {
-        const __m512i v = _mm512_loadu_si512(wp + q * 64);
-        w0 = _mm512_and_si512(v, nibble);
-        w1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
-      } else {
-        w0 = _mm512_loadu_si512(wp + q * 128);
-        w1 = _mm512_loadu_si512(wp + q * 128 + 64);
-      }
+      load_quad<INT4>(wp + q * (INT4 ? 64 : 128), nibble, w0, w1);
 #pragma GCC unroll 16
       for (int x = 0; x < M * P; ++x) {
         const __m512i b = bcast_word(ap + q * quad_bytes + x * 4);  // row x / P, part x % P
