@@ -45,9 +45,32 @@ inline __attribute__((always_inline)) void load_quad(const std::uint8_t* p, __m5
   }
 }
 
+// The int32 sums of a group start at 0, the last part's at -comp (row i: comp[i]), so that
+// t = (P1 << 8) + P2 - comp needs no subtraction; wraps like the sums. raw: row i, part t,
+// vector v at (i * P + t) * 2 + v.
+template <int M, int P>
+inline __attribute__((always_inline)) void start_sums(const std::int32_t* comp, __m512i* raw) {
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    const __m512i start = _mm512_set1_epi32(-comp[i]);
+#pragma GCC unroll 4
+    for (int t = 0; t < P; ++t) {
+      raw[(i * P + t) * 2] = t == P - 1 ? start : _mm512_setzero_si512();
+      raw[(i * P + t) * 2 + 1] = t == P - 1 ? start : _mm512_setzero_si512();
+    }
+  }
+}
+
+// A finished group's exact int32 value of row i, vector v, as fp32: (P1 << 8) + P2 - comp.
+template <int P>
+inline __attribute__((always_inline)) __m512 group_value(const __m512i* raw, int i, int v) {
+  __m512i t = raw[(i * P) * 2 + v];
+  if constexpr (P == 2) t = _mm512_add_epi32(_mm512_slli_epi32(t, 8), raw[(i * P + 1) * 2 + v]);
+  return _mm512_cvtepi32_ps(t);
+}
+
 // One activation group (qn >= 1 quads) of an M x 32 tile: the int32 dot products, then the
-// flush into the fp32 accumulators acc[M * 32] (memory, L1). The last part's accumulators
-// start at -comp, so t = (P1 << 8) + P2 - comp needs no subtraction. A function of its own on
+// flush into the fp32 accumulators acc[M * 32] (memory, L1). A function of its own on
 // purpose: inlined into the group loop, GCC 12 kept every accumulator in two registers with a
 // copy per vpdpbusd (objdump: 2 moves per dot product, and spills); alone, the loop is 2
 // loads, M P broadcasts and 2 M P vpdpbusd per quad, and the flush 5-6 vector operations per
@@ -58,15 +81,7 @@ __attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int
                                           const float* scale, const float* group_scale,
                                           float* acc) {
   __m512i raw[M * P * 2];
-#pragma GCC unroll 16
-  for (int i = 0; i < M; ++i) {
-    const __m512i start = _mm512_set1_epi32(-comp[i]);  // wraps like the int32 sums
-#pragma GCC unroll 4
-    for (int t = 0; t < P; ++t) {
-      raw[(i * P + t) * 2] = t == P - 1 ? start : _mm512_setzero_si512();
-      raw[(i * P + t) * 2 + 1] = t == P - 1 ? start : _mm512_setzero_si512();
-    }
-  }
+  start_sums<M, P>(comp, raw);
   const __m512i nibble = _mm512_set1_epi8(0x0F);
 #pragma GCC unroll 4
   for (int64_t q = 0; q < qn; ++q) {
@@ -86,9 +101,7 @@ __attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int
     const __m512 s = _mm512_set1_ps(scale[i]);
 #pragma GCC unroll 2
     for (int v = 0; v < 2; ++v) {
-      __m512i t = raw[(i * P) * 2 + v];
-      if constexpr (P == 2) t = _mm512_add_epi32(_mm512_slli_epi32(t, 8), raw[(i * P + 1) * 2 + v]);
-      __m512 f = _mm512_cvtepi32_ps(t);
+      __m512 f = group_value<P>(raw, i, v);
       if (group_scale != nullptr) f = _mm512_mul_ps(f, _mm512_loadu_ps(group_scale + v * 16));
       float* slot = acc + i * 32 + v * 16;
       _mm512_store_ps(slot, _mm512_fmadd_ps(f, s, _mm512_load_ps(slot)));
@@ -115,15 +128,7 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
   for (int64_t g = 0; g < groups; ++g) {
     const std::int64_t meta = g * a.a.mr;
     __m512i raw[M * P * 2];
-#pragma GCC unroll 16
-    for (int i = 0; i < M; ++i) {
-      const __m512i start = _mm512_set1_epi32(-a.a.comp[meta + i]);  // wraps like the sums
-#pragma GCC unroll 4
-      for (int t = 0; t < P; ++t) {
-        raw[(i * P + t) * 2] = t == P - 1 ? start : _mm512_setzero_si512();
-        raw[(i * P + t) * 2 + 1] = t == P - 1 ? start : _mm512_setzero_si512();
-      }
-    }
+    start_sums<M, P>(a.a.comp + meta, raw);
 #pragma GCC unroll 64
     for (int q = 0; q < QPG; ++q) {
       __m512i w0, w1;
@@ -142,9 +147,7 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
       const __m512 s = _mm512_set1_ps(a.a.scale[meta + i]);
 #pragma GCC unroll 2
       for (int v = 0; v < 2; ++v) {
-        __m512i t = raw[(i * P) * 2 + v];
-        if constexpr (P == 2) t = _mm512_add_epi32(_mm512_slli_epi32(t, 8), raw[(i * P + 1) * 2 + v]);
-        __m512 f = _mm512_cvtepi32_ps(t);
+        __m512 f = group_value<P>(raw, i, v);
         if (group_scaled) f = _mm512_mul_ps(f, _mm512_loadu_ps(a.w_group_scale + g * 32 + v * 16));
         sum[i * 2 + v] = _mm512_fmadd_ps(f, s, sum[i * 2 + v]);
       }
