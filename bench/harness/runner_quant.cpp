@@ -297,8 +297,8 @@ class QuantBench final : public DtypeBench {
     if (s.trans_a || s.trans_b || s.lda != s.k || s.ldb != (s.trans_b ? s.k : s.n) || s.ldc != s.n)
       throw std::runtime_error("the weight-quantized comparisons take dense shapes without transposes");
     // The DRAM read rate of this machine drifts with other tenants (seen: 21 to 42 GB/s within
-    // minutes), so it is measured again next to every decode shape and the run keeps the
-    // highest reading: fractions of it are the conservative ones.
+    // minutes), so it is measured again next to every decode shape: annotate() compares the
+    // shape with that reading and with the run's highest (the conservative fraction).
     if (s.m <= 16) {
       const double gbs = measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
       read_gbs_ = std::max(read_gbs_, gbs);
@@ -310,8 +310,8 @@ class QuantBench final : public DtypeBench {
   }
 
   // Weight bytes streamed per call (the quantized values and scales, whatever form a path
-  // converts them to) over the time, and for decode shapes its fraction of the DRAM read
-  // bandwidth measured in this run.
+  // converts them to) over the time, and its fraction of the DRAM read rate measured next to
+  // the shape (decode shapes; else the run's best) and of the run's best.
   void annotate(const SuiteShape& s, std::size_t lib, Json& r) const override {
     const double groups = group_ > 0 ? std::ceil(static_cast<double>(s.k) / static_cast<double>(group_)) : 1.0;
     const double wbytes = static_cast<double>(s.n) * static_cast<double>(s.k) * bits_ / 8.0 +
