@@ -13,8 +13,11 @@
 namespace adaptcore::bench {
 namespace {
 
+// One file per test: CTest runs the tests of this binary as parallel processes, and a shared
+// name let one test truncate the file while another read it ("no shapes").
 std::string write_suite() {
-  const std::string path = ::testing::TempDir() + "runner_suite.txt";
+  const std::string path = ::testing::TempDir() + "runner_suite_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt";
   std::ofstream(path) << "# two shapes\n3 40 24\n17 33 65 T N 20 40 50\n";
   return path;
 }
