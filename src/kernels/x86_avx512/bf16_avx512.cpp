@@ -19,6 +19,7 @@
 
 namespace {
 #include "kernels/lowp_pack_template.hpp"
+#include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 
 using adaptcore::kernels::LowpArgs;
 
@@ -172,6 +173,16 @@ void round_bf16_avx512(const float* acc, std::uint16_t* out, int64_t n, float be
   }
 }
 
+// pack_b: a transposed B (the N x K weight layout) through the vector transpose; other layouts
+// through the template (row-major B already packs in order there, two rows interleaved).
+void pack_b_bf16(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
+                 unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
+  if (rs == 1 && cs != 1 && nr % 16 == 0)
+    pack_b_transposed_words<Bf16Pairs, NoColumnSums>(k, n, src, cs, nr, flags, out, colsum);
+  else
+    pack_b_groups<Bf16Pairs>(k, n, src, rs, cs, nr, flags, out, colsum);
+}
+
 template <int PMR, int NV, int... Ms>
 constexpr std::array<adaptcore::kernels::LowpFn, adaptcore::kernels::kMaxMr> rows(
     std::integer_sequence<int, Ms...>) {
@@ -194,7 +205,7 @@ constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
 
 constexpr adaptcore::kernels::LowpKernels kBf16{
     adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
-    &pack_a_groups<Bf16Pairs>, &pack_b_groups<Bf16Pairs>, &round_bf16_avx512, &kDirect};
+    &pack_a_groups<Bf16Pairs>, &pack_b_bf16, &round_bf16_avx512, &kDirect};
 }  // namespace
 
 namespace adaptcore::kernels {
