@@ -60,6 +60,9 @@ struct LowpRunner {
   // > 0: the table's in-place-B (direct) kernels with depth blocks of this many values,
   // whatever the model would choose, wherever B's rows are contiguous.
   int64_t direct_kc = 0;
+  // The table's dot-product kernels wherever A's rows and B's columns are contiguous along k,
+  // whatever the model would choose (rows and columns split over the threads).
+  bool force_dot = false;
 
   Status run(const LowpCall& call) const {
     if (ctx) {
@@ -95,12 +98,27 @@ struct LowpRunner {
     Plan plan = make_lowp_plan(key, detected_hardware(), *table);
     if (direct_kc > 0 && table->direct_b != nullptr && key.b_row_unit) {
       plan.tile = 0;
+      plan.dot = false;
       plan.mr = table->direct_b->mr;
       plan.nr = table->direct_b->nr;
       plan.pack_a = true;
       plan.pack_b = false;
       plan.kc = direct_kc;
       plan.mc = std::max<int64_t>(plan.mr, plan.mc);
+    }
+    if (force_dot && table->dot != nullptr && key.a_k_unit && key.b_k_unit) {
+      plan = Plan{};
+      plan.isa = table->isa;
+      plan.dot = true;
+      plan.mr = kernels::kLowpDotMr;
+      plan.nr = kernels::kLowpDotNr;
+      plan.pack_a = plan.pack_b = false;
+      plan.kc = std::max<int64_t>(1, prob.k);
+      plan.mc = prob.m;
+      plan.nc = prob.n;
+      // Split the larger side (both ways are valid for any extent).
+      plan.pm = prob.m >= prob.n ? threads : 1;
+      plan.pn = prob.m >= prob.n ? 1 : threads;
     }
     return execute_lowp(plan, prob, *table, *pool);
   }
@@ -137,6 +155,12 @@ inline std::vector<LowpRunner> lowp_runners(DType dtype) {
     const HardwareProfile& hw = detected_hardware();
     const bool native = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
     const auto* best = kernels::lowp_kernels_for(dtype, Isa::Avx512, native);
+    if (native && best != nullptr && best->dot != nullptr) {
+      LowpRunner r = table_runner(best, 3);
+      r.force_dot = true;
+      r.name += "/dot";
+      out.push_back(std::move(r));
+    }
     if (native && best != nullptr && best->direct_b != nullptr) {
       for (const int64_t kc : {8, 37}) {
         LowpRunner r = table_runner(best, 2);

@@ -258,9 +258,9 @@ std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const Hardwa
 }
 
 namespace {
-// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed (or, for
-// bf16, B read in place by the direct tile when B's rows are contiguous), no split-K, no dot
-// tiles, masked tails.
+// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed (or B
+// read in place by the direct tile when B's rows are contiguous, or the dot tile when A's rows
+// and B's columns are contiguous along k), no split-K, masked tails.
 std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
   const HardwareProfile& cpu = detected_hardware();
   const bool native = key.dtype == DType::Bf16 ? cpu.avx512_bf16 : cpu.avx512_vnni && cpu.avx512bw;
@@ -269,9 +269,16 @@ std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
     return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.dtype);
   const kernels::LowpTile& t = ks->tiles[static_cast<std::size_t>(p.tile)];
-  if (p.dot) return "dot plan for a low-precision type";
-  if (!p.pack_a) return "low-precision plan without packing A";
-  if (!p.pack_b) {
+  if (p.dot) {
+    if (ks->dot == nullptr) return "dot plan on a low-precision path without dot kernels";
+    if (!key.a_k_unit || !key.b_k_unit) return "dot plan for operands not contiguous along k";
+    if (p.tile != 0) return "dot plan with a tile index";
+    if (p.mr != kernels::kLowpDotMr || p.nr != kernels::kLowpDotNr)
+      return "dot plan with a wrong tile";
+    if (p.pack_a || p.pack_b) return "dot plan with packing";
+  } else if (!p.pack_a) {
+    return "low-precision plan without packing A";
+  } else if (!p.pack_b) {
     const kernels::LowpDirectTile* d = ks->direct_b;
     if (d == nullptr) return "B read in place by a low-precision path without direct kernels";
     if (!key.b_row_unit) return "B read in place but its rows are not contiguous";

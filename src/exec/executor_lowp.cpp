@@ -68,6 +68,85 @@ void compensate(const LowpProblem& g, int64_t i0, int64_t i1, int64_t j0, int64_
   }
 }
 
+// The row sums of A over the block's rows, as the kernels read its bytes (B's zero points).
+void row_sums(const LowpProblem& g, int64_t m0, int64_t m1, std::int32_t* rowsum) {
+  const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
+  for (int64_t i = m0; i < m1; ++i) {
+    std::uint32_t sum = 0;
+    const auto* row = a_bytes + i * g.a.rs;
+    for (int64_t q = 0; q < g.k; ++q) sum += u32(int8_value(g.a, row[q * g.a.cs]));
+    rowsum[i - m0] = static_cast<std::int32_t>(sum);
+  }
+}
+
+// One rounding of alpha * AB + beta * C to bf16, nearest even: rows [m0, m1) x columns
+// [j0, j0 + nb) of C from the fp32 block acc (row i at acc + (i - m0) * ld).
+void round_to_bf16(const LowpProblem& g, const kernels::LowpKernels& ks, int64_t m0, int64_t m1,
+                   int64_t j0, int64_t nb, const float* acc_block, int64_t ld) {
+  auto* c = static_cast<std::uint16_t*>(g.c);
+  for (int64_t i = m0; i < m1; ++i) {
+    const float* acc = acc_block + (i - m0) * ld;
+    std::uint16_t* row = c + i * g.ldc + j0;
+    if (ks.round_bf16 != nullptr) {
+      ks.round_bf16(acc, row, nb, g.beta);
+    } else if (g.beta == 0.0f) {
+      for (int64_t j = 0; j < nb; ++j) row[j] = float_to_bf16(acc[j]);
+    } else {
+      for (int64_t j = 0; j < nb; ++j)
+        row[j] = float_to_bf16(acc[j] + g.beta * bf16_to_float(row[j]));
+    }
+  }
+}
+
+// The dot-product loop of one core (A rows and B columns contiguous along k): column tiles,
+// then row tiles, each a kernel over the whole depth; nothing is packed. B's columns are read
+// from memory by the first row tile and from cache by the others.
+void run_dot_block(const LowpProblem& g, const kernels::LowpKernels& ks, const Block& blk,
+                   const Scratch& s) {
+  const bool int8 = g.dtype() == DType::U8S8;
+  const bool swapped = int8 && g.a.is_signed;  // B is the u8 side
+  const bool flip = swapped ? g.b.flip : g.a.flip;
+  const bool need_colsum = int8 && g.a.has_zp();
+  const bool need_rowsum = int8 && g.b.has_zp();
+  const bool bf16_out = g.bf16_out();
+  const std::size_t eb = int8 ? 1 : 2;
+  const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
+  const auto* b_bytes = static_cast<const unsigned char*>(g.b.ptr);
+  const int64_t nb = blk.n1 - blk.n0;
+  if (need_rowsum) row_sums(g, blk.m0, blk.m1, s.rowsum);
+  if (need_colsum) std::memset(s.colsum, 0, static_cast<std::size_t>(nb) * 4);
+  for (int64_t j = blk.n0; j < blk.n1; j += kernels::kLowpDotNr) {
+    const int nv = static_cast<int>(std::min<int64_t>(kernels::kLowpDotNr, blk.n1 - j));
+    for (int64_t i = blk.m0; i < blk.m1; i += kernels::kLowpDotMr) {
+      const int mv = static_cast<int>(std::min<int64_t>(kernels::kLowpDotMr, blk.m1 - i));
+      kernels::LowpDotArgs d{};
+      d.k = g.k;
+      d.a = a_bytes + static_cast<std::size_t>(i * g.a.rs) * eb;
+      d.lda = g.a.rs;
+      d.b = b_bytes + static_cast<std::size_t>(j * g.b.cs) * eb;
+      d.ldb = g.b.cs;
+      if (bf16_out) {
+        d.c = s.acc + (i - blk.m0) * nb + (j - blk.n0);
+        d.ldc = nb;
+      } else if (int8) {
+        d.c = static_cast<std::int32_t*>(g.c) + i * g.ldc + j;
+        d.ldc = g.ldc;
+      } else {
+        d.c = static_cast<float*>(g.c) + i * g.ldc + j;
+        d.ldc = g.ldc;
+      }
+      d.alpha = g.alpha;
+      d.beta = bf16_out ? 0.0f : g.beta;  // a bf16 C joins in the rounding
+      d.ibeta = g.ibeta;
+      d.colsum = need_colsum && i == blk.m0 ? s.colsum + (j - blk.n0) : nullptr;
+      ks.dot->get(mv, nv, swapped, flip)(d);
+    }
+  }
+  if (int8 && (need_colsum || need_rowsum))
+    compensate(g, blk.m0, blk.m1, blk.n0, blk.n1, s.rowsum, s.colsum, s.zb);
+  if (bf16_out) round_to_bf16(g, ks, blk.m0, blk.m1, blk.n0, nb, s.acc, nb);
+}
+
 // The cache-blocked loop nest of one core: jc -> pc -> pack B -> ic -> pack A -> jr -> ir.
 void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
                const Block& blk, const Scratch& s) {
@@ -92,14 +171,7 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
   const bool word_a = grp > 1 && f32 != nullptr && g.a.cs == 1 && !g.a.flip &&
                       a_rs_bytes % 4 == 0 && reinterpret_cast<std::uintptr_t>(g.a.ptr) % 4 == 0;
 
-  if (need_rowsum) {
-    for (int64_t i = blk.m0; i < blk.m1; ++i) {
-      std::uint32_t sum = 0;
-      const auto* row = a_bytes + i * g.a.rs;
-      for (int64_t q = 0; q < g.k; ++q) sum += u32(int8_value(g.a, row[q * g.a.cs]));
-      s.rowsum[i - blk.m0] = static_cast<std::int32_t>(sum);
-    }
-  }
+  if (need_rowsum) row_sums(g, blk.m0, blk.m1, s.rowsum);
 
   for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
     const int64_t nb = std::min(p.nc, blk.n1 - jc);
@@ -189,22 +261,7 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
     }
     if (int8 && (need_colsum || need_rowsum))
       compensate(g, blk.m0, blk.m1, jc, jc + nb, s.rowsum, s.colsum, s.zb);
-    if (bf16_out) {
-      // One rounding of alpha * AB + beta * C to bf16, nearest even.
-      auto* c = static_cast<std::uint16_t*>(g.c);
-      for (int64_t i = blk.m0; i < blk.m1; ++i) {
-        const float* acc = s.acc + (i - blk.m0) * p.nc;
-        std::uint16_t* row = c + i * g.ldc + jc;
-        if (ks.round_bf16 != nullptr) {
-          ks.round_bf16(acc, row, nb, g.beta);
-        } else if (g.beta == 0.0f) {
-          for (int64_t j = 0; j < nb; ++j) row[j] = float_to_bf16(acc[j]);
-        } else {
-          for (int64_t j = 0; j < nb; ++j)
-            row[j] = float_to_bf16(acc[j] + g.beta * bf16_to_float(row[j]));
-        }
-      }
-    }
+    if (bf16_out) round_to_bf16(g, ks, blk.m0, blk.m1, jc, nb, s.acc, p.nc);
   }
 }
 
@@ -235,22 +292,29 @@ bool lowp_trivial(const LowpProblem& g) noexcept {
 Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
                     ThreadPool& pool) noexcept {
   const int threads = p.pm * p.pn;
-  if (p.pk != 1 || p.dot || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+  if (p.pk != 1 || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
     return Status::InternalError;
-  if (!p.pack_b && (ks.direct_b == nullptr || g.b.cs != 1 || p.mr != ks.direct_b->mr ||
+  if (p.dot && (ks.dot == nullptr || g.a.cs != 1 || g.b.rs != 1 || p.mr != kernels::kLowpDotMr ||
+                p.nr != kernels::kLowpDotNr))
+    return Status::InternalError;
+  if (!p.dot && !p.pack_b && (ks.direct_b == nullptr || g.b.cs != 1 || p.mr != ks.direct_b->mr ||
                     p.nr != ks.direct_b->nr))
     return Status::InternalError;
   const int64_t kc = std::min(p.kc, g.k);
   const int64_t groups = ceil_div(kc, ks.group);
   const int64_t m_t = std::min(g.m, ceil_div(ceil_div(g.m, p.mr), p.pm) * p.mr);
-  const auto pa = static_cast<std::size_t>(round_up(std::min(p.mc, m_t), p.mr) * groups);
-  const auto pb = static_cast<std::size_t>(round_up(std::min(p.nc, g.n), p.nr) * groups);
-  const auto cs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? p.nc : 0);
+  // A dot plan packs nothing; its column block is a thread's whole share of N.
+  const int64_t n_t = std::min(g.n, ceil_div(ceil_div(g.n, p.nr), p.pn) * p.nr);
+  const int64_t nc = p.dot ? n_t : p.nc;
+  const auto pa = static_cast<std::size_t>(p.dot ? 0 : round_up(std::min(p.mc, m_t), p.mr) * groups);
+  const auto pb = static_cast<std::size_t>(p.dot ? 0 : round_up(std::min(p.nc, g.n), p.nr) * groups);
+  const auto cs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? nc : 0);
   const auto rs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? m_t : 0);
-  const auto acc = static_cast<std::size_t>(g.bf16_out() ? m_t * p.nc : 0);
+  const auto acc = static_cast<std::size_t>(g.bf16_out() ? m_t * nc : 0);
   auto up16 = [](std::size_t v) { return (v + 15) / 16 * 16; };
   const std::size_t per_thread = up16(pa) + up16(pb) + 2 * up16(cs) + up16(rs) + up16(acc);
-  float* ws = Workspace::local().reserve(per_thread * static_cast<std::size_t>(threads));
+  // At least one line: a dot plan with an fp32 C needs no scratch, and reserve(0) is null.
+  float* ws = Workspace::local().reserve(std::max<std::size_t>(16, per_thread * static_cast<std::size_t>(threads)));
   if (ws == nullptr) return Status::OutOfMemory;
 
   pool.run(threads, [&](int tid) {
@@ -266,7 +330,10 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
     s.rowsum = s.colsum + up16(cs);
     s.zb = reinterpret_cast<std::uint32_t*>(s.rowsum + up16(rs));
     s.acc = reinterpret_cast<float*>(s.zb + up16(cs));
-    run_block(p, g, ks, blk, s);
+    if (p.dot)
+      run_dot_block(g, ks, blk, s);
+    else
+      run_block(p, g, ks, blk, s);
   });
   return Status::Ok;
 }

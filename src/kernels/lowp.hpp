@@ -85,6 +85,43 @@ struct LowpDirectTile {
   }
 };
 
+// Dot-product kernels for an m x n tile (m <= kLowpDotMr, n <= kLowpDotNr) whose A rows and B
+// columns are both contiguous along k (B stored N x K, the weight layout of most frameworks):
+// 64 bytes of each row and column a step (32 bf16 or 64 int8 values), one accumulator vector
+// per output, one horizontal sum per output at the end. Nothing is packed: B is read once, in
+// order, as n streams. Same C contract as LowpDirectArgs.
+// int8: exactly one operand is the u8 side (vpdpbusd's unsigned operand), `flip` xors its
+// bytes with 0x80 (an s8 shifted to u8); colsum, when not null, receives (adds) the sums of B's
+// columns as the kernel reads them (for the zero-point compensation of A).
+struct LowpDotArgs {
+  int64_t k;
+  const void* a;  // row i at a + i * lda elements
+  int64_t lda;
+  const void* b;  // column j of op(B) at b + j * ldb elements
+  int64_t ldb;
+  void* c;
+  int64_t ldc;
+  float alpha, beta;
+  std::int32_t ibeta;
+  std::int32_t* colsum;
+};
+using LowpDotFn = void (*)(const LowpDotArgs&);
+inline constexpr int kLowpDotMr = 4;
+inline constexpr int kLowpDotNr = 4;
+// Per variant (bf16: one; int8: A the u8 side or B, each with or without the flip) an m x n
+// table.
+struct LowpDotKernels {
+  using Table = std::array<std::array<LowpDotFn, kLowpDotNr>, kLowpDotMr>;
+  Table fn{};             // bf16; int8 with A the u8 side
+  Table fn_flip{};        // int8: A the u8 side, flipped
+  Table fn_swapped{};     // int8: B the u8 side
+  Table fn_swapped_flip{};// int8: B the u8 side, flipped
+  LowpDotFn get(int m, int n, bool swapped = false, bool flip = false) const noexcept {
+    const Table& t = swapped ? (flip ? fn_swapped_flip : fn_swapped) : (flip ? fn_flip : fn);
+    return t[static_cast<std::size_t>(m - 1)][static_cast<std::size_t>(n - 1)];
+  }
+};
+
 // Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
 // kFlip xors each byte with 0x80 (s8 -> u8, the +128 shift), kSigned reads bytes as s8 for
 // the column sums. pack_b adds the column sums of what it packed (after the flip) to colsum
@@ -113,6 +150,8 @@ struct LowpKernels {
   void (*round_bf16)(const float* acc, std::uint16_t* out, int64_t n, float beta);
   // In-place B kernels (native AVX512-BF16 and AVX512-VNNI paths); null where there are none.
   const LowpDirectTile* direct_b = nullptr;
+  // Dot-product kernels (native AVX512-BF16 and AVX512-VNNI paths); null where there are none.
+  const LowpDotKernels* dot = nullptr;
 };
 
 // The kernels of a dtype on an ISA path: the native dot-product kernels on the avx512 path when

@@ -40,7 +40,51 @@ double LowpModel::cycles_per_group(int m, int nr) const noexcept {
   return std::max({instrs / per_cycle, loads / kLoadsPerCycle, kDotLatency});
 }
 
+CostBreakdown LowpModel::predict_dot(const ShapeKey& key, const Plan& p) const noexcept {
+  CostBreakdown c;
+  const double eb = input_bytes(key.dtype);
+  const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
+               k = static_cast<double>(key.k);
+  const int threads = p.threads();
+  const double m_t = std::min(m, ceil_div(ceil_div(m, p.mr), p.pm) * p.mr);
+  const double n_t = std::min(n, ceil_div(ceil_div(n, p.nr), p.pn) * p.nr);
+  // Every tile walks k in 64-byte vectors: rows + cols loads and rows x cols dot instructions
+  // per vector, each accumulator once (its latency bounds a small tile), then a horizontal sum
+  // per output (about a dozen cycles of shuffles and adds).
+  const double chunks = ceil_div(k, ks_.lanes * ks_.macs_per_lane);
+  const double per_cycle = macs_per_cycle() / (ks_.lanes * ks_.macs_per_lane);
+  auto tile_cycles = [&](double rows, double cols) {
+    const double per = std::max({rows * cols / per_cycle, (rows + cols) / kLoadsPerCycle, kDotLatency});
+    return chunks * per + 12.0 * rows * cols + 20.0;
+  };
+  const double full_r = std::floor(m_t / p.mr), tail_r = m_t - full_r * p.mr;
+  const double full_c = std::floor(n_t / p.nr), tail_c = n_t - full_c * p.nr;
+  double cycles = full_r * full_c * tile_cycles(p.mr, p.nr);
+  if (tail_r > 0) cycles += full_c * tile_cycles(tail_r, p.nr);
+  if (tail_c > 0) cycles += full_r * tile_cycles(p.mr, tail_c);
+  if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
+  c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+  // B once, as nr sequential streams from where it lies; then every tile streams its rows
+  // and columns, (mr + nr) k values, from the level holding them: past L1 a 4 x 4 tile's 64
+  // KiB at K = 4096 bf16 is L2 traffic that grows with M (measured 2 threads, 4096 x 4096 NT:
+  // 153 GFLOP/s at M = 8, 2.4x the packed path, but 246 against 285 at M = 64 and 249 against
+  // 370 at M = 256).
+  // The tile streams do not hide under the dot products (8 streams of 64-byte loads, each
+  // used once: measured ~30 cycles per step of a 4 x 4 tile at M = 256 against 16 of issue).
+  const double b_bytes = eb * n_t * k;
+  const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
+  const double tile_bytes = eb * (p.mr + p.nr) * k;
+  const double b_us = b_bytes / (level_gbs(eb * n * k, threads) * 1e3);
+  const double stream_us = tiles * tile_bytes / (level_gbs(tile_bytes, threads) * 1e3);
+  c.memory_us = b_us + stream_us;
+  if (threads > 1) c.sync_us = hw_.fork_join_us;
+  c.bound = c.compute_us >= b_us ? "compute" : "memory";
+  c.total_us = std::max(c.compute_us, b_us) + stream_us + c.sync_us;
+  return c;
+}
+
 CostBreakdown LowpModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
+  if (p.dot) return predict_dot(key, p);
   CostBreakdown c;
   const double eb = input_bytes(key.dtype);
   const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),

@@ -30,6 +30,8 @@ class LowpModel {
 
  private:
   double level_gbs(double bytes, int threads) const noexcept;
+  // Dot-product plans (Plan::dot): nothing packed, B streamed once, A re-read per column tile.
+  CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
 
   const HardwareProfile& hw_;
   const kernels::LowpKernels& ks_;

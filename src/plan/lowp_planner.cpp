@@ -49,6 +49,40 @@ void add_direct_b_candidates(const ShapeKey& key, const ShapeClass& cls,
   }
 }
 
+// Dot-product kernels where A's rows and B's columns are both contiguous along k (B stored
+// N x K, the usual weight layout): nothing packed, B read once in order as nr streams. Core
+// grids as for the packed tiles, the whole depth in one call.
+void add_dot_candidates(const ShapeKey& key, const ShapeClass& cls,
+                        const kernels::LowpKernels& ks, std::vector<Plan>& out) {
+  if (ks.dot == nullptr || !key.a_k_unit || !key.b_k_unit) return;
+  const int mr = kernels::kLowpDotMr, nr = kernels::kLowpDotNr;
+  std::vector<std::pair<int, int>> grids{{1, 1}};
+  if (cls.parallel != ParallelClass::Serial) {
+    for (int pm = 1; pm <= key.threads; ++pm) {
+      if (key.threads % pm != 0) continue;
+      const int pn = key.threads / pm;
+      if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
+      if (pm * pn > 1) grids.emplace_back(pm, pn);
+    }
+  }
+  for (const auto& [pm, pn] : grids) {
+    Plan p;
+    p.isa = ks.isa;
+    p.tile = 0;
+    p.dot = true;
+    p.mr = mr;
+    p.nr = nr;
+    p.pack_a = p.pack_b = false;
+    p.kc = std::max<int64_t>(1, key.k);
+    p.mc = std::max<int64_t>(1, std::min(key.m, ceil_div(ceil_div(key.m, mr), pm) * mr));
+    p.nc = std::max<int64_t>(1, std::min(key.n, ceil_div(ceil_div(key.n, nr), pn) * nr));
+    p.pm = pm, p.pn = pn, p.pk = 1;
+    p.cls = cls;
+    p.tail = TailStrategy::Masked;
+    out.push_back(p);
+  }
+}
+
 }  // namespace
 
 ShapeClass classify_lowp(const ShapeKey& key, const HardwareProfile& hw,
@@ -141,6 +175,7 @@ std::vector<Plan> enumerate_lowp_candidates(const ShapeKey& key, const ShapeClas
     }
   }
   add_direct_b_candidates(key, cls, ks, out);
+  add_dot_candidates(key, cls, ks, out);
   return out;
 }
 

@@ -203,9 +203,60 @@ constexpr adaptcore::kernels::LowpTile tile() {
 // B rows (as the fp32 tiles).
 constexpr adaptcore::kernels::LowpTile kTiles[] = {tile<14, 2>(), tile<6, 4>()};
 
+// Dot-product tile (LowpDotArgs): per 32 depth values M + N loads of 64 bytes and M x N
+// vdpbf16ps, each lane summing the pair products of the same two depths of a row and a column.
+template <int M, int N>
+void bf16_dot_kernel(const adaptcore::kernels::LowpDotArgs& x) {
+  const auto* a = static_cast<const std::uint16_t*>(x.a);
+  const auto* b = static_cast<const std::uint16_t*>(x.b);
+  __m512 acc[M][N];
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) acc[i][j] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < x.k; p += 32) {
+    const int64_t left = x.k - p;
+    const __mmask32 m = left >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << left) - 1u);
+    __m512bh bv[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) bv[j] = std::bit_cast<__m512bh>(_mm512_maskz_loadu_epi16(m, b + j * x.ldb + p));
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const __m512bh av = std::bit_cast<__m512bh>(_mm512_maskz_loadu_epi16(m, a + i * x.lda + p));
+#pragma GCC unroll 4
+      for (int j = 0; j < N; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, bv[j]);
+    }
+  }
+  auto* c = static_cast<float*>(x.c);
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      float* cp = c + i * x.ldc + j;
+      const float v = x.alpha * _mm512_reduce_add_ps(acc[i][j]);
+      *cp = x.beta == 0.0f ? v : v + x.beta * *cp;
+    }
+  }
+}
+
+template <int M, int... Ns>
+constexpr std::array<adaptcore::kernels::LowpDotFn, adaptcore::kernels::kLowpDotNr> dot_row(
+    std::integer_sequence<int, Ns...>) {
+  return {&bf16_dot_kernel<M, Ns + 1>...};
+}
+
+template <int... Ms>
+constexpr adaptcore::kernels::LowpDotKernels::Table dot_table(std::integer_sequence<int, Ms...>) {
+  return {dot_row<Ms + 1>(std::make_integer_sequence<int, adaptcore::kernels::kLowpDotNr>{})...};
+}
+
+constexpr adaptcore::kernels::LowpDotKernels kDot{
+    dot_table(std::make_integer_sequence<int, adaptcore::kernels::kLowpDotMr>{}), {}, {}, {}};
+
 constexpr adaptcore::kernels::LowpKernels kBf16{
     adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
-    &pack_a_groups<Bf16Pairs>, &pack_b_bf16, &round_bf16_avx512, &kDirect};
+    &pack_a_groups<Bf16Pairs>, &pack_b_bf16, &round_bf16_avx512, &kDirect, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

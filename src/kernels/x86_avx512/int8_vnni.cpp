@@ -348,9 +348,97 @@ constexpr adaptcore::kernels::LowpDirectTile kDirect{
     direct_rows<true, false>(std::make_integer_sequence<int, 4>{}),
     direct_rows<true, true>(std::make_integer_sequence<int, 4>{})};
 
+// Dot-product tile (LowpDotArgs): per 64 depth values M + N loads of 64 bytes and M x N
+// vpdpbusd with the u8 side (A, or B when SwapB) as the unsigned operand, its bytes xored with
+// 0x80 when Flip; with Sums also B's column sums by vpdpbusd against ones (N more per step).
+template <int M, int N, bool SwapB, bool Flip, bool Sums>
+void int8_dot_body(const adaptcore::kernels::LowpDotArgs& x) {
+  const auto* a = static_cast<const std::uint8_t*>(x.a);
+  const auto* b = static_cast<const std::uint8_t*>(x.b);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i acc[M][N], sums[N];
+#pragma GCC unroll 4
+  for (int j = 0; j < N; ++j) {
+    sums[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) acc[i][j] = _mm512_setzero_si512();
+  }
+  // The u8 side's bytes, flipped where real (a masked-off byte stays 0 and adds nothing).
+  auto u8_side = [&](const std::uint8_t* p, __mmask64 m) {
+    const __m512i v = _mm512_maskz_loadu_epi8(m, p);
+    if constexpr (Flip) return _mm512_maskz_mov_epi8(m, _mm512_xor_si512(v, flip));
+    return v;
+  };
+  for (int64_t p = 0; p < x.k; p += 64) {
+    const int64_t left = x.k - p;
+    const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1u;
+    __m512i bv[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      const std::uint8_t* bp = b + j * x.ldb + p;
+      bv[j] = SwapB ? u8_side(bp, m) : _mm512_maskz_loadu_epi8(m, bp);
+      if constexpr (Sums)
+        sums[j] = SwapB ? _mm512_dpbusd_epi32(sums[j], bv[j], ones)
+                        : _mm512_dpbusd_epi32(sums[j], ones, bv[j]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const std::uint8_t* ap = a + i * x.lda + p;
+      const __m512i av = SwapB ? _mm512_maskz_loadu_epi8(m, ap) : u8_side(ap, m);
+#pragma GCC unroll 4
+      for (int j = 0; j < N; ++j)
+        acc[i][j] = SwapB ? _mm512_dpbusd_epi32(acc[i][j], bv[j], av)
+                          : _mm512_dpbusd_epi32(acc[i][j], av, bv[j]);
+    }
+  }
+  auto* c = static_cast<std::uint32_t*>(x.c);
+  const auto ibeta = static_cast<std::uint32_t>(x.ibeta);
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      std::uint32_t* cp = c + i * x.ldc + j;
+      const auto v = static_cast<std::uint32_t>(_mm512_reduce_add_epi32(acc[i][j]));
+      *cp = ibeta == 0 ? v : v + ibeta * *cp;  // modulo 2^32, as the packed kernels
+    }
+  }
+  if constexpr (Sums) {
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j)
+      x.colsum[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(x.colsum[j]) +
+                                              static_cast<std::uint32_t>(_mm512_reduce_add_epi32(sums[j])));
+  }
+}
+
+template <int M, int N, bool SwapB, bool Flip>
+void int8_dot_kernel(const adaptcore::kernels::LowpDotArgs& x) {
+  if (x.colsum != nullptr)
+    int8_dot_body<M, N, SwapB, Flip, true>(x);
+  else
+    int8_dot_body<M, N, SwapB, Flip, false>(x);
+}
+
+template <bool SwapB, bool Flip, int M, int... Ns>
+constexpr std::array<adaptcore::kernels::LowpDotFn, adaptcore::kernels::kLowpDotNr> dot_row(
+    std::integer_sequence<int, Ns...>) {
+  return {&int8_dot_kernel<M, Ns + 1, SwapB, Flip>...};
+}
+
+template <bool SwapB, bool Flip, int... Ms>
+constexpr adaptcore::kernels::LowpDotKernels::Table dot_table(std::integer_sequence<int, Ms...>) {
+  return {dot_row<SwapB, Flip, Ms + 1>(
+      std::make_integer_sequence<int, adaptcore::kernels::kLowpDotNr>{})...};
+}
+
+using DotRows = std::make_integer_sequence<int, adaptcore::kernels::kLowpDotMr>;
+constexpr adaptcore::kernels::LowpDotKernels kDot{
+    dot_table<false, false>(DotRows{}), dot_table<false, true>(DotRows{}),
+    dot_table<true, false>(DotRows{}), dot_table<true, true>(DotRows{})};
+
 constexpr adaptcore::kernels::LowpKernels kVnni{
     adaptcore::DType::U8S8, adaptcore::Isa::Avx512, "avx512-vnni", 4, 16, 4.0, kTiles,
-    &pack_a_groups<Int8Quads>, &pack_b_int8, nullptr, &kDirect};
+    &pack_a_groups<Int8Quads>, &pack_b_int8, nullptr, &kDirect, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {
