@@ -98,6 +98,19 @@ void round_to_bf16(const LowpProblem& g, const kernels::LowpKernels& ks, int64_t
   }
 }
 
+// Where a tile's kernel writes: C itself (fp32 or s32) at (i, j), or, for a bf16 C, the core's
+// fp32 accumulation block at (i - m0, j - j0), rows acc_ld apart.
+struct CTile {
+  void* c;
+  int64_t ldc;
+};
+CTile c_tile(const LowpProblem& g, float* acc, int64_t acc_ld, int64_t m0, int64_t j0, int64_t i,
+             int64_t j) {
+  if (g.bf16_out()) return {acc + (i - m0) * acc_ld + (j - j0), acc_ld};
+  if (g.dtype() == DType::U8S8) return {static_cast<std::int32_t*>(g.c) + i * g.ldc + j, g.ldc};
+  return {static_cast<float*>(g.c) + i * g.ldc + j, g.ldc};
+}
+
 // The dot-product loop of one core (A rows and B columns contiguous along k): column tiles,
 // then row tiles, each a kernel over the whole depth; nothing is packed. B's columns are read
 // from memory by the first row tile and from cache by the others.
@@ -125,16 +138,9 @@ void run_dot_block(const LowpProblem& g, const kernels::LowpKernels& ks, const B
       d.lda = g.a.rs;
       d.b = b_bytes + static_cast<std::size_t>(j * g.b.cs) * eb;
       d.ldb = g.b.cs;
-      if (bf16_out) {
-        d.c = s.acc + (i - blk.m0) * nb + (j - blk.n0);
-        d.ldc = nb;
-      } else if (int8) {
-        d.c = static_cast<std::int32_t*>(g.c) + i * g.ldc + j;
-        d.ldc = g.ldc;
-      } else {
-        d.c = static_cast<float*>(g.c) + i * g.ldc + j;
-        d.ldc = g.ldc;
-      }
+      const CTile ct = c_tile(g, s.acc, nb, blk.m0, blk.n0, i, j);
+      d.c = ct.c;
+      d.ldc = ct.ldc;
       d.alpha = g.alpha;
       d.beta = bf16_out ? 0.0f : g.beta;  // a bf16 C joins in the rounding
       d.ibeta = g.ibeta;
@@ -200,20 +206,11 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
           for (int64_t ir = 0; ir < mb; ir += mr) {
             const int mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
             const std::uint32_t* ap = s.pack_a + (ir / mr) * groups * mr;
-            void* cp = nullptr;
-            int64_t ldc = 0;
-            float beta = first ? g.beta : 1.0f;
-            if (bf16_out) {
-              cp = s.acc + (ic + ir - blk.m0) * p.nc + jr;
-              ldc = p.nc;
-              beta = first ? 0.0f : 1.0f;  // the old C joins in the epilogue
-            } else if (int8) {
-              cp = static_cast<std::int32_t*>(g.c) + (ic + ir) * g.ldc + jc + jr;
-              ldc = g.ldc;
-            } else {
-              cp = static_cast<float*>(g.c) + (ic + ir) * g.ldc + jc + jr;
-              ldc = g.ldc;
-            }
+            const CTile ct = c_tile(g, s.acc, p.nc, blk.m0, jc, ic + ir, jc + jr);
+            void* cp = ct.c;
+            const int64_t ldc = ct.ldc;
+            // A bf16 C's old values join in the epilogue's rounding.
+            const float beta = bf16_out ? (first ? 0.0f : 1.0f) : (first ? g.beta : 1.0f);
             if (direct != nullptr) {
               kernels::LowpDirectArgs d{};
               d.k = kb;

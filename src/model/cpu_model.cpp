@@ -88,22 +88,24 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
                                  (rows + cols) / kLoadsPerCycle, kFmaLatency});
     return chunks * per + 12.0 * rows * cols + 20.0;
   };
-  const double full_r = std::floor(m_t / p.mr), tail_r = m_t - full_r * p.mr;
-  const double full_c = std::floor(n_t / p.nr), tail_c = n_t - full_c * p.nr;
-  double cycles = full_r * full_c * tile_cycles(p.mr, p.nr);
-  if (tail_r > 0) cycles += full_c * tile_cycles(tail_r, p.nr);
-  if (tail_c > 0) cycles += full_r * tile_cycles(p.mr, tail_c);
-  if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
+  const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles);
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
   auto bw_of = [&](double bytes) { return level_gbs(bytes, threads); };
-  // B once, as nr sequential streams; A once per column group from where it stays.
-  const double b_bytes = 4 * n_t * k, a_bytes = 4 * m_t * k;
-  c.memory_us = b_bytes / (bw_of(4 * k * n) * 1e3) +
-                ceil_div(n_t, p.nr) * a_bytes / (bw_of(4 * m * k) * 1e3);
+  // B once, as nr sequential streams from where it lies; then every tile streams its rows and
+  // columns, (mr + nr) k values, from the level holding them, not hidden under the FMAs (the
+  // low-precision dot model's rule, docs/LOWP.md; here too: 256 x 4096 x 4096 NT, 2 threads,
+  // ran dot tiles at 79 GFLOP/s, a third of the packed path, when this term was only A's
+  // re-reads overlapped with compute).
+  const double b_bytes = 4 * n_t * k;
+  const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
+  const double tile_bytes = 4.0 * (p.mr + p.nr) * k;
+  const double b_us = b_bytes / (bw_of(4 * k * n) * 1e3);
+  const double stream_us = tiles * tile_bytes / (bw_of(tile_bytes) * 1e3);
+  c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
-  c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
-  c.total_us = std::max(c.compute_us, c.memory_us) + c.sync_us;
+  c.bound = c.compute_us >= b_us ? "compute" : "memory";
+  c.total_us = std::max(c.compute_us, b_us) + stream_us + c.sync_us;
   return c;
 }
 

@@ -3,6 +3,8 @@
 // See docs/MODEL.md for the derivation of each term.
 #pragma once
 
+#include <cmath>
+
 #include "adaptcore/hardware.hpp"
 #include "kernels/ukernel.hpp"
 #include "plan/plan.hpp"
@@ -28,6 +30,19 @@ double dram_row_stream_efficiency(double rows) noexcept;
 // conflicts leave it (rows a page apart pile into few sets; see cpu_model.cpp).
 bool stays_resident(double block_bytes, double cache_bytes, int ways, int stride_log2,
                     double row_bytes, double page_bytes) noexcept;
+
+// Cycles of an m_t x n_t block cut into mr x nr tiles: the full tiles, then the row, column
+// and corner tails, each priced by tile_cycles(rows, cols).
+template <class TileCycles>
+double tiled_cycles(double m_t, double n_t, int mr, int nr, TileCycles tile_cycles) {
+  const double full_r = std::floor(m_t / mr), tail_r = m_t - full_r * mr;
+  const double full_c = std::floor(n_t / nr), tail_c = n_t - full_c * nr;
+  double cycles = full_r * full_c * tile_cycles(mr, nr);
+  if (tail_r > 0) cycles += full_c * tile_cycles(tail_r, nr);
+  if (tail_c > 0) cycles += full_r * tile_cycles(mr, tail_c);
+  if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
+  return cycles;
+}
 
 class CpuModel {
  public:

@@ -57,12 +57,7 @@ CostBreakdown LowpModel::predict_dot(const ShapeKey& key, const Plan& p) const n
     const double per = std::max({rows * cols / per_cycle, (rows + cols) / kLoadsPerCycle, kDotLatency});
     return chunks * per + 12.0 * rows * cols + 20.0;
   };
-  const double full_r = std::floor(m_t / p.mr), tail_r = m_t - full_r * p.mr;
-  const double full_c = std::floor(n_t / p.nr), tail_c = n_t - full_c * p.nr;
-  double cycles = full_r * full_c * tile_cycles(p.mr, p.nr);
-  if (tail_r > 0) cycles += full_c * tile_cycles(tail_r, p.nr);
-  if (tail_c > 0) cycles += full_r * tile_cycles(p.mr, tail_c);
-  if (tail_r > 0 && tail_c > 0) cycles += tile_cycles(tail_r, tail_c);
+  const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles);
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
   // B once, as nr sequential streams from where it lies; then every tile streams its rows
   // and columns, (mr + nr) k values, from the level holding them: past L1 a 4 x 4 tile's 64

@@ -49,6 +49,21 @@ void add_direct_b_candidates(const ShapeKey& key, const ShapeClass& cls,
   }
 }
 
+// Core grids pm x pn of the key's threads (one core, and every split with at least one mr x nr
+// tile per core unless the shape is serial).
+std::vector<std::pair<int, int>> core_grids(const ShapeKey& key, const ShapeClass& cls, int mr,
+                                            int nr) {
+  std::vector<std::pair<int, int>> grids{{1, 1}};
+  if (cls.parallel == ParallelClass::Serial) return grids;
+  for (int pm = 1; pm <= key.threads; ++pm) {
+    if (key.threads % pm != 0) continue;
+    const int pn = key.threads / pm;
+    if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
+    if (pm * pn > 1) grids.emplace_back(pm, pn);
+  }
+  return grids;
+}
+
 // Dot-product kernels where A's rows and B's columns are both contiguous along k (B stored
 // N x K, the usual weight layout): nothing packed, B read once in order as nr streams. Core
 // grids as for the packed tiles, the whole depth in one call.
@@ -56,16 +71,7 @@ void add_dot_candidates(const ShapeKey& key, const ShapeClass& cls,
                         const kernels::LowpKernels& ks, std::vector<Plan>& out) {
   if (ks.dot == nullptr || !key.a_k_unit || !key.b_k_unit) return;
   const int mr = kernels::kLowpDotMr, nr = kernels::kLowpDotNr;
-  std::vector<std::pair<int, int>> grids{{1, 1}};
-  if (cls.parallel != ParallelClass::Serial) {
-    for (int pm = 1; pm <= key.threads; ++pm) {
-      if (key.threads % pm != 0) continue;
-      const int pn = key.threads / pm;
-      if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
-      if (pm * pn > 1) grids.emplace_back(pm, pn);
-    }
-  }
-  for (const auto& [pm, pn] : grids) {
+  for (const auto& [pm, pn] : core_grids(key, cls, mr, nr)) {
     Plan p;
     p.isa = ks.isa;
     p.tile = 0;
@@ -129,15 +135,7 @@ std::vector<Plan> enumerate_lowp_candidates(const ShapeKey& key, const ShapeClas
     const int mr = tile.mr, nr = tile.nr;
     // Core grids pm x pn (no split-K: the kernels write C directly, and integer partials would
     // need their own reduction; FewTiles shapes use the finer tiles instead).
-    std::vector<std::pair<int, int>> grids{{1, 1}};
-    if (cls.parallel != ParallelClass::Serial) {
-      for (int pm = 1; pm <= key.threads; ++pm) {
-        if (key.threads % pm != 0) continue;
-        const int pn = key.threads / pm;
-        if (pm > ceil_div(key.m, mr) || pn > ceil_div(key.n, nr)) continue;
-        if (pm * pn > 1) grids.emplace_back(pm, pn);
-      }
-    }
+    const std::vector<std::pair<int, int>> grids = core_grids(key, cls, mr, nr);
     // kc in k values: the packed B sliver (kc x nr) and A block share L2 as for fp32, and the
     // same packed bytes hold 2x (bf16) or 4x (int8) more depth; multiples of 4 keep every
     // block on whole groups.
