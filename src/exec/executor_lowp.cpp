@@ -68,6 +68,23 @@ void compensate(const LowpProblem& g, int64_t i0, int64_t i1, int64_t j0, int64_
   }
 }
 
+// What both loops of a core derive from the problem: the element type, which side is s8, the
+// compensations its zero points need, the operands as bytes.
+struct Operands {
+  bool int8, swapped, need_colsum, need_rowsum, bf16_out;
+  std::size_t eb;  // bytes per input element
+  const unsigned char *a_bytes, *b_bytes;
+  explicit Operands(const LowpProblem& g)
+      : int8(g.dtype() == DType::U8S8),
+        swapped(int8 && g.a.is_signed),  // column-major C: A is the s8 side, B the u8 one
+        need_colsum(int8 && g.a.has_zp()),
+        need_rowsum(int8 && g.b.has_zp()),
+        bf16_out(g.bf16_out()),
+        eb(int8 ? 1 : 2),
+        a_bytes(static_cast<const unsigned char*>(g.a.ptr)),
+        b_bytes(static_cast<const unsigned char*>(g.b.ptr)) {}
+};
+
 // The row sums of A over the block's rows, as the kernels read its bytes (B's zero points).
 void row_sums(const LowpProblem& g, int64_t m0, int64_t m1, std::int32_t* rowsum) {
   const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
@@ -116,15 +133,12 @@ CTile c_tile(const LowpProblem& g, float* acc, int64_t acc_ld, int64_t m0, int64
 // from memory by the first row tile and from cache by the others.
 void run_dot_block(const LowpProblem& g, const kernels::LowpKernels& ks, const Block& blk,
                    const Scratch& s) {
-  const bool int8 = g.dtype() == DType::U8S8;
-  const bool swapped = int8 && g.a.is_signed;  // B is the u8 side
-  const bool flip = swapped ? g.b.flip : g.a.flip;
-  const bool need_colsum = int8 && g.a.has_zp();
-  const bool need_rowsum = int8 && g.b.has_zp();
-  const bool bf16_out = g.bf16_out();
-  const std::size_t eb = int8 ? 1 : 2;
-  const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
-  const auto* b_bytes = static_cast<const unsigned char*>(g.b.ptr);
+  const Operands o(g);
+  const bool int8 = o.int8, swapped = o.swapped, need_colsum = o.need_colsum;
+  const bool need_rowsum = o.need_rowsum, bf16_out = o.bf16_out;
+  const bool flip = swapped ? g.b.flip : g.a.flip;  // of the u8 side
+  const std::size_t eb = o.eb;
+  const unsigned char *a_bytes = o.a_bytes, *b_bytes = o.b_bytes;
   const int64_t nb = blk.n1 - blk.n0;
   if (need_rowsum) row_sums(g, blk.m0, blk.m1, s.rowsum);
   if (need_colsum) std::memset(s.colsum, 0, static_cast<std::size_t>(nb) * 4);
@@ -160,14 +174,11 @@ void run_block(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
   const int mr = p.mr, nr = p.nr, grp = ks.group;
   // B read in place (decode-like calls): the direct kernels, no B packing.
   const kernels::LowpDirectTile* direct = p.pack_b ? nullptr : ks.direct_b;
-  const bool int8 = g.dtype() == DType::U8S8;
-  const bool swapped = int8 && g.a.is_signed;  // column-major C: A is the s8 side
-  const bool need_colsum = int8 && g.a.has_zp();
-  const bool need_rowsum = int8 && g.b.has_zp();
-  const bool bf16_out = g.bf16_out();
-  const std::size_t eb = int8 ? 1 : 2;
-  const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
-  const auto* b_bytes = static_cast<const unsigned char*>(g.b.ptr);
+  const Operands o(g);
+  const bool int8 = o.int8, swapped = o.swapped, need_colsum = o.need_colsum;
+  const bool need_rowsum = o.need_rowsum, bf16_out = o.bf16_out;
+  const std::size_t eb = o.eb;
+  const unsigned char *a_bytes = o.a_bytes, *b_bytes = o.b_bytes;
   // A row-major A whose rows start on 4-byte boundaries is, read as 32-bit words, an fp32
   // matrix of groups, and a packed panel of groups is a packed fp32 panel: the path's fp32
   // packer (in-register transposes on AVX-512) does it about 3x faster than the group
