@@ -12,6 +12,14 @@
 extern "C" {
 #endif
 
+/* Every function returns its errors as statuses: none throws (C++ callers see noexcept), none
+ * aborts, none prints except where a comment says so. */
+#ifdef __cplusplus
+#define AC_NOEXCEPT noexcept
+#else
+#define AC_NOEXCEPT
+#endif
+
 #if defined(_WIN32)
 #define AC_API __declspec(dllexport)
 #else
@@ -46,7 +54,7 @@ typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX5
 AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
                             int64_t m, int64_t n, int64_t k, float alpha, const float* A,
                             int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                            int64_t ldc);
+                            int64_t ldc) AC_NOEXCEPT;
 
 /* bf16 x bf16 -> fp32: C = alpha * op(A) * op(B) + beta * C, A and B bf16 (16-bit patterns),
  * fp32 accumulation. The bf16bf16bf16 variant rounds the fp32 result once to bf16 (nearest
@@ -55,12 +63,12 @@ AC_API ac_status_t ac_gemm_bf16bf16f32(ac_layout_t layout, ac_transpose_t transa
                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                        float alpha, const uint16_t* A, int64_t lda,
                                        const uint16_t* B, int64_t ldb, float beta, float* C,
-                                       int64_t ldc);
+                                       int64_t ldc) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_bf16bf16bf16(ac_layout_t layout, ac_transpose_t transa,
                                         ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                         float alpha, const uint16_t* A, int64_t lda,
                                         const uint16_t* B, int64_t ldb, float beta, uint16_t* C,
-                                        int64_t ldc);
+                                        int64_t ldc) AC_NOEXCEPT;
 
 /* int8: C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C in int32 (two's complement, modulo
  * 2^32; exact whenever the true result fits in int32). Zero points: count 0 (none, pointer may
@@ -71,13 +79,13 @@ AC_API ac_status_t ac_gemm_u8s8s32(ac_layout_t layout, ac_transpose_t transa,
                                    const uint8_t* A, int64_t lda, const int32_t* a_zp,
                                    int64_t a_zp_count, const int8_t* B, int64_t ldb,
                                    const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc);
+                                   int32_t* C, int64_t ldc) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa,
                                    ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                    const int8_t* A, int64_t lda, const int32_t* a_zp,
                                    int64_t a_zp_count, const int8_t* B, int64_t ldb,
                                    const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc);
+                                   int32_t* C, int64_t ldc) AC_NOEXCEPT;
 
 /* Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md). op(W) is k x n; weights are
  * quantized once into a handle owning their packed layout, then C = op(A) * dequant(W) +
@@ -93,37 +101,37 @@ typedef enum { AC_WQ_ONE_PART = 1, AC_WQ_TWO_PARTS = 2 } ac_wq_parts_t;
 AC_API ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k,
                                            int64_t n, const float* W, int64_t ldw,
                                            ac_weight_format_t format, int64_t group_size,
-                                           ac_weights_t* out);
+                                           ac_weights_t* out) AC_NOEXCEPT;
 AC_API ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k,
                                           int64_t n, const int8_t* W, int64_t ldw,
                                           const float* scales, ac_weight_format_t format,
-                                          int64_t group_size, ac_weights_t* out);
-AC_API void ac_weights_destroy(ac_weights_t weights);
+                                          int64_t group_size, ac_weights_t* out) AC_NOEXCEPT;
+AC_API void ac_weights_destroy(ac_weights_t weights) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                                   const float* A, int64_t lda, ac_weights_t W, float beta,
-                                  float* C, int64_t ldc, ac_wq_parts_t parts);
+                                  float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                                    const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
-                                   float* C, int64_t ldc, ac_wq_parts_t parts);
+                                   float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
 
 /* A short English description of a status code; never NULL. */
-AC_API const char* ac_status_string(ac_status_t status);
+AC_API const char* ac_status_string(ac_status_t status) AC_NOEXCEPT;
 
 /* Threads used by the default context (>= 1); values above the core count are allowed. */
-AC_API ac_status_t ac_set_num_threads(int threads);
-AC_API int ac_get_num_threads(void);
+AC_API ac_status_t ac_set_num_threads(int threads) AC_NOEXCEPT;
+AC_API int ac_get_num_threads(void) AC_NOEXCEPT;
 
 /* Force an ISA path in the default context (AC_ISA_AUTO restores detection). */
-AC_API ac_status_t ac_set_isa(ac_isa_t isa);
-AC_API ac_isa_t ac_get_isa(void);
+AC_API ac_status_t ac_set_isa(ac_isa_t isa) AC_NOEXCEPT;
+AC_API ac_isa_t ac_get_isa(void) AC_NOEXCEPT;
 
 /* Loads a plan file (`adaptcore precompile`, ADAPTCORE_PLAN_FILE) into the default context's
  * plan cache. A file that is unreadable, corrupt, or made for another library version, CPU or
  * ISA loads nothing: AC_STATUS_INVALID_PLAN_FILE, with the reason on stderr. */
-AC_API ac_status_t ac_load_plan_file(const char* path);
+AC_API ac_status_t ac_load_plan_file(const char* path) AC_NOEXCEPT;
 
 /* Library version as "MAJOR.MINOR.PATCH". */
-AC_API const char* ac_version(void);
+AC_API const char* ac_version(void) AC_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,9 @@ class Context {
   Isa isa() const noexcept;  // the active path, never Auto
 
   const HardwareProfile& hardware() const noexcept;
-  Status load_hardware_profile(const std::string& path, std::string* error = nullptr);
+  // Replaces the profile (and clears the plans made for the old one); the reference from
+  // hardware() stays valid until then.
+  Status load_hardware_profile(const std::string& path, std::string* error = nullptr) noexcept;
 
   std::size_t cached_plans() const noexcept;
   void clear_plan_cache() noexcept;
@@ -62,29 +64,38 @@ class Context {
   // nothing if the file is unreadable, corrupt, made for another library version, CPU (hardware
   // profile) or ISA path, or holds any invalid plan (InvalidPlanFile; the reason goes to
   // *error and to stderr). save writes the cached plans of the active ISA.
-  Status load_plan_file(const std::string& path, std::string* error = nullptr);
-  Status save_plan_file(const std::string& path, std::string* error = nullptr);
+  Status load_plan_file(const std::string& path, std::string* error = nullptr) noexcept;
+  Status save_plan_file(const std::string& path, std::string* error = nullptr) noexcept;
 
+  // False only for the stand-in default_context() returns when memory for the real one cannot
+  // be had: every call on it returns OutOfMemory.
+  bool usable() const noexcept { return impl_ != nullptr; }
   detail::ContextImpl& impl() noexcept { return *impl_; }
   const detail::ContextImpl& impl() const noexcept { return *impl_; }
 
  private:
+  struct Unusable {};
+  explicit Context(Unusable) noexcept;
+  friend Context& default_context() noexcept;
   std::unique_ptr<detail::ContextImpl> impl_;
 };
 
-// The process-wide context used by the C API and by calls without an explicit context.
-Context& default_context();
+// The process-wide context used by the C API and by calls without an explicit context. Made on
+// first use, never destroyed (usable from atexit handlers and static destructors), never
+// throws: if it cannot be made, a stand-in answers every call with OutOfMemory, and a later
+// call tries again. Construction errors of its configuration are in init_status().
+Context& default_context() noexcept;
 
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, Context& ctx = default_context());
+            float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
 
 // View form: each operand carries its own layout, so mixed layouts are allowed. A and B are
 // given as stored; transa/transb apply op(). Shapes must compose: op(A) is C.rows x k,
 // op(B) is k x C.cols.
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             MatrixView<const float> b, float beta, MatrixView<float> c,
-            Context& ctx = default_context());
+            Context& ctx = default_context()) noexcept;
 
 // ---- Low-precision GEMM (bf16 and int8). Same validation, statuses and layout rules as gemm.
 
@@ -109,11 +120,11 @@ inline std::uint16_t float_to_bf16(float f) noexcept {
 // vdpbf16ps, which treats bf16 subnormals as zero and flushes subnormal sums to zero.
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx = default_context());
+                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
                  int64_t ldb, float beta, std::uint16_t* c, int64_t ldc,
-                 Context& ctx = default_context());
+                 Context& ctx = default_context()) noexcept;
 
 // Zero points of an int8 operand: count 0 (none; values may be null), 1 (one for the whole
 // matrix), or one per row of op(A) (count m) / per column of op(B) (count n).
@@ -131,12 +142,12 @@ struct ZeroPoints {
 Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    Context& ctx = default_context());
+                    Context& ctx = default_context()) noexcept;
 // s8 x s8: runs as (A + 128) x B with a zero point of A raised by 128 (the compensation trick).
 Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    Context& ctx = default_context());
+                    Context& ctx = default_context()) noexcept;
 
 // ---- Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md).
 //
@@ -209,10 +220,10 @@ Status quantize_weights_s8(Context& ctx, Layout layout, Trans transw, int64_t k,
 // docs/QUANT.md.
 Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m, const float* a,
                       int64_t lda, const QuantizedWeights& w, float beta, float* c, int64_t ldc,
-                      ActivationParts parts = ActivationParts::Two);
+                      ActivationParts parts = ActivationParts::Two) noexcept;
 Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m,
                       const std::uint16_t* a, int64_t lda, const QuantizedWeights& w, float beta,
-                      float* c, int64_t ldc, ActivationParts parts = ActivationParts::Two);
+                      float* c, int64_t ldc, ActivationParts parts = ActivationParts::Two) noexcept;
 
 const char* version() noexcept;
 

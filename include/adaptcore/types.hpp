@@ -28,6 +28,10 @@ enum class Status : int {
   InvalidPlanFile = 14,
 };
 
+// Most threads a context runs (ContextOptions::threads, set_threads, ADAPTCORE_NUM_THREADS,
+// and the cores a hardware profile may claim).
+inline constexpr int kMaxThreads = 1024;
+
 // Instruction-set paths with kernels. Auto means "best the CPU supports".
 enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
 

@@ -22,7 +22,7 @@ adaptcore::WeightQuantSpec spec_of(ac_weight_format_t format, int64_t group_size
 }
 
 template <class F>
-ac_status_t make_handle(ac_weights_t* out, F&& quantize) {
+ac_status_t make_handle(ac_weights_t* out, F&& quantize) noexcept {
   if (out == nullptr) return AC_STATUS_NULL_POINTER;
   *out = nullptr;
   try {
@@ -48,7 +48,7 @@ extern "C" {
 ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k,
                                     int64_t n, const float* W, int64_t ldw,
                                     ac_weight_format_t format, int64_t group_size,
-                                    ac_weights_t* out) {
+                                    ac_weights_t* out) noexcept {
   return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
     return adaptcore::quantize_weights(adaptcore::default_context(), static_cast<Layout>(layout),
                                        static_cast<Trans>(transw), k, n, W, ldw,
@@ -59,7 +59,7 @@ ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, i
 ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k,
                                    int64_t n, const int8_t* W, int64_t ldw, const float* scales,
                                    ac_weight_format_t format, int64_t group_size,
-                                   ac_weights_t* out) {
+                                   ac_weights_t* out) noexcept {
   return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
     return adaptcore::quantize_weights_s8(adaptcore::default_context(),
                                           static_cast<Layout>(layout), static_cast<Trans>(transw),
@@ -67,32 +67,24 @@ ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, in
   });
 }
 
-void ac_weights_destroy(ac_weights_t weights) { delete weights; }
+void ac_weights_destroy(ac_weights_t weights) noexcept { delete weights; }
 
 ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m, const float* A,
                            int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,
-                           ac_wq_parts_t parts) {
+                           ac_wq_parts_t parts) noexcept {
   if (W == nullptr) return AC_STATUS_NULL_POINTER;
-  try {
-    return static_cast<ac_status_t>(adaptcore::gemm_quantized(
-        adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
-        A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
-  } catch (...) {
-    return AC_STATUS_INTERNAL_ERROR;
-  }
+  return static_cast<ac_status_t>(adaptcore::gemm_quantized(
+      adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
+      A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
 }
 
 ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                             const uint16_t* A, int64_t lda, ac_weights_t W, float beta, float* C,
-                            int64_t ldc, ac_wq_parts_t parts) {
+                            int64_t ldc, ac_wq_parts_t parts) noexcept {
   if (W == nullptr) return AC_STATUS_NULL_POINTER;
-  try {
-    return static_cast<ac_status_t>(adaptcore::gemm_quantized(
-        adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
-        A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
-  } catch (...) {
-    return AC_STATUS_INTERNAL_ERROR;
-  }
+  return static_cast<ac_status_t>(adaptcore::gemm_quantized(
+      adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
+      A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
 }
 
 }  // extern "C"

@@ -1,19 +1,25 @@
 #include <cstdlib>
+#include <new>
 
+#include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
+#include "exec/host_openmp.hpp"
 
 namespace adaptcore {
 namespace detail {
 
 ContextImpl::ContextImpl(const ContextOptions& options) {
-  const char* env_threads = options.read_environment ? std::getenv("ADAPTCORE_NUM_THREADS") : nullptr;
-  const char* env_isa = options.read_environment ? std::getenv("ADAPTCORE_ISA") : nullptr;
-  const char* env_profile = options.read_environment ? std::getenv("ADAPTCORE_HW_PROFILE") : nullptr;
+  const bool env = options.read_environment;
+  const char* env_threads = env ? std::getenv("ADAPTCORE_NUM_THREADS") : nullptr;
+  const char* env_isa = env ? std::getenv("ADAPTCORE_ISA") : nullptr;
+  const char* env_profile = env ? std::getenv("ADAPTCORE_HW_PROFILE") : nullptr;
+  const char* env_threading = env ? std::getenv("ADAPTCORE_THREADING") : nullptr;
+  verbose_ = env && verbose_from_environment();
 
-  profiles_.push_back(std::make_unique<HardwareProfile>(detected_hardware()));
-  hw_.store(profiles_.back().get(), std::memory_order_release);
+  profile_ = std::make_unique<HardwareProfile>(detected_hardware());
+  hw_.store(profile_.get(), std::memory_order_release);
   auto note = [&](Status s, const std::string& msg) {
     if (init_status == Status::Ok) init_status = s;
     init_message += (init_message.empty() ? "" : "; ") + msg;
@@ -23,21 +29,46 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   if (profile.empty() && env_profile != nullptr) profile = env_profile;
   if (!profile.empty()) {
     std::string err;
-    if (load_profile(profile, &err) != Status::Ok)
-      note(Status::InvalidProfile, "hardware profile ignored: " + err);
+    if (const Status s = load_profile(profile, &err); s != Status::Ok)
+      note(s == Status::OutOfMemory ? s : Status::InvalidProfile, "hardware profile ignored: " + err);
+  }
+
+  if (env_threading != nullptr) {
+    Threading t = Threading::Auto;
+    if (parse_threading(env_threading, t))
+      pool_.set_threading(t);
+    else
+      note(Status::InvalidArgument, std::string("ADAPTCORE_THREADING ignored: not auto, pool or openmp: '") +
+                                        env_threading + "'");
   }
 
   int threads = options.threads;
   if (threads <= 0 && env_threads != nullptr) {
     char* end = nullptr;
     const long v = std::strtol(env_threads, &end, 10);
-    if (end != env_threads && *end == '\0' && v > 0 && v <= 1024)
+    if (end != env_threads && *end == '\0' && v > 0 && v <= kMaxThreads)
       threads = static_cast<int>(v);
     else
-      note(Status::InvalidArgument, "ADAPTCORE_NUM_THREADS ignored: not a count in 1..1024");
+      note(Status::InvalidArgument, "ADAPTCORE_NUM_THREADS ignored: not a count in 1.." +
+                                        std::to_string(kMaxThreads));
   }
-  if (threads <= 0) threads = hardware().cores;
-  set_threads(threads);
+  if (threads > 0) {
+    if (const Status s = set_threads(threads); s != Status::Ok) {
+      note(s, "cannot run " + std::to_string(threads) + " threads (" + to_string(s) +
+                  "); running on one");
+      threads = 0;
+    }
+  }
+  if (threads <= 0) {
+    // The default follows the cores (at most kMaxThreads), or the host's OpenMP per call; it
+    // is not an explicit count. If the system refuses the threads, fewer are used.
+    int want = std::min(hardware().cores, kMaxThreads);
+    while (want > 1 && pool_.resize(want) != Status::Ok) want /= 2;
+    if (want < std::min(hardware().cores, kMaxThreads))
+      note(Status::OutOfMemory, "the system refused worker threads; running on " +
+                                    std::to_string(want));
+    threads_.store(std::max(want, 1), std::memory_order_relaxed);
+  }
 
   Isa isa = options.isa;
   if (isa == Isa::Auto && env_isa != nullptr && !parse_isa(env_isa, isa))
@@ -50,29 +81,36 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
 
   // Plans made ahead of time, after the profile and ISA they must match are settled.
   std::string plans = options.plan_file;
-  const char* env_plans = options.read_environment ? std::getenv("ADAPTCORE_PLAN_FILE") : nullptr;
+  const char* env_plans = env ? std::getenv("ADAPTCORE_PLAN_FILE") : nullptr;
   if (plans.empty() && env_plans != nullptr) plans = env_plans;
   if (!plans.empty()) {
     std::string err;
     if (adaptcore::load_plan_file(*this, plans, &err) != Status::Ok)
       note(Status::InvalidPlanFile, "plan file " + plans + " ignored: " + err);
   }
+  register_for_fork(this, Order::Context);
 }
 
+ContextImpl::~ContextImpl() { unregister_for_fork(this, Order::Context); }
+
 Status ContextImpl::set_threads(int threads) noexcept {
-  if (threads < 1 || threads > 1024) return Status::InvalidArgument;
-  try {
-    std::lock_guard lock(config_);
-    ThreadPool* pool = pool_.load(std::memory_order_relaxed);
-    if (pool == nullptr || pool->max_threads() < threads) {
-      pools_.push_back(std::make_unique<ThreadPool>(threads));
-      pool_.store(pools_.back().get(), std::memory_order_release);
-    }
-  } catch (...) {
-    return Status::OutOfMemory;
-  }
+  if (threads < 1 || threads > kMaxThreads) return Status::InvalidArgument;
+  std::lock_guard lock(config_);
+  // The pool is sized now, so that a refused thread is reported here, not met by a call.
+  if (const Status s = pool_.resize(threads); s != Status::Ok) return s;
   threads_.store(threads, std::memory_order_relaxed);
+  threads_explicit_.store(true, std::memory_order_relaxed);
   return Status::Ok;
+}
+
+int ContextImpl::threads() const noexcept {
+  if (!threads_explicit_.load(std::memory_order_relaxed) && pool_.threading() != Threading::Pool) {
+    if (const HostOpenMP* rt = host_openmp()) {
+      if (rt->in_parallel() != 0) return 1;  // the host already runs this thread's team
+      return std::clamp(rt->max_threads(), 1, kMaxThreads);
+    }
+  }
+  return threads_.load(std::memory_order_relaxed);
 }
 
 Status ContextImpl::set_isa(Isa isa) noexcept {
@@ -84,17 +122,39 @@ Status ContextImpl::set_isa(Isa isa) noexcept {
   return Status::Ok;
 }
 
-Status ContextImpl::load_profile(const std::string& path, std::string* error) {
-  HardwareProfile hw;
-  const Status s = load_profile_file(path, detected_hardware(), hw, error);
-  if (s != Status::Ok) return s;
-  {
+Status ContextImpl::load_profile(const std::string& path, std::string* error) noexcept {
+  try {
+    auto hw = std::make_unique<HardwareProfile>();
+    const Status s = load_profile_file(path, detected_hardware(), *hw, error);
+    if (s != Status::Ok) return s;
     std::lock_guard lock(config_);
-    profiles_.push_back(std::make_unique<HardwareProfile>(hw));
-    hw_.store(profiles_.back().get(), std::memory_order_release);
+    // Plans were made for the old profile. The old profile and plans are freed once no call
+    // can still read them.
+    reclaimer_.retire(std::unique_ptr<const HardwareProfile>(std::move(profile_)));
+    profile_ = std::move(hw);
+    hw_.store(profile_.get(), std::memory_order_seq_cst);
+    cache_.clear();
+    reclaimer_.retire(cache_.take_retired());
+    reclaimer_.collect();
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  } catch (...) {
+    if (error != nullptr) *error = "internal error";
+    return Status::InternalError;
   }
-  cache_.clear();  // plans were made for the old profile
-  return Status::Ok;
+}
+
+void ContextImpl::clear_plan_cache() noexcept {
+  try {
+    std::lock_guard lock(config_);
+    cache_.clear();
+    reclaimer_.retire(cache_.take_retired());
+    reclaimer_.collect();
+  } catch (...) {
+    // Out of memory while retiring: the old plans stay with the cache until it is destroyed.
+  }
 }
 
 const kernels::IsaKernels& ContextImpl::kernels() const noexcept {
@@ -121,11 +181,14 @@ Plan ContextImpl::plan_for(const ShapeKey& key) {
   return plan;
 }
 
-ThreadPool& ContextImpl::pool_for(int threads) {
-  ThreadPool* pool = pool_.load(std::memory_order_acquire);
-  if (pool->max_threads() >= threads) return *pool;
-  set_threads(threads);
-  return *pool_.load(std::memory_order_acquire);
+ThreadPool& ContextImpl::pool_for(int threads) noexcept {
+  if (pool_.max_threads() < threads && !pool_.on_host_openmp()) {
+    // Best effort: a refused thread leaves the pool as it was, and a call of more tasks than
+    // the pool has threads runs them on the caller (same result).
+    std::lock_guard lock(config_);
+    if (pool_.max_threads() < threads) pool_.resize(threads);
+  }
+  return pool_;
 }
 
 Status ContextImpl::run(const GemmProblem& prob) noexcept {
@@ -135,12 +198,19 @@ Status ContextImpl::run(const GemmProblem& prob) noexcept {
     return Status::Ok;
   }
   try {
+    const CallLog log(verbose_);
+    const auto section = reading();
     const ShapeKey key = key_for(prob);
     const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
     const Plan* cached = cache_.find(key);
-    if (cached != nullptr && execute_single_tile(*cached, prob, *ks)) return Status::Ok;
+    if (cached != nullptr && execute_single_tile(*cached, prob, *ks)) {
+      log.done(key, *cached, true, "serial", Status::Ok);
+      return Status::Ok;
+    }
     const Plan plan = cached != nullptr ? *cached : plan_for(key);
-    return execute(plan, prob, *ks, pool_for(plan.threads()));
+    const Status s = execute(plan, prob, *ks, pool_for(plan.threads()));
+    log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
+    return s;
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory;
   } catch (...) {
@@ -148,35 +218,104 @@ Status ContextImpl::run(const GemmProblem& prob) noexcept {
   }
 }
 
+void ContextImpl::before_fork() noexcept {
+  config_.lock();
+  cache_.lock_for_fork();
+}
+
+void ContextImpl::after_fork_parent() noexcept {
+  cache_.unlock_after_fork();
+  config_.unlock();
+}
+
+void ContextImpl::after_fork_child() noexcept {
+  cache_.unlock_after_fork();
+  config_.unlock();
+}
+
 }  // namespace detail
+
+// A Context whose state could not be made (out of memory): every call on it returns
+// OutOfMemory instead of touching a null pointer.
+#define ADAPTCORE_CTX_OR(fallback) \
+  if (impl_ == nullptr) return fallback
 
 Context::Context() : Context(ContextOptions{}) {}
 Context::Context(const ContextOptions& options)
     : impl_(std::make_unique<detail::ContextImpl>(options)) {}
+Context::Context(Unusable) noexcept {}
 Context::~Context() = default;
 
-Status Context::init_status() const noexcept { return impl_->init_status; }
-const std::string& Context::init_message() const noexcept { return impl_->init_message; }
-Status Context::set_threads(int threads) noexcept { return impl_->set_threads(threads); }
-int Context::threads() const noexcept { return impl_->threads(); }
-Status Context::set_isa(Isa isa) noexcept { return impl_->set_isa(isa); }
-Isa Context::isa() const noexcept { return impl_->isa(); }
-const HardwareProfile& Context::hardware() const noexcept { return impl_->hardware(); }
-Status Context::load_hardware_profile(const std::string& path, std::string* error) {
+Status Context::init_status() const noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  return impl_->init_status;
+}
+const std::string& Context::init_message() const noexcept {
+  static const std::string* none = new std::string;  // outlives static destructors
+  ADAPTCORE_CTX_OR(*none);
+  return impl_->init_message;
+}
+Status Context::set_threads(int threads) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  return impl_->set_threads(threads);
+}
+int Context::threads() const noexcept {
+  ADAPTCORE_CTX_OR(1);
+  return impl_->threads();
+}
+Status Context::set_isa(Isa isa) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  return impl_->set_isa(isa);
+}
+Isa Context::isa() const noexcept {
+  ADAPTCORE_CTX_OR(Isa::Generic);
+  return impl_->isa();
+}
+const HardwareProfile& Context::hardware() const noexcept {
+  ADAPTCORE_CTX_OR(detected_hardware());
+  return impl_->hardware();
+}
+Status Context::load_hardware_profile(const std::string& path, std::string* error) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
   return impl_->load_profile(path, error);
 }
-std::size_t Context::cached_plans() const noexcept { return impl_->cache().size(); }
-void Context::clear_plan_cache() noexcept { impl_->cache().clear(); }
-Status Context::load_plan_file(const std::string& path, std::string* error) {
+std::size_t Context::cached_plans() const noexcept {
+  ADAPTCORE_CTX_OR(0);
+  return impl_->cache().size();
+}
+void Context::clear_plan_cache() noexcept {
+  if (impl_ != nullptr) impl_->clear_plan_cache();
+}
+Status Context::load_plan_file(const std::string& path, std::string* error) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  const auto section = impl_->reading();
   return adaptcore::load_plan_file(*impl_, path, error);
 }
-Status Context::save_plan_file(const std::string& path, std::string* error) {
+Status Context::save_plan_file(const std::string& path, std::string* error) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  const auto section = impl_->reading();
   return adaptcore::save_plan_file(*impl_, path, error);
 }
+#undef ADAPTCORE_CTX_OR
 
-Context& default_context() {
-  static Context ctx;
-  return ctx;
+Context& default_context() noexcept {
+  // Made on first use and never destroyed: a GEMM from an atexit handler, a static destructor
+  // or a thread still running at exit finds it alive. If it cannot be made (out of memory), an
+  // unusable context answers OutOfMemory, and the next call tries again.
+  static std::atomic<Context*> instance{nullptr};
+  static std::mutex make;
+  if (Context* c = instance.load(std::memory_order_acquire)) return *c;
+  alignas(Context) static unsigned char unusable_storage[sizeof(Context)];
+  static Context* const unusable = new (unusable_storage) Context(Context::Unusable{});
+  try {
+    std::lock_guard lock(make);
+    if (Context* c = instance.load(std::memory_order_acquire)) return *c;
+    Context* c = new Context;
+    instance.store(c, std::memory_order_release);
+    return *c;
+  } catch (...) {
+    return *unusable;
+  }
 }
 
 }  // namespace adaptcore

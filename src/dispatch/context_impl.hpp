@@ -1,6 +1,7 @@
 // The state behind adaptcore::Context: hardware profile, active ISA, thread count, plan cache
 // and thread pool. Configuration changes are rare and take a mutex; the GEMM hot path reads
-// only atomics and the lock-free plan cache.
+// only atomics and the lock-free plan cache, inside a Reclaimer section so that what a
+// configuration change replaces is freed only once no call can still read it.
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,8 @@
 #include "core/problem.hpp"
 #include "core/wq_problem.hpp"
 #include "dispatch/plan_cache.hpp"
+#include "dispatch/reclaimer.hpp"
+#include "exec/fork_guard.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
@@ -23,18 +26,30 @@
 
 namespace adaptcore::detail {
 
-class ContextImpl {
+class ContextImpl final : public ForkAware {
  public:
   explicit ContextImpl(const ContextOptions& options);
+  ~ContextImpl();
+  ContextImpl(const ContextImpl&) = delete;
+  ContextImpl& operator=(const ContextImpl&) = delete;
 
+  // An explicit count (1..kMaxThreads) fixes the threads of every call. Without one (the
+  // default), calls use the host's OpenMP thread count when the process has an OpenMP runtime
+  // (omp_get_max_threads; 1 inside a host parallel region), else the profile's cores.
   Status set_threads(int threads) noexcept;
-  int threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+  int threads() const noexcept;
   Status set_isa(Isa isa) noexcept;
   Isa isa() const noexcept { return isa_.load(std::memory_order_relaxed); }
+  // The profile in use. A reference stays valid until the profile is replaced on this context
+  // (load_profile), and for the whole of any call in flight.
   const HardwareProfile& hardware() const noexcept {
     return *hw_.load(std::memory_order_acquire);
   }
-  Status load_profile(const std::string& path, std::string* error);
+  Status load_profile(const std::string& path, std::string* error) noexcept;
+  void clear_plan_cache() noexcept;
+
+  // A GEMM call or any other reader of the profile and plan cache holds one of these.
+  Reclaimer::Section reading() noexcept { return Reclaimer::Section(reclaimer_); }
 
   // The whole call: plan lookup (or planning on a miss) and execution.
   Status run(const GemmProblem& prob) noexcept;
@@ -61,21 +76,30 @@ class ContextImpl {
   Plan wq_plan_for(const ShapeKey& key);
 
   PlanCache& cache() noexcept { return cache_; }
+  ThreadPool& pool() noexcept { return pool_; }
+  bool verbose() const noexcept { return verbose_; }
   Status init_status = Status::Ok;
   std::string init_message;
 
+  void before_fork() noexcept override;
+  void after_fork_parent() noexcept override;
+  void after_fork_child() noexcept override;
+
  private:
-  ThreadPool& pool_for(int threads);
+  // The pool, sized for a plan's threads when it will run the call (not when the host's
+  // OpenMP team does).
+  ThreadPool& pool_for(int threads) noexcept;
 
   std::atomic<const HardwareProfile*> hw_;
+  std::unique_ptr<const HardwareProfile> profile_;  // what hw_ points to
   std::atomic<int> threads_{1};
+  std::atomic<bool> threads_explicit_{false};
   std::atomic<Isa> isa_{Isa::Generic};
+  bool verbose_ = false;
   PlanCache cache_;
-  std::atomic<ThreadPool*> pool_{nullptr};
+  ThreadPool pool_;
   std::mutex config_;
-  // Owned, never freed before the context: a concurrent call may still use an older one.
-  std::vector<std::unique_ptr<const HardwareProfile>> profiles_;
-  std::vector<std::unique_ptr<ThreadPool>> pools_;
+  Reclaimer reclaimer_;  // under config_
 };
 
 }  // namespace adaptcore::detail

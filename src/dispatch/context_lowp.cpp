@@ -1,5 +1,6 @@
 // The low-precision side of ContextImpl: kernel choice per dtype, planning through the shared
 // plan cache (keys carry the dtype), and execution on the context's pool.
+#include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "exec/executor_lowp.hpp"
 #include "plan/lowp_planner.hpp"
@@ -35,12 +36,16 @@ Plan ContextImpl::lowp_plan_for(const ShapeKey& key) {
 Status ContextImpl::run_lowp(const LowpProblem& prob) noexcept {
   if (lowp_trivial(prob)) return Status::Ok;
   try {
+    const CallLog log(verbose());
+    const auto section = reading();
     const ShapeKey key = key_for(prob);
     const kernels::LowpKernels* ks = lowp_kernels(key.dtype, key.isa);
     if (ks == nullptr) return Status::InternalError;
     const Plan* cached = cache_.find(key);
     const Plan plan = cached != nullptr ? *cached : lowp_plan_for(key);
-    return execute_lowp(plan, prob, *ks, pool_for(plan.threads()));
+    const Status s = execute_lowp(plan, prob, *ks, pool_for(plan.threads()));
+    log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
+    return s;
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory;
   } catch (...) {

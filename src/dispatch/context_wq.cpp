@@ -1,6 +1,7 @@
 // The weight-quantized side of ContextImpl: kernel choice, planning through the shared plan
 // cache (keys carry the W* dtype, the weight group and the activation type), and execution on
 // the context's pool.
+#include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "exec/executor_wq.hpp"
 #include "plan/wq_planner.hpp"
@@ -36,11 +37,15 @@ Plan ContextImpl::wq_plan_for(const ShapeKey& key) {
 Status ContextImpl::run_wq(const WqProblem& prob) noexcept {
   if (prob.m == 0) return Status::Ok;
   try {
+    const CallLog log(verbose());
+    const auto section = reading();
     const ShapeKey key = key_for(prob);
     const kernels::WqKernels& ks = wq_kernels();
     const Plan* cached = cache_.find(key);
     const Plan plan = cached != nullptr ? *cached : wq_plan_for(key);
-    return execute_wq(plan, prob, ks, pool_for(plan.threads()));
+    const Status s = execute_wq(plan, prob, ks, pool_for(plan.threads()));
+    log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
+    return s;
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory;
   } catch (...) {

@@ -7,19 +7,21 @@ namespace adaptcore {
 
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, Context& ctx) {
+            float* c, int64_t ldc, Context& ctx) noexcept {
   GemmProblem prob;
   const Status s =
       make_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, prob);
   if (s != Status::Ok) return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
   return ctx.impl().run(prob);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
-            MatrixView<const float> b, float beta, MatrixView<float> c, Context& ctx) {
+            MatrixView<const float> b, float beta, MatrixView<float> c, Context& ctx) noexcept {
   GemmProblem prob;
   const Status s = make_problem(transa, transb, alpha, a, b, beta, c, prob);
   if (s != Status::Ok) return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
   return ctx.impl().run(prob);
 }
 

@@ -6,10 +6,11 @@
 namespace adaptcore {
 namespace {
 
-Status run(const LowpCall& call, Context& ctx) {
+Status run(const LowpCall& call, Context& ctx) noexcept {
   LowpProblem prob;
   const Status s = make_lowp_problem(call, prob);
   if (s != Status::Ok) return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
   return ctx.impl().run_lowp(prob);
 }
 
@@ -43,7 +44,7 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
 
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx) {
+                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx) noexcept {
   return run(bf16_call(LowpKind::Bf16F32, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
                        beta, c, ldc),
              ctx);
@@ -51,7 +52,7 @@ Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n
 
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, std::uint16_t* c, int64_t ldc, Context& ctx) {
+                 int64_t ldb, float beta, std::uint16_t* c, int64_t ldc, Context& ctx) noexcept {
   return run(bf16_call(LowpKind::Bf16Bf16, layout, transa, transb, m, n, k, alpha, a, lda, b,
                        ldb, beta, c, ldc),
              ctx);
@@ -60,7 +61,7 @@ Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n
 Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c,
-                    int64_t ldc, Context& ctx) {
+                    int64_t ldc, Context& ctx) noexcept {
   return run(int8_call(LowpKind::U8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
                        b_zp, beta, c, ldc),
              ctx);
@@ -69,7 +70,7 @@ Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_
 Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c,
-                    int64_t ldc, Context& ctx) {
+                    int64_t ldc, Context& ctx) noexcept {
   return run(int8_call(LowpKind::S8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
                        b_zp, beta, c, ldc),
              ctx);

@@ -53,6 +53,14 @@ std::vector<std::pair<ShapeKey, Plan>> PlanCache::snapshot() const {
   return out;
 }
 
+std::unique_ptr<PlanCache::Retired> PlanCache::take_retired() {
+  auto r = std::make_unique<Retired>();
+  std::lock_guard lock(write_);
+  r->tables.swap(retired_tables_);
+  r->entries.swap(retired_entries_);
+  return r;
+}
+
 void PlanCache::clear() {
   std::lock_guard lock(write_);
   for (auto& t : tables_) retired_tables_.push_back(std::move(t));

@@ -1,7 +1,8 @@
 // The plan cache: shape key -> plan, O(1). Readers take no lock: the table is open addressing
 // over atomic pointers to immutable entries. Writers (cache misses) serialise on a mutex; when
 // the table fills past half, a table twice the size is built and published, and retired tables
-// are kept until the cache is destroyed so a concurrent reader never touches freed memory.
+// are kept until the cache is destroyed, or until their owner (the context's Reclaimer) knows
+// no reader can hold them, so a concurrent reader never touches freed memory.
 #pragma once
 
 #include <atomic>
@@ -47,6 +48,15 @@ class PlanCache {
   // not freed, until destruction (clear is rare: profile or configuration changes).
   void clear();
 
+  // What clear() (and growth) retired so far, handed over to be freed once no reader can hold
+  // it; destroying the result frees it.
+  struct Retired;
+  std::unique_ptr<Retired> take_retired();
+
+  // fork(): the write lock is held across fork so the child never inherits it locked.
+  void lock_for_fork() noexcept { write_.lock(); }
+  void unlock_after_fork() noexcept { write_.unlock(); }
+
   // Every cached (key, plan), in insertion order, copied under the write mutex (plan files).
   std::vector<std::pair<ShapeKey, Plan>> snapshot() const;
 
@@ -63,6 +73,14 @@ class PlanCache {
   };
 
   void place(Table& t, const Entry* e) noexcept;
+
+ public:
+  struct Retired {
+    std::vector<std::unique_ptr<Table>> tables;
+    std::vector<std::unique_ptr<Entry>> entries;
+  };
+
+ private:
 
   std::atomic<Table*> table_;
   std::atomic<std::size_t> size_{0};

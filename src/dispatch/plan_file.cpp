@@ -20,7 +20,6 @@ namespace {
 // Largest dimension a key may hold: far beyond any matrix that fits in memory, small enough
 // that products of two dimensions cannot overflow 64 bits.
 constexpr int64_t kMaxDim = int64_t{1} << 40;
-constexpr int kMaxThreads = 1024;
 // A plan file larger than this is not read (several million entries).
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 30;
 

@@ -1,7 +1,11 @@
 #include "exec/thread_pool.hpp"
 
-#include <chrono>
-#include <type_traits>
+#include <signal.h>
+
+#include <cstring>
+#include <thread>
+
+#include "exec/host_openmp.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -17,32 +21,159 @@ namespace {
 // thread is a futex wake, and in a virtual machine the hypervisor must also reschedule the
 // halted vCPU: about 400 us measured here, against about 1 us for a spinning worker.
 constexpr auto kSpin = std::chrono::microseconds(1000);
+
+// Spins until `ready()` or the deadline, then sleeps on `word` while it still equals `old`.
+template <class T, class Ready>
+void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + spin;
+  int polls = 0;
+  while (!ready()) {
+    if ((++polls < 64 && spin.count() > 0) || std::chrono::steady_clock::now() < until) {
+      ADAPTCORE_PAUSE();
+    } else {
+      word.wait(old, std::memory_order_acquire);
+      old = word.load(std::memory_order_acquire);
+    }
+  }
+}
 }  // namespace
 
-ThreadPool::ThreadPool(int max_threads)
-    // More threads than CPUs: a spinning thread would hold the CPU that the thread it waits
-    // for needs, so everyone sleeps at once instead.
-    : spin_(max_threads <= static_cast<int>(std::thread::hardware_concurrency())
-                ? std::chrono::duration_cast<std::chrono::nanoseconds>(kSpin)
-                : std::chrono::nanoseconds(0)) {
-  const int workers = max_threads > 1 ? max_threads - 1 : 0;
-  workers_.reserve(static_cast<std::size_t>(workers));
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { worker_loop(i + 1); });
+bool parse_threading(const char* text, Threading& out) noexcept {
+  if (text == nullptr) return false;
+  if (std::strcmp(text, "auto") == 0) out = Threading::Auto;
+  else if (std::strcmp(text, "pool") == 0) out = Threading::Pool;
+  else if (std::strcmp(text, "openmp") == 0 || std::strcmp(text, "omp") == 0) out = Threading::OpenMP;
+  else return false;
+  return true;
+}
+
+const char* to_string(Threading t) noexcept {
+  switch (t) {
+    case Threading::Auto: return "auto";
+    case Threading::Pool: return "pool";
+    case Threading::OpenMP: return "openmp";
+  }
+  return "unknown";
+}
+
+ThreadPool::ThreadPool(int max_threads) noexcept {
+  register_for_fork(this, Order::Pool);
+  resize(max_threads);
 }
 
 ThreadPool::~ThreadPool() {
-  stop_.store(true, std::memory_order_release);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  unregister_for_fork(this, Order::Pool);
+  std::lock_guard lock(busy_);
+  shrink_locked(1);
+}
+
+Status ThreadPool::resize(int threads) noexcept {
+  if (threads < 1) return Status::InvalidArgument;
+  std::lock_guard lock(busy_);
+  const int before = max_threads();
+  if (threads < before) {
+    shrink_locked(threads);
+  } else if (!grow_locked(threads)) {
+    shrink_locked(before);
+    return Status::OutOfMemory;
+  }
+  target_ = threads;
+  // More threads than CPUs: a spinning thread would hold the CPU that the thread it waits for
+  // needs, so everyone sleeps at once instead.
+  const bool spin = threads <= static_cast<int>(std::thread::hardware_concurrency());
+  spin_ns_.store(spin ? std::chrono::nanoseconds(kSpin).count() : 0, std::memory_order_relaxed);
+  return Status::Ok;
+}
+
+bool ThreadPool::grow_locked(int threads) noexcept {
+  // Workers take no signals: a host's handlers run on its own threads.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  bool ok = true;
+  try {
+    workers_.reserve(static_cast<std::size_t>(threads > 1 ? threads - 1 : 0));
+    while (static_cast<int>(workers_.size()) + 1 < threads) {
+      auto w = std::make_unique<Worker>();
+      w->pool = this;
+      w->tid = static_cast<int>(workers_.size()) + 1;
+      w->start_generation = generation_.load(std::memory_order_relaxed);
+      if (pthread_create(&w->thread, nullptr, &ThreadPool::worker_main, w.get()) != 0) {
+        ok = false;
+        break;
+      }
+      workers_.push_back(std::move(w));
+      live_.store(static_cast<int>(workers_.size()), std::memory_order_release);
+    }
+  } catch (...) {  // the reserve or a Worker allocation
+    ok = false;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+void ThreadPool::shrink_locked(int threads) noexcept {
+  const std::size_t keep = static_cast<std::size_t>(threads > 1 ? threads - 1 : 0);
+  if (workers_.size() <= keep) return;
+  for (std::size_t i = keep; i < workers_.size(); ++i)
+    workers_[i]->stop.store(true, std::memory_order_relaxed);
+  // A job of no tasks: the stopping workers leave, the others report as after any job.
+  job_threads_ = 0;
+  publish_and_join(static_cast<int>(keep));
+  for (std::size_t i = keep; i < workers_.size(); ++i) pthread_join(workers_[i]->thread, nullptr);
+  workers_.resize(keep);
+  live_.store(static_cast<int>(keep), std::memory_order_release);
+}
+
+void ThreadPool::publish_and_join(int pending) noexcept {
+  pending_.store(pending, std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
-  for (auto& t : workers_) t.join();
+  if (thunk_ != nullptr && job_threads_ > 0) thunk_(ctx_, 0);
+  int left = pending_.load(std::memory_order_acquire);
+  spin_then_wait(pending_, left, spin(),
+                 [&] { return pending_.load(std::memory_order_acquire) == 0; });
+}
+
+bool ThreadPool::on_host_openmp() const noexcept {
+  return threading() != Threading::Pool && host_openmp() != nullptr;
+}
+
+const char* ThreadPool::runner(int n) const noexcept {
+  if (n <= 1) return "serial";
+  return on_host_openmp() ? "openmp" : "pool";
+}
+
+bool ThreadPool::run_on_host_openmp(int n, Thunk thunk, void* ctx) {
+  const HostOpenMP* rt = host_openmp();
+  if (rt == nullptr) return false;
+  struct Job {
+    const HostOpenMP* rt;
+    Thunk thunk;
+    void* ctx;
+    int n;
+  } job{rt, thunk, ctx, n};
+  // The team may be smaller than asked (nested regions, OMP_DYNAMIC, thread limits): each
+  // member takes every team-size-th task, so every task runs exactly once either way.
+  rt->parallel(
+      [](void* p) {
+        const Job& j = *static_cast<const Job*>(p);
+        const int team = j.rt->num_threads();
+        for (int t = j.rt->thread_num(); t < j.n; t += team) j.thunk(j.ctx, t);
+      },
+      &job, static_cast<unsigned>(n), 0);
+  return true;
 }
 
 void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
-  if (n <= 1 || workers_.empty()) {
+  if (n <= 1) {
     for (int t = 0; t < n; ++t) thunk(ctx, t);
     return;
   }
+  if (threading() != Threading::Pool && run_on_host_openmp(n, thunk, ctx)) return;
   std::unique_lock lock(busy_, std::try_to_lock);
+  // After a fork the child's workers are gone: start them again (best effort).
+  if (lock.owns_lock() && max_threads() < target_) grow_locked(target_);
   if (!lock.owns_lock() || n > max_threads()) {
     for (int t = 0; t < n; ++t) thunk(ctx, t);
     return;
@@ -53,42 +184,43 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
   // Every worker reports, also those without a task this time, so none can still be reading
   // the job fields when the next job overwrites them. Plans use either one thread or all of
   // the pool, so idle workers are rare.
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
-  thunk(ctx, 0);
-  // Join: spin, then sleep until the last worker reports.
-  const auto until = std::chrono::steady_clock::now() + spin_;
-  int left;
-  while ((left = pending_.load(std::memory_order_acquire)) != 0) {
-    if (std::chrono::steady_clock::now() < until) {
-      ADAPTCORE_PAUSE();
-    } else {
-      pending_.wait(left, std::memory_order_acquire);
-    }
+  publish_and_join(static_cast<int>(workers_.size()));
+  thunk_ = nullptr;
+}
+
+void* ThreadPool::worker_main(void* arg) noexcept {
+  Worker& w = *static_cast<Worker*>(arg);
+  w.pool->worker_loop(w);
+  return nullptr;
+}
+
+void ThreadPool::worker_loop(Worker& w) noexcept {
+  std::uint32_t seen = w.start_generation;
+  for (;;) {
+    std::uint32_t g = seen;
+    spin_then_wait(generation_, seen, spin(), [&] {
+      g = generation_.load(std::memory_order_acquire);
+      return g != seen;
+    });
+    seen = g;
+    if (w.stop.load(std::memory_order_relaxed)) return;
+    if (w.tid < job_threads_) thunk_(ctx_, w.tid);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
   }
 }
 
-void ThreadPool::worker_loop(int tid) {
-  // Jobs are numbered from 1; a worker that starts late must still see the first one.
-  std::uint32_t seen = 0;
-  for (;;) {
-    // Wait for a new generation: spin first, then sleep.
-    std::uint32_t g;
-    const auto until = std::chrono::steady_clock::now() + spin_;
-    int polls = 0;
-    while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-      if ((++polls < 64 && spin_.count() > 0) || std::chrono::steady_clock::now() < until) {
-        ADAPTCORE_PAUSE();
-      } else {
-        generation_.wait(seen, std::memory_order_acquire);
-      }
-    }
-    seen = g;
-    if (stop_.load(std::memory_order_acquire)) return;
-    if (tid < job_threads_) thunk_(ctx_, tid);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
-  }
+void ThreadPool::before_fork() noexcept { busy_.lock(); }
+
+void ThreadPool::after_fork_parent() noexcept { busy_.unlock(); }
+
+void ThreadPool::after_fork_child() noexcept {
+  // The workers do not exist here; their records go, their stacks stay mapped (a few pages of
+  // address space per fork). run() starts target_ - 1 new ones when next needed.
+  for (auto& w : workers_) w.reset();
+  workers_.clear();
+  live_.store(0, std::memory_order_release);
+  pending_.store(0, std::memory_order_relaxed);
+  busy_.unlock();
 }
 
 }  // namespace adaptcore

@@ -1,42 +1,107 @@
-// A persistent fork/join pool: workers are created once and wait between calls (spinning
-// briefly, then sleeping on a futex via std::atomic::wait), so a GEMM call never creates
-// threads. The calling thread runs task 0 itself.
+// The fork/join runner of every parallel GEMM section.
+//
+// Inside a process with an OpenMP runtime (a framework such as PyTorch), sections run as the
+// host's own parallel regions (host_openmp.hpp): the host's idle threads, which spin between
+// its operators, do the work instead of fighting a second team for the cores. Elsewhere a
+// persistent pool of workers runs them: created when the pool is sized, never per call, waiting
+// between calls by spinning briefly and then sleeping on a futex. The calling thread runs task
+// 0 itself.
+//
+// The pool is one object for the life of its owner: resizing starts or stops workers in place
+// (nothing is left behind), a thread the system refuses is reported as a status with the pool
+// unchanged, and fork() is safe (fork_guard.hpp): a fork waits for a call in flight, and the
+// child starts its workers again on its first parallel call.
 #pragma once
+
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <type_traits>
 #include <vector>
+
+#include "adaptcore/types.hpp"
+#include "exec/fork_guard.hpp"
 
 namespace adaptcore {
 
-class ThreadPool {
+// Where parallel sections run.
+enum class Threading : int {
+  Auto = 0,    // the host's OpenMP team when the process has an OpenMP runtime, else the pool
+  Pool = 1,    // always adaptcore's own workers
+  OpenMP = 2,  // the host's OpenMP team (the pool when no runtime is loaded)
+};
+bool parse_threading(const char* text, Threading& out) noexcept;
+const char* to_string(Threading t) noexcept;
+
+class ThreadPool final : public ForkAware {
  public:
-  explicit ThreadPool(int max_threads);
+  // Starts max_threads - 1 workers, or as many as the system allows (see max_threads()).
+  explicit ThreadPool(int max_threads = 1) noexcept;
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int max_threads() const noexcept { return static_cast<int>(workers_.size()) + 1; }
+  // Workers for `threads` participants (the caller included): starts or stops workers. Waits
+  // for a call in flight. OutOfMemory, with the pool unchanged, when a thread cannot be made.
+  Status resize(int threads) noexcept;
+  // Participants available now: workers + the caller.
+  int max_threads() const noexcept { return live_.load(std::memory_order_acquire) + 1; }
 
-  // Runs fn(tid) for tid in [0, n), n <= max_threads(), and returns when all finished. If the
-  // pool is busy (another thread's call, or a nested call from a task), the caller runs every
-  // tid itself in order: the result is the same because work is partitioned by tid.
+  void set_threading(Threading t) noexcept { threading_.store(t, std::memory_order_relaxed); }
+  Threading threading() const noexcept { return threading_.load(std::memory_order_relaxed); }
+
+  // True when parallel sections go to the host's OpenMP team (Threading and a loaded runtime).
+  bool on_host_openmp() const noexcept;
+  // Where a call of n tasks runs: "serial", "openmp" or "pool" (for logs).
+  const char* runner(int n) const noexcept;
+
+  // Runs fn(tid) for tid in [0, n) and returns when all finished. On the pool: if it is busy
+  // (another thread's call, or a nested call from a task) or n > max_threads(), the caller runs
+  // every tid itself in order; the result is the same because work is partitioned by tid.
   template <class F>
   void run(int n, F&& fn) {
     auto thunk = [](void* ctx, int tid) { (*static_cast<std::remove_reference_t<F>*>(ctx))(tid); };
     run_erased(n, thunk, static_cast<void*>(&fn));
   }
 
+  void before_fork() noexcept override;
+  void after_fork_parent() noexcept override;
+  void after_fork_child() noexcept override;
+
  private:
   using Thunk = void (*)(void*, int);
-  void run_erased(int n, Thunk thunk, void* ctx);
-  void worker_loop(int tid);
+  struct Worker {
+    ThreadPool* pool = nullptr;
+    int tid = 0;
+    std::uint32_t start_generation = 0;
+    std::atomic<bool> stop{false};
+    pthread_t thread{};
+  };
 
-  std::chrono::nanoseconds spin_;  // how long waiters spin before sleeping
-  std::vector<std::thread> workers_;
+  void run_erased(int n, Thunk thunk, void* ctx);
+  bool run_on_host_openmp(int n, Thunk thunk, void* ctx);
+  // With busy_ held: start workers up to `threads` participants; false if one could not be
+  // started (those started stay).
+  bool grow_locked(int threads) noexcept;
+  // With busy_ held: stops and joins the workers of tid >= threads.
+  void shrink_locked(int threads) noexcept;
+  void publish_and_join(int pending) noexcept;
+  static void* worker_main(void* arg) noexcept;
+  void worker_loop(Worker& w) noexcept;
+
+  std::chrono::nanoseconds spin() const noexcept {
+    return std::chrono::nanoseconds(spin_ns_.load(std::memory_order_relaxed));
+  }
+
+  std::atomic<std::int64_t> spin_ns_{0};  // how long waiters spin before sleeping
+  std::vector<std::unique_ptr<Worker>> workers_;  // tid 1.., changed only with busy_ held
+  std::atomic<int> live_{0};
+  int target_ = 1;  // participants asked for by resize(); the child of a fork starts them again
+  std::atomic<Threading> threading_{Threading::Auto};
   std::mutex busy_;
   // Job published to the workers; generation_ changes once per job.
   Thunk thunk_ = nullptr;
@@ -47,7 +112,6 @@ class ThreadPool {
   // Wrap-around is harmless: workers compare for inequality.
   alignas(64) std::atomic<std::uint32_t> generation_{0};
   alignas(64) std::atomic<int> pending_{0};
-  std::atomic<bool> stop_{false};
 };
 
 }  // namespace adaptcore

@@ -11,7 +11,14 @@ namespace adaptcore {
 class Workspace {
  public:
   Workspace() = default;
-  ~Workspace() { std::free(data_); }
+  // Leaves an empty workspace behind: a thread's GEMM after its thread_local objects were
+  // destroyed (an atexit handler on the main thread) allocates anew instead of reusing freed
+  // memory.
+  ~Workspace() {
+    std::free(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 

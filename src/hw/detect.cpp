@@ -93,8 +93,9 @@ HardwareProfile detect() {
 }  // namespace
 
 const HardwareProfile& detected_hardware() {
-  static const HardwareProfile hw = detect();
-  return hw;
+  // Never destroyed: GEMM calls from atexit handlers and static destructors still read it.
+  static const HardwareProfile* hw = new HardwareProfile(detect());
+  return *hw;
 }
 
 Isa HardwareProfile::best_isa() const noexcept {
