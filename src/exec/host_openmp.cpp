@@ -72,12 +72,24 @@ const HostOpenMP* host_openmp() noexcept {
   // A runtime once found stays: it is never unloaded while a thread of its team may be ours
   // (dlopen below holds a reference).
   if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return rt;
+  // Asking the loader costs about 100 ns (its lock), too much for every call of a tiny GEMM:
+  // each thread asks on its first call and then every 64th, so a runtime loaded later (a
+  // framework imported after the first GEMM) is found within 64 calls.
+  thread_local unsigned skip = 0;
+  if (skip > 0) {
+    --skip;
+    return nullptr;
+  }
+  skip = 63;
   LoadCount now;
   dl_iterate_phdr(read_count, &now);
   if (now.adds == s.seen_adds.load(std::memory_order_relaxed) &&
       now.subs == s.seen_subs.load(std::memory_order_relaxed))
     return nullptr;
-  std::lock_guard lock(s.mu);
+  // Another thread is scanning: ask again later. (Never waiting also means a fork that copies
+  // this lock held cannot block the child.)
+  std::unique_lock lock(s.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return nullptr;
   if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return rt;
   Found f;
   dl_iterate_phdr(find_runtime, &f);

@@ -18,8 +18,9 @@ struct HostOpenMP {
   int (*in_parallel)() = nullptr;  // omp_in_parallel
 };
 
-// The loaded runtime, or nullptr. Cheap when nothing was loaded since the last look (one pass
-// over the loader's first object); looks again after every dlopen or dlclose.
+// The loaded runtime, or nullptr. Once found, an atomic load. Until then each thread asks the
+// loader on its first call and every 64th after (a runtime loaded later is found within 64
+// calls), and scans the loaded objects only when their count changed.
 const HostOpenMP* host_openmp() noexcept;
 
 }  // namespace adaptcore

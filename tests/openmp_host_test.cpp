@@ -1,0 +1,129 @@
+// adaptcore inside an OpenMP program: parallel sections run on the host's OpenMP team (no
+// second team of threads), the thread count follows omp_set_num_threads unless set, calls made
+// from inside the host's parallel regions are correct, and ADAPTCORE_THREADING=pool keeps the
+// library's own workers.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <dirent.h>
+
+#include <atomic>
+#include <vector>
+
+#include "adaptcore/adaptcore.hpp"
+#include "dispatch/context_impl.hpp"
+#include "exec/host_openmp.hpp"
+#include "process_test_util.hpp"
+
+namespace adaptcore {
+namespace {
+
+using test::IntGemm;
+
+int thread_count() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+Status run(Context& ctx, IntGemm& g) {
+  std::fill(g.c.begin(), g.c.end(), -1.0f);
+  return gemm(Layout::RowMajor, Trans::No, Trans::No, g.m, g.n, g.k, 1.0f, g.a.data(), g.k,
+              g.b.data(), g.n, 0.0f, g.c.data(), g.n, ctx);
+}
+
+TEST(OpenMPHost, RuntimeIsFound) {
+  // Touch the runtime so that it is loaded and initialised, as any OpenMP program does.
+  int team = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+  }
+  EXPECT_GE(team, 1);
+  const HostOpenMP* rt = host_openmp();
+  ASSERT_NE(rt, nullptr);
+  EXPECT_EQ(rt->max_threads(), omp_get_max_threads());
+}
+
+TEST(OpenMPHost, ThreadCountFollowsTheHostUnlessSet) {
+  ContextOptions opt;
+  opt.read_environment = false;
+  Context ctx(opt);
+  for (int t : {1, 2, 3}) {
+    omp_set_num_threads(t);
+    EXPECT_EQ(ctx.threads(), t);
+  }
+  int inside = 0;
+  omp_set_num_threads(2);
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    inside = ctx.threads();
+  }
+  EXPECT_EQ(inside, 1) << "inside a host parallel region a call runs on its own thread";
+  ASSERT_EQ(ctx.set_threads(3), Status::Ok);
+  omp_set_num_threads(1);
+  EXPECT_EQ(ctx.threads(), 3) << "an explicit count wins";
+}
+
+TEST(OpenMPHost, CallsRunOnTheHostTeamWithoutThreadsOfTheirOwn) {
+  omp_set_num_threads(2);
+#pragma omp parallel
+  { (void)omp_get_thread_num(); }  // the host's team exists
+  const int before = thread_count();
+  ContextOptions opt;
+  opt.read_environment = false;
+  opt.threads = 1;  // the pool starts with no workers...
+  Context ctx(opt);
+  ctx.impl().pool().set_threading(Threading::Auto);
+  // ...and a default context follows the host: 2 threads, on the host's team.
+  ContextOptions follow;
+  follow.read_environment = false;
+  Context host(follow);
+  IntGemm g(300, 300, 300);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(run(host, g), Status::Ok);
+    ASSERT_EQ(g.c, g.want);
+  }
+  EXPECT_EQ(host.impl().pool().runner(2), std::string("openmp"));
+  // The pool of `host` was sized at construction (cores - 1 workers); calls added none.
+  EXPECT_LE(thread_count(), before + (host.hardware().cores - 1));
+}
+
+TEST(OpenMPHost, CallsFromInsideHostRegionsAreCorrect) {
+  ContextOptions opt;
+  opt.read_environment = false;
+  Context ctx(opt);
+  std::atomic<int> wrong{0};
+  omp_set_num_threads(2);
+#pragma omp parallel num_threads(2)
+  {
+    for (int rep = 0; rep < 5; ++rep) {
+      IntGemm g(96 + 8 * omp_get_thread_num(), 80, 64);
+      if (run(ctx, g) != Status::Ok || g.c != g.want) wrong.fetch_add(1);
+    }
+  }
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(OpenMPHost, PoolModeKeepsItsOwnWorkers) {
+  ContextOptions opt;
+  opt.read_environment = false;
+  opt.threads = 2;
+  Context ctx(opt);
+  ctx.impl().pool().set_threading(Threading::Pool);
+  EXPECT_EQ(ctx.impl().pool().runner(2), std::string("pool"));
+  omp_set_num_threads(1);
+  EXPECT_EQ(ctx.threads(), 2);
+  IntGemm g(256, 256, 256);
+  ASSERT_EQ(run(ctx, g), Status::Ok);
+  EXPECT_EQ(g.c, g.want);
+}
+
+}  // namespace
+}  // namespace adaptcore
