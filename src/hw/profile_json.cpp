@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "adaptcore/hardware.hpp"
+#include "hw/feature_claims.hpp"
 
 namespace adaptcore {
 namespace {
@@ -115,10 +116,8 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
       !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
     return fail("a capacity, rate or count is not positive (or out of range)");
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.
-  const HardwareProfile& real = detected_hardware();
-  if ((hw.avx512f && !real.avx512f) || (hw.avx512vl && !real.avx512vl) ||
-      (hw.avx2 && !real.avx2) || (hw.fma3 && !real.fma3))
-    return fail("profile claims ISA features this CPU does not have");
+  const std::string claims = unsupported_feature_claims(hw, detected_hardware());
+  if (!claims.empty()) return fail("profile claims ISA features this CPU does not have: " + claims);
   out = hw;
   return Status::Ok;
 }
