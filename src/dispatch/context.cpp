@@ -84,17 +84,25 @@ Status ContextImpl::set_isa(Isa isa) noexcept {
   return Status::Ok;
 }
 
-Status ContextImpl::load_profile(const std::string& path, std::string* error) {
-  HardwareProfile hw;
-  const Status s = load_profile_file(path, detected_hardware(), hw, error);
-  if (s != Status::Ok) return s;
-  {
-    std::lock_guard lock(config_);
-    profiles_.push_back(std::make_unique<HardwareProfile>(hw));
-    hw_.store(profiles_.back().get(), std::memory_order_release);
+Status ContextImpl::load_profile(const std::string& path, std::string* error) noexcept {
+  try {
+    HardwareProfile hw;
+    const Status s = load_profile_file(path, detected_hardware(), hw, error);
+    if (s != Status::Ok) return s;
+    {
+      std::lock_guard lock(config_);
+      profiles_.push_back(std::make_unique<HardwareProfile>(std::move(hw)));
+      hw_.store(profiles_.back().get(), std::memory_order_release);
+    }
+    cache_.clear();  // plans were made for the old profile
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  } catch (...) {  // std::system_error from the mutex
+    if (error != nullptr) *error = "internal error";
+    return Status::InternalError;
   }
-  cache_.clear();  // plans were made for the old profile
-  return Status::Ok;
 }
 
 const kernels::IsaKernels& ContextImpl::kernels() const noexcept {

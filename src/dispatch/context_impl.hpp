@@ -34,7 +34,7 @@ class ContextImpl {
   const HardwareProfile& hardware() const noexcept {
     return *hw_.load(std::memory_order_acquire);
   }
-  Status load_profile(const std::string& path, std::string* error);
+  Status load_profile(const std::string& path, std::string* error) noexcept;
 
   // The whole call: plan lookup (or planning on a miss) and execution.
   Status run(const GemmProblem& prob) noexcept;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/file_read.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "kernels/lowp.hpp"
@@ -483,27 +484,12 @@ Status load_plan_file(detail::ContextImpl& ctx, const std::string& path,
   std::string why;
   Status s = Status::InvalidPlanFile;
   try {
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      why = std::string("cannot open: ") + (errno != 0 ? std::strerror(errno) : "unreadable");
-    } else {
-      in.seekg(0, std::ios::end);
-      const std::streamoff size = in.tellg();
-      in.seekg(0, std::ios::beg);
-      if (size < 0 || !in) {
-        why = "cannot read";
-      } else if (static_cast<std::uint64_t>(size) > kMaxFileBytes) {
-        why = "file too large (" + std::to_string(size) + " bytes)";
-      } else {
-        std::string bytes(static_cast<std::size_t>(size), '\0');
-        in.read(bytes.data(), size);
-        if (in.gcount() != size)
-          why = "cannot read";
-        else
-          s = load_plan_bytes(ctx, bytes, &why);
-      }
-    }
+    // The magic is checked before the size and before the rest is read: a large file that is
+    // not a plan file is rejected for what it is, without reading it.
+    std::string bytes;
+    s = read_regular_file(path, kMaxFileBytes, bytes, &why,
+                          std::string_view(kPlanFileMagic, sizeof kPlanFileMagic));
+    if (s == Status::Ok) s = load_plan_bytes(ctx, bytes, &why);
   } catch (const std::bad_alloc&) {
     s = Status::OutOfMemory;
     why = "out of memory";
