@@ -57,6 +57,10 @@ Status read_regular_file(const std::string& path, std::uint64_t max_bytes, std::
     if (::fstat(f.fd, &st) != 0) return fail("cannot stat: ", std::strerror(errno));
     if (S_ISDIR(st.st_mode)) return fail("is a directory");
     if (!S_ISREG(st.st_mode)) return fail("not a regular file (a device, FIFO or socket)");
+    // O_NONBLOCK was for the open; reads of a regular file should block as usual (it would
+    // only matter under mandatory locks, where a read could fail with EAGAIN).
+    const int flags = ::fcntl(f.fd, F_GETFL);
+    if (flags >= 0) ::fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK);
     const auto size = static_cast<std::uint64_t>(st.st_size);
 
     std::size_t have = 0;
