@@ -146,7 +146,7 @@ void run_precompile(const PrecompileArgs& args) {
 
   // Everything written must load: the loader's rules hold for the planner's output.
   for (const auto& [key, plan] : entries) {
-    const std::string bad = check_plan_entry(key, plan);
+    const std::string bad = check_plan_entry(key, plan, ctx->hardware());
     if (!bad.empty()) {
       std::cerr << "internal error: the planner's plan for m=" << key.m << " n=" << key.n
                 << " k=" << key.k << " (" << describe(plan) << ") fails validation: " << bad

@@ -71,10 +71,13 @@ struct HardwareProfile {
 const HardwareProfile& detected_hardware();
 
 // JSON round trip. Missing keys keep the detected values, so a file may override a few fields.
+// A profile is one JSON object and nothing after it, at most 1 MiB, in a regular file; it may
+// not claim an ISA feature the running CPU lacks. Failures are InvalidProfile (OutOfMemory when
+// an allocation fails) with the reason in `error`; nothing throws.
 std::string to_json(const HardwareProfile& hw);
 Status profile_from_json(const std::string& text, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error = nullptr);
+                         HardwareProfile& out, std::string* error = nullptr) noexcept;
 Status load_profile_file(const std::string& path, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error = nullptr);
+                         HardwareProfile& out, std::string* error = nullptr) noexcept;
 
 }  // namespace adaptcore

@@ -3,6 +3,7 @@
 
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
 #include "exec/host_openmp.hpp"
@@ -116,8 +117,7 @@ int ContextImpl::threads() const noexcept {
 Status ContextImpl::set_isa(Isa isa) noexcept {
   const HardwareProfile& hw = hardware();
   const Isa target = isa == Isa::Auto ? hw.best_isa() : isa;
-  if (!detected_hardware().supports(target) || kernels::kernels_for(target) == nullptr)
-    return Status::UnsupportedIsa;
+  if (runnable_kernels(target) == nullptr) return Status::UnsupportedIsa;
   isa_.store(target, std::memory_order_relaxed);
   return Status::Ok;
 }

@@ -63,7 +63,8 @@ class ContextImpl final : public ForkAware {
   // Low precision (context_lowp.cpp): the same cache and pool, keys with a bf16/int8 dtype.
   Status run_lowp(const LowpProblem& prob) noexcept;
   ShapeKey key_for(const LowpProblem& prob) const noexcept;
-  // The active path's kernels for a dtype (native where this CPU has the instructions).
+  // The kernels a dtype runs with on a path (kernel_select.hpp: native where both the profile
+  // and the CPU have the instructions); the planner, the executor and the plan-file check agree.
   const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept;
   Explanation explain_lowp(const ShapeKey& key) const;
   Plan lowp_plan_for(const ShapeKey& key);
@@ -71,7 +72,7 @@ class ContextImpl final : public ForkAware {
   // Weight-quantized GEMM (context_wq.cpp): the same cache and pool, keys with a W* dtype.
   Status run_wq(const WqProblem& prob) noexcept;
   ShapeKey key_for(const WqProblem& prob) const noexcept;
-  const kernels::WqKernels& wq_kernels() const noexcept;  // vpdpbusd where the CPU has it
+  const kernels::WqKernels& wq_kernels() const noexcept;  // kernel_select.hpp: wq_kernels_for
   Explanation explain_wq(const ShapeKey& key) const;
   Plan wq_plan_for(const ShapeKey& key);
 

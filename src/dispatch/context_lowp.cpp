@@ -2,20 +2,14 @@
 // plan cache (keys carry the dtype), and execution on the context's pool.
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "exec/executor_lowp.hpp"
 #include "plan/lowp_planner.hpp"
 
 namespace adaptcore::detail {
 
 const kernels::LowpKernels* ContextImpl::lowp_kernels(DType dtype, Isa isa) const noexcept {
-  // Native kernels only where the running CPU has the instructions and the profile does not
-  // disclaim them.
-  const HardwareProfile& cpu = detected_hardware();
-  const HardwareProfile& hw = hardware();
-  const bool native = dtype == DType::Bf16
-                          ? cpu.avx512_bf16 && hw.avx512_bf16
-                          : cpu.avx512_vnni && cpu.avx512bw && hw.avx512_vnni && hw.avx512bw;
-  return kernels::lowp_kernels_for(dtype, isa, native);
+  return lowp_kernels_for(hardware(), dtype, isa);
 }
 
 ShapeKey ContextImpl::key_for(const LowpProblem& prob) const noexcept {

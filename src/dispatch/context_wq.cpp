@@ -3,20 +3,14 @@
 // the context's pool.
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "exec/executor_wq.hpp"
 #include "plan/wq_planner.hpp"
 
 namespace adaptcore::detail {
 
 const kernels::WqKernels& ContextImpl::wq_kernels() const noexcept {
-  // vpdpbusd only on the avx512 path, where the running CPU has it and the profile does not
-  // disclaim it; the portable kernel elsewhere (same layout, same arithmetic).
-  const HardwareProfile& cpu = detected_hardware();
-  const HardwareProfile& hw = hardware();
-  const bool native = isa() == Isa::Avx512 && cpu.avx512_vnni && cpu.avx512bw &&
-                      hw.avx512_vnni && hw.avx512bw;
-  const kernels::WqKernels* vnni = native ? kernels::wq_vnni_kernels() : nullptr;
-  return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
+  return wq_kernels_for(hardware(), isa());
 }
 
 ShapeKey ContextImpl::key_for(const WqProblem& prob) const noexcept {

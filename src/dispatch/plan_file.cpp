@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/file_read.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 
@@ -257,13 +259,12 @@ std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const Hardwa
 }
 
 namespace {
-// Low-precision plans: a tile of the dtype's kernels on this CPU, both operands packed (or B
-// read in place by the direct tile when B's rows are contiguous, or the dot tile when A's rows
-// and B's columns are contiguous along k), no split-K, masked tails.
-std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
-  const HardwareProfile& cpu = detected_hardware();
-  const bool native = key.dtype == DType::Bf16 ? cpu.avx512_bf16 : cpu.avx512_vnni && cpu.avx512bw;
-  const kernels::LowpKernels* ks = kernels::lowp_kernels_for(key.dtype, key.isa, native);
+// Low-precision plans: a tile of the kernels the loading context runs the dtype with (its
+// profile decides native or fallback, as for the executor), both operands packed (or B read in
+// place by the direct tile when B's rows are contiguous, or the dot tile when A's rows and B's
+// columns are contiguous along k), no split-K, masked tails.
+std::string check_lowp_plan(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
+  const kernels::LowpKernels* ks = lowp_kernels_for(hw, key.dtype, key.isa);
   if (ks == nullptr) return "no low-precision kernels for this ISA";
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
     return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.dtype);
@@ -292,6 +293,10 @@ std::string check_lowp_plan(const ShapeKey& key, const Plan& p) {
 }  // namespace
 
 std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
+  return check_plan_entry(key, p, detected_hardware());
+}
+
+std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
   // The key: something a real call can produce.
   if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim ||
       key.k > kMaxDim)
@@ -307,8 +312,8 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
   if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
   if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
   if (p.isa != key.isa) return "plan ISA differs from its key's";
-  const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
-  if (ks == nullptr || !detected_hardware().supports(key.isa))
+  const kernels::IsaKernels* ks = runnable_kernels(key.isa);
+  if (ks == nullptr)
     return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
   if (static_cast<std::uint8_t>(p.tail) > static_cast<std::uint8_t>(TailStrategy::Padded))
     return "unknown tail strategy";
@@ -317,7 +322,7 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
     return "unknown shape class";
 
   if (key.dtype != DType::F32) {
-    const std::string why = check_lowp_plan(key, p);
+    const std::string why = check_lowp_plan(key, p, hw);
     if (!why.empty()) return why;
   } else if (p.dot) {  // the register or dot tile
     if (ks->dot == nullptr) return "dot plan on an ISA without dot kernels";
@@ -407,7 +412,7 @@ Status parse_plan_bytes(std::string_view bytes, const PlanFileTarget& target,
       return fail("made by adaptcore " + std::string(lib) + ", this is " + version());
     if (!known_isa(isa)) return fail("unknown ISA value " + std::to_string(isa));
     const Isa file_isa = static_cast<Isa>(isa);
-    if (!detected_hardware().supports(file_isa) || kernels::kernels_for(file_isa) == nullptr)
+    if (runnable_kernels(file_isa) == nullptr)
       return fail("plans for ISA " + isa_name(isa) + ", which this CPU or build lacks");
     if (file_isa != target.isa)
       return fail("plans for ISA " + isa_name(isa) + ", this context uses " +
@@ -427,7 +432,7 @@ Status parse_plan_bytes(std::string_view bytes, const PlanFileTarget& target,
         if (key.isa != file_isa)
           why = "key ISA differs from the file's";
         else
-          why = check_plan_entry(key, plan);
+          why = check_plan_entry(key, plan, *target.hw);
       }
       if (!why.empty()) {
         std::ostringstream os;
@@ -478,27 +483,12 @@ Status load_plan_file(detail::ContextImpl& ctx, const std::string& path,
   std::string why;
   Status s = Status::InvalidPlanFile;
   try {
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      why = std::string("cannot open: ") + (errno != 0 ? std::strerror(errno) : "unreadable");
-    } else {
-      in.seekg(0, std::ios::end);
-      const std::streamoff size = in.tellg();
-      in.seekg(0, std::ios::beg);
-      if (size < 0 || !in) {
-        why = "cannot read";
-      } else if (static_cast<std::uint64_t>(size) > kMaxFileBytes) {
-        why = "file too large (" + std::to_string(size) + " bytes)";
-      } else {
-        std::string bytes(static_cast<std::size_t>(size), '\0');
-        in.read(bytes.data(), size);
-        if (in.gcount() != size)
-          why = "cannot read";
-        else
-          s = load_plan_bytes(ctx, bytes, &why);
-      }
-    }
+    // The magic is checked before the size and before the rest is read: a large file that is
+    // not a plan file is rejected for what it is, without reading it.
+    std::string bytes;
+    s = read_regular_file(path, kMaxFileBytes, bytes, &why,
+                          std::string_view(kPlanFileMagic, sizeof kPlanFileMagic));
+    if (s == Status::Ok) s = load_plan_bytes(ctx, bytes, &why);
   } catch (const std::bad_alloc&) {
     s = Status::OutOfMemory;
     why = "out of memory";

@@ -55,7 +55,10 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept;
 std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const HardwareProfile& hw,
                              Isa isa, std::string_view lib_version = {});
 
-// Empty when `plan` is a valid, safe plan for `key` on this build and CPU; else the reason.
+// Empty when `plan` is a valid, safe plan for `key` on this build and CPU, for a context whose
+// profile is `hw` (which decides the low-precision kernels, kernel_select.hpp); else the reason.
+std::string check_plan_entry(const ShapeKey& key, const Plan& plan, const HardwareProfile& hw);
+// The same for a context on the detected profile.
 std::string check_plan_entry(const ShapeKey& key, const Plan& plan);
 
 // What a file must match to be loaded: the loading context's profile and ISA.

@@ -139,11 +139,22 @@ void run_dot_block(const GemmProblem& g, const kernels::IsaKernels& ks, const Bl
   }
 }
 
+// Whether the plan's tile is one of this table's, with its shape: the plan may come from a
+// cache or a file filled for another table (a profile change racing a call), and a tile run
+// with another tile's mr x nr leaves part of C unwritten. Cheap: a few compares per call.
+bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
+  if (p.pm < 1 || p.pn < 1 || p.pk < 1) return false;
+  if (p.dot) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
+  if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return false;
+  const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(p.tile)];
+  return p.mr == t.mr && p.nr == t.nr && p.mc >= 1 && p.nc >= 1 && p.kc >= 1;
+}
+
 }  // namespace
 
 bool execute_single_tile(const Plan& p, const GemmProblem& g,
                          const kernels::IsaKernels& ks) noexcept {
-  if (p.threads() != 1) return false;
+  if (p.threads() != 1 || !plan_matches(p, ks)) return false;  // execute() reports a mismatch
   if (p.dot) {  // one thread: the dot loop needs neither the pool nor a workspace
     run_dot_block(g, ks, Block{0, g.m, 0, g.n, 0, g.k});
     return true;
@@ -178,6 +189,7 @@ void scale_c(const GemmProblem& g) noexcept {
 
 Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept {
+  if (!plan_matches(p, ks)) return Status::InternalError;
   const int threads = p.threads();
   if (p.dot) {
     pool.run(threads, [&](int tid) {

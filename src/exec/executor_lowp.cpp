@@ -300,8 +300,13 @@ bool lowp_trivial(const LowpProblem& g) noexcept {
 Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
                     ThreadPool& pool) noexcept {
   const int threads = p.pm * p.pn;
-  if (p.pk != 1 || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+  // The plan must be for this table (see plan_matches in executor.cpp): a packed tile run
+  // with another tile's mr x nr would leave part of C unwritten and still report Ok.
+  if (p.pk != 1 || p.pm < 1 || p.pn < 1 || p.mc < 1 || p.nc < 1 || p.kc < 1 || p.tile < 0 ||
+      static_cast<std::size_t>(p.tile) >= ks.tiles.size())
     return Status::InternalError;
+  const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
+  if (!p.dot && p.pack_b && (p.mr != tile.mr || p.nr != tile.nr)) return Status::InternalError;
   if (p.dot && (ks.dot == nullptr || g.a.cs != 1 || g.b.rs != 1 || p.mr != kernels::kLowpDotMr ||
                 p.nr != kernels::kLowpDotNr))
     return Status::InternalError;

@@ -70,6 +70,9 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
 Status execute_wq(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
                   ThreadPool& pool) noexcept {
   if (prob.m == 0) return Status::Ok;
+  // The plan must be for this table: its row tile sizes the split buffer the kernels read.
+  if (plan.mr != ks.mr(prob.parts) || plan.pm < 1 || plan.pn < 1 || plan.mc < 1)
+    return Status::InternalError;
   const detail::QuantizedWeightsImpl& w = *prob.w;
   const int mr = plan.mr;
   const int threads = std::max(1, plan.threads());

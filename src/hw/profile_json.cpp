@@ -1,15 +1,19 @@
 // JSON round trip of the hardware profile (nlohmann/json, header-only: no runtime dependency).
 #include <cstdint>
-#include <fstream>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "adaptcore/hardware.hpp"
+#include "core/file_read.hpp"
+#include "hw/feature_claims.hpp"
 
 namespace adaptcore {
 namespace {
 constexpr int kFormatVersion = 1;
+// A profile is a few dozen fields (about 1 KiB); anything past this is not one, and a path to a
+// device or a huge file must not be read into memory.
+constexpr std::uint64_t kMaxProfileBytes = std::uint64_t{1} << 20;
 
 // Field table shared by both directions so the two can never drift apart.
 template <class F>
@@ -59,12 +63,19 @@ std::string to_json(const HardwareProfile& hw_in) {
   return j.dump(2);
 }
 
-Status profile_from_json(const std::string& text, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error) {
+namespace {
+
+// profile_from_json's work; may throw std::bad_alloc (strings, the JSON tree).
+Status parse_profile(const std::string& text, const HardwareProfile& base, HardwareProfile& out,
+                     std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error != nullptr) *error = why;
     return Status::InvalidProfile;
   };
+  // The parser takes a NUL byte for the end of input (C strings), so "{...}\0garbage" would
+  // parse as the object alone; JSON text never holds a raw NUL (strings escape it as \u0000).
+  if (text.find('\0') != std::string::npos) return fail("not a JSON object (NUL byte in the text)");
+  // A parse error, including anything after the object, is a discarded value.
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
   if (j.contains("version") && (!j["version"].is_number_integer() || j["version"] != kFormatVersion))
@@ -115,26 +126,46 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
       !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
     return fail("a capacity, rate or count is not positive (or out of range)");
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.
-  const HardwareProfile& real = detected_hardware();
-  if ((hw.avx512f && !real.avx512f) || (hw.avx512vl && !real.avx512vl) ||
-      (hw.avx2 && !real.avx2) || (hw.fma3 && !real.fma3))
-    return fail("profile claims ISA features this CPU does not have");
-  out = hw;
+  const std::string claims = unsupported_feature_claims(hw, detected_hardware());
+  if (!claims.empty()) return fail("profile claims ISA features this CPU does not have: " + claims);
+  out = std::move(hw);
   return Status::Ok;
 }
 
-Status load_profile_file(const std::string& path, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error != nullptr) *error = "cannot open " + path;
+}  // namespace
+
+Status profile_from_json(const std::string& text, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error) noexcept {
+  try {
+    return parse_profile(text, base, out, error);
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";  // fits the small-string buffer
+    return Status::OutOfMemory;
+  } catch (...) {
+    if (error != nullptr) *error = "invalid profile";  // fits the small-string buffer
     return Status::InvalidProfile;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const Status s = profile_from_json(ss.str(), base, out, error);
-  if (s == Status::Ok) out.source = path;
-  return s;
+}
+
+Status load_profile_file(const std::string& path, const HardwareProfile& base,
+                         HardwareProfile& out, std::string* error) noexcept {
+  try {
+    std::string text, why;
+    const Status r = read_regular_file(path, kMaxProfileBytes, text, &why);
+    if (r != Status::Ok) {
+      if (error != nullptr) *error = path + ": " + why;
+      return r == Status::OutOfMemory ? r : Status::InvalidProfile;
+    }
+    HardwareProfile hw;
+    const Status s = profile_from_json(text, base, hw, error);
+    if (s != Status::Ok) return s;
+    hw.source = path;
+    out = std::move(hw);
+    return Status::Ok;
+  } catch (const std::bad_alloc&) {
+    if (error != nullptr) *error = "out of memory";
+    return Status::OutOfMemory;
+  }
 }
 
 }  // namespace adaptcore

@@ -160,7 +160,7 @@ void check_and_run(const std::string& file, const PlanFileTarget& target, std::u
   }
   ++stats.accepted;
   for (const auto& [key, plan] : entries) {
-    if (!check_plan_entry(key, plan).empty()) __builtin_trap();
+    if (!check_plan_entry(key, plan, *target.hw).empty()) __builtin_trap();
     if (key.dtype != DType::F32) continue;  // low-precision plans run on their own executor
     execute_checked(key, plan, seed++);
   }

@@ -1,0 +1,28 @@
+#include "dispatch/kernel_select.hpp"
+
+namespace adaptcore {
+
+const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
+  if (isa == Isa::Auto || !detected_hardware().supports(isa)) return nullptr;
+  return kernels::kernels_for(isa);
+}
+
+bool uses_native_lowp(const HardwareProfile& hw, DType dtype) noexcept {
+  const HardwareProfile& cpu = detected_hardware();
+  if (dtype == DType::Bf16) return hw.avx512_bf16 && cpu.avx512_bf16;
+  return hw.avx512_vnni && hw.avx512bw && cpu.avx512_vnni && cpu.avx512bw;
+}
+
+const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,
+                                             Isa isa) noexcept {
+  if (dtype == DType::F32 || is_weight_quantized(dtype)) return nullptr;
+  return kernels::lowp_kernels_for(dtype, isa, uses_native_lowp(hw, dtype));
+}
+
+const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noexcept {
+  const bool native = isa == Isa::Avx512 && uses_native_lowp(hw, DType::U8S8);
+  const kernels::WqKernels* vnni = native ? kernels::wq_vnni_kernels() : nullptr;
+  return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
+}
+
+}  // namespace adaptcore
