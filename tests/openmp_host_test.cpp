@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <dirent.h>
 
 #include <atomic>
 #include <vector>
@@ -19,16 +18,7 @@ namespace adaptcore {
 namespace {
 
 using test::IntGemm;
-
-int thread_count() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
+using test::thread_count;
 
 Status run(Context& ctx, IntGemm& g) {
   std::fill(g.c.begin(), g.c.end(), -1.0f);

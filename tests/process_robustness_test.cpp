@@ -4,7 +4,6 @@
 // starts from a fresh process.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -43,21 +42,12 @@ namespace {
 
 using test::in_child;
 using test::IntGemm;
+using test::thread_count;
 
 class ProcessTest : public ::testing::Test {
  protected:
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
-
-int thread_count() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
 
 long resident_kib() {
   std::ifstream f("/proc/self/statm");

@@ -2,6 +2,7 @@
 // GEMMs with exactly representable results, and a child-process runner with a time limit.
 #pragma once
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,17 @@ struct IntGemm {
     return s == AC_STATUS_OK && c == want;
   }
 };
+
+// Threads of this process now.
+inline int thread_count() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
 
 // Runs body() in a forked child under a time limit; returns the child's exit code, or 128 +
 // the signal that ended it (SIGALRM when it hung). The child must not return into the test

@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/exception_status.hpp"
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
@@ -137,12 +138,8 @@ Status ContextImpl::load_profile(const std::string& path, std::string* error) no
     reclaimer_.retire(cache_.take_retired());
     reclaimer_.collect();
     return Status::Ok;
-  } catch (const std::bad_alloc&) {
-    if (error != nullptr) *error = "out of memory";
-    return Status::OutOfMemory;
   } catch (...) {
-    if (error != nullptr) *error = "internal error";
-    return Status::InternalError;
+    return exception_status(error);
   }
 }
 

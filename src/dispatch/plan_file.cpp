@@ -11,6 +11,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/file_read.hpp"
+#include "core/exception_status.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "kernels/lowp.hpp"
@@ -443,14 +444,9 @@ Status parse_plan_bytes(std::string_view bytes, const PlanFileTarget& target,
       out.emplace_back(key, plan);
     }
     return Status::Ok;
-  } catch (const std::bad_alloc&) {
-    out.clear();
-    if (reason != nullptr) *reason = "out of memory";
-    return Status::OutOfMemory;
   } catch (...) {
     out.clear();
-    if (reason != nullptr) *reason = "internal error";
-    return Status::InternalError;
+    return exception_status(reason);
   }
 }
 
@@ -469,12 +465,8 @@ Status load_plan_bytes(detail::ContextImpl& ctx, std::string_view bytes, std::st
     }
     if (loaded != nullptr) *loaded = n;
     return Status::Ok;
-  } catch (const std::bad_alloc&) {
-    if (error != nullptr) *error = "out of memory";
-    return Status::OutOfMemory;
   } catch (...) {
-    if (error != nullptr) *error = "internal error";
-    return Status::InternalError;
+    return exception_status(error);
   }
 }
 
@@ -528,12 +520,8 @@ Status write_plan_file(const std::string& path, const std::vector<PlanEntry>& en
       return Status::InvalidArgument;
     }
     return Status::Ok;
-  } catch (const std::bad_alloc&) {
-    if (error != nullptr) *error = "out of memory";
-    return Status::OutOfMemory;
   } catch (...) {
-    if (error != nullptr) *error = "internal error";
-    return Status::InternalError;
+    return exception_status(error);
   }
 }
 
@@ -548,9 +536,8 @@ Status save_plan_file(detail::ContextImpl& ctx, const std::string& path,
       return e.first.isa != isa || is_weight_quantized(e.first.dtype);
     });
     return write_plan_file(path, entries, ctx.hardware(), isa, error);
-  } catch (const std::bad_alloc&) {
-    if (error != nullptr) *error = "out of memory";
-    return Status::OutOfMemory;
+  } catch (...) {
+    return exception_status(error);
   }
 }
 
