@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds adaptcore (scripts/setup.sh) and runs the whole test suite with CTest. With
-# ADAPTCORE_FUZZ=1 (set by .ci/run) it then fuzzes the plan-file loader for
+# ADAPTCORE_FUZZ=1 it then fuzzes the plan-file loader for
 # ADAPTCORE_FUZZ_SECONDS (default 30) with scripts/fuzz.sh, where clang++ is installed (its
 # own Clang build directory, build-fuzz; skipped with a message otherwise).
 set -euo pipefail
