@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Builds adaptcore (scripts/setup.sh) and runs the whole test suite with CTest.
+# Builds adaptcore (scripts/setup.sh) and runs the whole test suite with CTest. With
+# ADAPTCORE_FUZZ=1 it then fuzzes the plan-file loader for
+# ADAPTCORE_FUZZ_SECONDS (default 30) with scripts/fuzz.sh, where clang++ is installed (its
+# own Clang build directory, build-fuzz; skipped with a message otherwise).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,3 +11,6 @@ ADAPTCORE_CMAKE_ARGS="-DADAPTCORE_BUILD_TESTS=ON ${ADAPTCORE_CMAKE_ARGS:-}" \
 BUILD_DIR="${ADAPTCORE_BUILD_DIR:-build}"
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --no-tests=error
+if [[ "${ADAPTCORE_FUZZ:-0}" == 1 ]]; then
+  bash "$ROOT/scripts/fuzz.sh"
+fi

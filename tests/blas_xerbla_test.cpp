@@ -154,7 +154,8 @@ TEST(UserXerbla, NotCalledForValidOrCblasCalls) {
   Call empty;
   empty.m = 0, empty.n = 0, empty.k = 0;
   EXPECT_EQ(run(empty), 0);
-  // cblas_sgemm reports its own errors on stderr, in CBLAS numbering, not through xerbla_.
+  // cblas_sgemm reports its errors through cblas_xerbla (here the library's default, which
+  // prints on stderr), in CBLAS numbering, not through xerbla_.
   std::vector<float> buf(64, 1.0f);
   g_calls = 0;
   ::testing::internal::CaptureStderr();

@@ -3,9 +3,18 @@
 //   1: raw entries behind a valid header and checksum (every field of every entry);
 //   2: a planner candidate for a small shape, with fuzzed field overrides (the boundary
 //      between valid and invalid plans).
-// Whatever the loader accepts is then executed on a problem matching its key, with small
-// integer inputs so the result is exact, and compared with a reference: an accepted plan that
-// crashes, reads or writes out of bounds (ASan) or computes a wrong result is a bug.
+// Whatever the loader accepts is then executed on a problem matching its key, whatever its
+// dtype: fp32 (blocked and dot plans) through the fp32 executor, bf16 (fp32 or bf16 C) and
+// int8 (u8 x s8 or s8 x s8, with or without zero points; packed, in-place B and dot plans)
+// through the low-precision executor with the kernels the context would use. Inputs are small
+// integers, so every product and sum is exact: fp32 and int32 results must equal the
+// reference, a bf16 C must be within one bf16 rounding of it. An accepted plan that crashes,
+// reads or writes out of bounds (ASan) or computes a wrong result is a bug.
+//
+// Built with libFuzzer (ADAPTCORE_BUILD_FUZZ=ON, Clang) or, without it, into the corpus replay
+// test (replay_main.cpp, every compiler), which runs tests/fuzz/corpus through this entry point.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,11 +23,16 @@
 #include <string>
 #include <vector>
 
+#include "core/lowp_problem.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
+#include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
+#include "plan/lowp_planner.hpp"
 #include "plan/planner.hpp"
 
 namespace {
@@ -27,16 +41,24 @@ using namespace adaptcore;
 
 constexpr int kPoolThreads = 8;
 
-// With ADAPTCORE_FUZZ_STATS set, how many files were accepted and plans executed is printed at
-// exit (to see that the run reaches the execution checks at all).
+// With ADAPTCORE_FUZZ_STATS set, how many files were accepted and plans executed (per kind) is
+// printed at exit (to see that the run reaches the execution checks at all); the replay test
+// reads the same counts through adaptcore_plan_fuzz_counts.
 struct Stats {
-  std::uint64_t files = 0, accepted = 0, executed = 0;
+  std::uint64_t files = 0, accepted = 0;
+  // Executed plans: [dtype][0 blocked, packed B / 1 blocked, B in place / 2 dot].
+  std::uint64_t executed[kDTypeCount][3] = {};
   ~Stats() {
-    if (std::getenv("ADAPTCORE_FUZZ_STATS") != nullptr)
-      std::fprintf(stderr, "plan_file_fuzz: %llu files, %llu accepted, %llu plans executed\n",
-                   static_cast<unsigned long long>(files),
-                   static_cast<unsigned long long>(accepted),
-                   static_cast<unsigned long long>(executed));
+    if (std::getenv("ADAPTCORE_FUZZ_STATS") == nullptr) return;
+    std::fprintf(stderr, "plan_file_fuzz: %llu files, %llu accepted; plans executed",
+                 static_cast<unsigned long long>(files),
+                 static_cast<unsigned long long>(accepted));
+    for (int d = 0; d < kDTypeCount; ++d)
+      std::fprintf(stderr, " %s %llu/%llu/%llu", to_string(static_cast<DType>(d)),
+                   static_cast<unsigned long long>(executed[d][0]),
+                   static_cast<unsigned long long>(executed[d][1]),
+                   static_cast<unsigned long long>(executed[d][2]));
+    std::fprintf(stderr, " (packed B/B in place/dot)\n");
   }
 };
 Stats stats;
@@ -120,7 +142,6 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     return static_cast<float>(static_cast<int>(x % 5u) - 2);
   };
-  ++stats.executed;
   for (auto& v : a) v = next();
   for (auto& v : b) v = next();
   constexpr float kPad = 12345.0f;
@@ -135,6 +156,7 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
   if (!execute_single_tile(plan, g, ks)) {
     if (execute(plan, g, ks, state().pool) != Status::Ok) return;  // e.g. out of memory
   }
+  ++stats.executed[0][plan.dot ? 2 : plan.pack_b ? 0 : 1];
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < ldc; ++j) {
       const std::size_t at = static_cast<std::size_t>(i * ldc + j);
@@ -150,6 +172,152 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
     }
 }
 
+// Element strides of op(A) (m x k) and op(B) (k x n) with the key's flags (as above).
+struct Strides {
+  int64_t a_rs, a_cs, b_rs, b_cs;
+};
+Strides key_strides(const ShapeKey& key) {
+  const int64_t m = key.m, n = key.n, k = key.k;
+  Strides s{};
+  if (key.a_row_unit) s.a_rs = k + 1, s.a_cs = 1;
+  else if (key.a_k_unit) s.a_rs = 1, s.a_cs = 1;
+  else s.a_rs = 1, s.a_cs = m + 1;
+  if (key.b_row_unit && key.b_k_unit) s.b_rs = 1, s.b_cs = 1;
+  else if (key.b_row_unit) s.b_rs = n + 1, s.b_cs = 1;
+  else s.b_rs = 1, s.b_cs = k + 1;
+  return s;
+}
+
+// The kernels a context with the detected profile uses for a low-precision dtype (the same
+// selection the loader checked the plan against: kernel_select.hpp).
+const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) {
+  return adaptcore::lowp_kernels_for(detected_hardware(), dtype, isa);
+}
+
+// Runs an accepted bf16 or int8 plan on a problem with its key's access pattern: bf16 with an
+// fp32 or a bf16 C; int8 as u8 x s8 or s8 x s8 (A flipped by +128 as gemm_s8s8s32 does), the
+// unsigned operand on either side (a column-major call swaps them), with none, one or per
+// row / column zero points. Checked against a reference in 64-bit integers / doubles.
+void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) {
+  if (key.m > 80 || key.n > 80 || key.k > 128 || key.threads > kPoolThreads) return;
+  const kernels::LowpKernels* ks = lowp_kernels(key.dtype, key.isa);
+  if (ks == nullptr) __builtin_trap();  // the loader accepted a plan it has no kernels for
+  const int64_t m = key.m, n = key.n, k = key.k;
+  const Strides st = key_strides(key);
+  const auto a_len = static_cast<std::size_t>((m - 1) * st.a_rs + (k - 1) * st.a_cs + 1);
+  const auto b_len = static_cast<std::size_t>((k - 1) * st.b_rs + (n - 1) * st.b_cs + 1);
+  const int64_t ldc = n + 3;
+  const auto c_len = static_cast<std::size_t>(m * ldc);
+  std::uint32_t x = seed | 1u;
+  auto rnd = [&x] {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    return x;
+  };
+  const std::uint32_t variant = rnd();
+  LowpProblem g;
+  g.m = m, g.n = n, g.k = k;
+  g.ldc = ldc;
+  g.a.rs = st.a_rs, g.a.cs = st.a_cs;
+  g.b.rs = st.b_rs, g.b.cs = st.b_cs;
+
+  if (key.dtype == DType::Bf16) {
+    const bool bf16_c = (variant & 1u) != 0;
+    g.kind = bf16_c ? LowpKind::Bf16Bf16 : LowpKind::Bf16F32;
+    g.alpha = (variant & 2u) != 0 ? 0.5f : 1.0f;
+    g.beta = (variant & 4u) != 0 ? 1.0f : 0.0f;
+    std::vector<std::uint16_t> a(a_len), b(b_len);
+    auto small = [&] { return static_cast<float>(static_cast<int>(rnd() % 7u) - 3); };
+    for (auto& v : a) v = float_to_bf16(small());
+    for (auto& v : b) v = float_to_bf16(small());
+    std::vector<float> cf(c_len);
+    std::vector<std::uint16_t> cb(c_len);
+    constexpr float kPad = 12345.0f;
+    const std::uint16_t kPadBf16 = float_to_bf16(kPad);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        const auto at = static_cast<std::size_t>(i * ldc + j);
+        cf[at] = j < n ? small() : kPad;
+        cb[at] = float_to_bf16(cf[at]);
+      }
+    const std::vector<float> cf0 = cf;
+    const std::vector<std::uint16_t> cb0 = cb;
+    g.a.ptr = a.data(), g.b.ptr = b.data();
+    g.c = bf16_c ? static_cast<void*>(cb.data()) : static_cast<void*>(cf.data());
+    if (execute_lowp(plan, g, *ks, state().pool) != Status::Ok) return;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        const auto at = static_cast<std::size_t>(i * ldc + j);
+        if (j >= n) {
+          if (bf16_c ? cb[at] != kPadBf16 : cf[at] != kPad) __builtin_trap();  // outside C
+          continue;
+        }
+        double acc = 0.0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += static_cast<double>(bf16_to_float(a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)])) *
+                 bf16_to_float(b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]);
+        const double c0 = bf16_c ? bf16_to_float(cb0[at]) : cf0[at];
+        const double ref = g.alpha * acc + (g.beta != 0.0f ? g.beta * c0 : 0.0);
+        const double got = bf16_c ? bf16_to_float(cb[at]) : cf[at];
+        // Exact in fp32 (small integers, alpha a power of two); a bf16 C is rounded once.
+        const double tol = bf16_c ? std::abs(ref) * (1.0 / 256.0) : 1e-6 * (std::abs(ref) + 1.0);
+        if (!(std::abs(got - ref) <= tol)) __builtin_trap();
+      }
+  } else {
+    const bool s8s8 = (variant & 1u) != 0;      // gemm_s8s8s32: the u8 side holds s8 + 128
+    const bool swapped = (variant & 2u) != 0;   // the s8 operand is the normalised A
+    g.kind = s8s8 ? LowpKind::S8S8S32 : LowpKind::U8S8S32;
+    g.ibeta = static_cast<std::int32_t>((variant >> 3) % 3u) - 1;  // -1, 0 or 1
+    std::vector<std::uint8_t> a(a_len), b(b_len);
+    for (auto& v : a) v = static_cast<std::uint8_t>(rnd());
+    for (auto& v : b) v = static_cast<std::uint8_t>(rnd());
+    // Zero points: none, one, or one per row of A / column of B, small values.
+    std::vector<std::int32_t> zpa(static_cast<std::size_t>(m)), zpb(static_cast<std::size_t>(n));
+    for (auto& z : zpa) z = static_cast<std::int32_t>(rnd() % 9u) - 4;
+    for (auto& z : zpb) z = static_cast<std::int32_t>(rnd() % 9u) - 4;
+    auto zp_count = [&](int sel, int64_t extent) -> int64_t {
+      return sel == 0 ? 0 : sel == 1 ? 1 : extent;
+    };
+    LowpSide& us = swapped ? g.b : g.a;  // the unsigned (or flipped) side
+    LowpSide& ss = swapped ? g.a : g.b;  // the signed side
+    us.is_signed = false;
+    us.flip = s8s8;
+    us.zp_add = s8s8 ? 128 : 0;
+    ss.is_signed = true;
+    g.a.ptr = a.data(), g.b.ptr = b.data();
+    g.a.zp = zpa.data(), g.a.zp_count = zp_count(static_cast<int>((variant >> 5) % 3u), m);
+    g.b.zp = zpb.data(), g.b.zp_count = zp_count(static_cast<int>((variant >> 7) % 3u), n);
+    std::vector<std::int32_t> c(c_len);
+    constexpr std::int32_t kPad = 0x5a5a5a5a;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j)
+        c[static_cast<std::size_t>(i * ldc + j)] =
+            j < n ? static_cast<std::int32_t>(rnd() % 201u) - 100 : kPad;
+    const std::vector<std::int32_t> c0 = c;
+    g.c = c.data();
+    if (execute_lowp(plan, g, *ks, state().pool) != Status::Ok) return;
+    // The value an operand byte stands for: s8, u8, or a flipped s8 read as u8 (x + 128).
+    auto value = [](const LowpSide& sd, std::uint8_t byte) -> int64_t {
+      if (sd.is_signed) return static_cast<std::int8_t>(byte);
+      return sd.flip ? static_cast<std::uint8_t>(byte ^ 0x80u) : byte;
+    };
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        const auto at = static_cast<std::size_t>(i * ldc + j);
+        if (j >= n) {
+          if (c[at] != kPad) __builtin_trap();  // wrote outside C
+          continue;
+        }
+        int64_t ref = static_cast<int64_t>(g.ibeta) * c0[at];
+        const int64_t za = g.a.zp_at(i), zb = g.b.zp_at(j);
+        for (int64_t p = 0; p < k; ++p)
+          ref += (value(g.a, a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)]) - za) *
+                 (value(g.b, b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]) - zb);
+        if (c[at] != static_cast<std::int32_t>(ref)) __builtin_trap();  // exact
+      }
+  }
+  ++stats.executed[static_cast<int>(key.dtype)][plan.dot ? 2 : plan.pack_b ? 0 : 1];
+}
+
 void check_and_run(const std::string& file, const PlanFileTarget& target, std::uint32_t seed) {
   std::vector<PlanEntry> entries;
   std::string why;
@@ -161,12 +329,13 @@ void check_and_run(const std::string& file, const PlanFileTarget& target, std::u
   ++stats.accepted;
   for (const auto& [key, plan] : entries) {
     if (!check_plan_entry(key, plan, *target.hw).empty()) __builtin_trap();
-    if (key.dtype != DType::F32) continue;  // low-precision plans run on their own executor
-    execute_checked(key, plan, seed++);
+    if (key.dtype == DType::F32) execute_checked(key, plan, seed++);
+    else execute_lowp_checked(key, plan, seed++);
   }
 }
 
-// Mode 2: a candidate of the planner for a small shape, then (field, value) overrides.
+// Mode 2: a candidate of the planner for a small shape (bits 2-3 of the layout byte pick the
+// dtype: fp32, bf16, int8), then (field, value) overrides.
 std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareProfile& hw) {
   key.m = 1 + in.u8() % 80;
   key.n = 1 + in.u8() % 80;
@@ -181,7 +350,15 @@ std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareP
   key.b_ld_log2 = static_cast<std::uint8_t>(2 + in.u8() % 15);
   key.isa = isa;
   key.threads = 1 + in.u8() % kPoolThreads;
-  const Explanation e = explain_plan(key, hw, *kernels::kernels_for(isa));
+  key.dtype = static_cast<DType>((layout >> 2) % kDTypeCount);
+  Explanation e;
+  if (key.dtype == DType::F32) {
+    e = explain_plan(key, hw, *kernels::kernels_for(isa));
+  } else {
+    const kernels::LowpKernels* lks = lowp_kernels(key.dtype, isa);
+    if (lks == nullptr) return {};
+    e = explain_lowp_plan(key, hw, *lks);
+  }
   if (e.candidates.empty()) return {};
   Plan p = e.candidates[in.u8() % e.candidates.size()].plan;
   while (!in.empty()) {
@@ -211,6 +388,15 @@ std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareP
 }
 
 }  // namespace
+
+// For the replay test: files, accepted files, then the executed plans per dtype (f32, bf16,
+// int8) and kind (packed B, B in place, dot): 2 + 3 x 3 values.
+extern "C" void adaptcore_plan_fuzz_counts(std::uint64_t* out) {
+  out[0] = stats.files;
+  out[1] = stats.accepted;
+  for (int d = 0; d < kDTypeCount; ++d)
+    for (int i = 0; i < 3; ++i) out[2 + 3 * d + i] = stats.executed[d][i];
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   State& st = state();
