@@ -205,14 +205,15 @@ class QuantizedWeights {
 // per column or per (group, column); an all-zero column or group gets scale 0. Non-finite
 // weights: InvalidArgument. On success `out` holds the new handle (its old one is released).
 Status quantize_weights(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
-                        const float* w, int64_t ldw, WeightQuantSpec spec, QuantizedWeights& out);
+                        const float* w, int64_t ldw, WeightQuantSpec spec,
+                        QuantizedWeights& out) noexcept;
 // From already-quantized integers (what checkpoints ship): op(W) k x n of int8 values in
 // [-128, 127] (Int8) or [-8, 7] (Int4, one value per byte; others: InvalidArgument), and
 // fp32 scales, scales[g * n + j] for group g of column j (ceil(k / group_size) groups, or one
 // per column when group_size is 0). Scales must be finite.
 Status quantize_weights_s8(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
                            const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out);
+                           WeightQuantSpec spec, QuantizedWeights& out) noexcept;
 
 // C = op(A) * dequant(W) + beta * C, op(A) m x k fp32 (or bf16 bit patterns), C m x n fp32,
 // both in `layout`. beta == 0 never reads C. m == 0 returns at once. A non-finite activation

@@ -1,5 +1,6 @@
 // QuantizedWeights: the handle, weight quantization (symmetric, per column or per group of K)
 // and the one-time packing into the kernels' panel layout (core/wq_weights.hpp).
+#include "core/exception_status.hpp"
 #include "core/wq_weights.hpp"
 
 #include <algorithm>
@@ -128,7 +129,7 @@ std::size_t QuantizedWeights::packed_bytes() const noexcept {
 
 Status quantize_weights(Context& /*ctx*/, Layout layout, Trans transw, int64_t k, int64_t n,
                         const float* w, int64_t ldw, WeightQuantSpec spec,
-                        QuantizedWeights& out) {
+                        QuantizedWeights& out) noexcept {
   ByteOperand op{};
   const Status s = check_weights_call(layout, transw, k, n, w, ldw, 4, spec, op);
   if (s != Status::Ok) return s;
@@ -158,14 +159,14 @@ Status quantize_weights(Context& /*ctx*/, Layout layout, Trans transw, int64_t k
       }
     }
     return build(k, n, spec, q, scales, out);
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory;
+  } catch (...) {
+    return exception_status(nullptr);
   }
 }
 
 Status quantize_weights_s8(Context& /*ctx*/, Layout layout, Trans transw, int64_t k, int64_t n,
                            const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out) {
+                           WeightQuantSpec spec, QuantizedWeights& out) noexcept {
   ByteOperand op{};
   const Status s = check_weights_call(layout, transw, k, n, w, ldw, 1, spec, op);
   if (s != Status::Ok) return s;
@@ -185,8 +186,8 @@ Status quantize_weights_s8(Context& /*ctx*/, Layout layout, Trans transw, int64_
     for (float v : sc)
       if (!std::isfinite(v)) return Status::InvalidArgument;
     return build(k, n, spec, q, sc, out);
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory;
+  } catch (...) {
+    return exception_status(nullptr);
   }
 }
 
