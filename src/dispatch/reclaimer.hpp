@@ -2,17 +2,22 @@
 // profiles and the plan cache's old tables and entries. A GEMM call reads both without a lock,
 // so a configuration change (a new profile, a cache clear) cannot free the old objects at once;
 // keeping them until the context dies grew memory without bound when a program reloaded a
-// profile in a loop. Instead each call is counted while it runs (a counter per stripe of
-// threads, so concurrent callers do not share a cache line), and what was retired is freed by
-// the next configuration change that finds no call running.
+// profile in a loop. Instead each thread marks the time it spends inside a call, and what was
+// retired is freed by the next configuration change that finds no thread inside one.
 //
-// Correctness: a reader increments its counter before it loads a shared pointer, and a writer
-// swaps the pointer before it reads the counters (all sequentially consistent). A reader that
-// the writer sees at zero either finished, or started after the swap and can only see the new
-// objects.
+// The mark must cost a call nothing measurable: a locked increment of a shared counter is a full
+// fence, and with cold caches (operands rotating through memory) it stalled every tiny call on
+// a cache miss (docs/RUNTIME.md). So a reader only stores to its own thread's slot, with no
+// fence; the writer, which is rare, pays instead: membarrier(PRIVATE_EXPEDITED) makes every
+// running thread of the process execute a full barrier before the writer reads the slots (the
+// asymmetric scheme of userspace RCU's "memb" flavour). Where the kernel lacks membarrier, readers
+// fence themselves.
+//
+// Correctness: a reader stores its depth before it loads a shared pointer; the writer swaps the
+// pointer, then forces the barrier, then reads the depths. A reader the writer sees at zero
+// either finished, or started after the swap and can only see the new objects.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -21,20 +26,44 @@
 
 namespace adaptcore {
 
+namespace reclaim_detail {
+struct Slot {
+  std::atomic<std::uint32_t> depth{0};
+  bool fence = false;  // membarrier is unavailable: the reader fences
+  Slot* prev = nullptr;
+  Slot* next = nullptr;
+};
+// This thread's slot, registered on first use and unregistered when the thread exits.
+Slot& thread_slot() noexcept;
+}  // namespace reclaim_detail
+
 class Reclaimer {
  public:
+  // A reader: every GEMM call, and anything else that reads a context's profile or plan cache
+  // without its configuration lock. Nests.
   class Section {
    public:
-    explicit Section(Reclaimer& r) noexcept : count_(r.stripe()) {
-      count_.fetch_add(1, std::memory_order_seq_cst);
+    Section() noexcept : slot_(reclaim_detail::thread_slot()) {
+      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
+      if (slot_.fence) std::atomic_thread_fence(std::memory_order_seq_cst);
+      else std::atomic_signal_fence(std::memory_order_seq_cst);
     }
-    ~Section() { count_.fetch_sub(1, std::memory_order_release); }
+    ~Section() {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) - 1,
+                        std::memory_order_release);
+    }
     Section(const Section&) = delete;
     Section& operator=(const Section&) = delete;
 
    private:
-    std::atomic<std::int64_t>& count_;
+    reclaim_detail::Slot& slot_;
   };
+
+  Reclaimer() = default;
+  Reclaimer(const Reclaimer&) = delete;
+  Reclaimer& operator=(const Reclaimer&) = delete;
 
   // Takes ownership of an object to free once no reader can hold it. The caller serialises
   // retire() and collect() (the context's configuration lock).
@@ -44,28 +73,12 @@ class Reclaimer {
     std::shared_ptr<T> owned(std::move(p));
     retired_.push_back([owned]() mutable { owned.reset(); });
   }
-  void retire(std::function<void()> free) { retired_.push_back(std::move(free)); }
 
-  // Frees everything retired so far if no reader is inside a section now.
-  void collect() noexcept {
-    for (const auto& s : stripes_)
-      if (s.count.load(std::memory_order_seq_cst) != 0) return;
-    for (auto& f : retired_) f();
-    retired_.clear();
-  }
+  // Frees everything retired so far if no thread is inside a section now.
+  void collect() noexcept;
   std::size_t retired() const noexcept { return retired_.size(); }
 
  private:
-  struct alignas(64) Stripe {
-    std::atomic<std::int64_t> count{0};
-  };
-  std::atomic<std::int64_t>& stripe() noexcept {
-    static std::atomic<unsigned> next{0};
-    thread_local const unsigned mine = next.fetch_add(1, std::memory_order_relaxed);
-    return stripes_[mine % stripes_.size()].count;
-  }
-
-  std::array<Stripe, 16> stripes_{};
   std::vector<std::function<void()>> retired_;
 };
 
