@@ -26,7 +26,7 @@ class SlotRegistry final : public ForkAware {
       // The expedited barrier needs the process registered first; a kernel without it (or a
       // filter that refuses it) leaves the readers to fence themselves.
       expedited_ = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
-      register_for_fork(this, Order::Context);
+      register_for_fork(this, Order::Registry);
     });
     s->fence = !expedited_;
     std::lock_guard lock(mu_);

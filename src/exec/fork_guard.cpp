@@ -54,7 +54,7 @@ class ForkRegistry {
     mu_.unlock();
   }
 
-  static constexpr int kOrders = 2;
+  static constexpr int kOrders = 3;
   std::once_flag installed_;
   std::mutex mu_;
   ForkAware* heads_[kOrders] = {};

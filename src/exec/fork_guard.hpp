@@ -14,9 +14,10 @@ class ForkAware {
   virtual void after_fork_parent() noexcept = 0;
   virtual void after_fork_child() noexcept = 0;
 
-  // Locks are taken in this order (contexts' configuration locks before the pools' job locks,
-  // the order every other path takes them in) and released in reverse.
-  enum class Order { Context = 0, Pool = 1 };
+  // Locks are taken in this order, the order every other path takes them in: contexts'
+  // configuration locks (a configuration change then frees through the reclaimer's registry),
+  // the reclaimer's thread registry, and the pools' job locks last. Released in reverse.
+  enum class Order { Context = 0, Registry = 1, Pool = 2 };
 
  protected:
   ForkAware() = default;
