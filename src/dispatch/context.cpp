@@ -134,21 +134,23 @@ Status ContextImpl::load_profile(const std::string& path, std::string* error) no
     reclaimer_.retire(std::unique_ptr<const HardwareProfile>(std::move(profile_)));
     profile_ = std::move(hw);
     hw_.store(profile_.get(), std::memory_order_seq_cst);
-    cache_.clear();
-    reclaimer_.retire(cache_.take_retired());
-    reclaimer_.collect();
+    clear_plans_locked();
     return Status::Ok;
   } catch (...) {
     return exception_status(error);
   }
 }
 
+void ContextImpl::clear_plans_locked() {
+  cache_.clear();
+  reclaimer_.retire(cache_.take_retired());
+  reclaimer_.collect();
+}
+
 void ContextImpl::clear_plan_cache() noexcept {
   try {
     std::lock_guard lock(config_);
-    cache_.clear();
-    reclaimer_.retire(cache_.take_retired());
-    reclaimer_.collect();
+    clear_plans_locked();
   } catch (...) {
     // Out of memory while retiring: the old plans stay with the cache until it is destroyed.
   }
@@ -208,10 +210,8 @@ Status ContextImpl::run(const GemmProblem& prob) noexcept {
     const Status s = execute(plan, prob, *ks, pool_for(plan.threads()));
     log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
     return s;
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory;
   } catch (...) {
-    return Status::InternalError;
+    return exception_status(nullptr);
   }
 }
 
@@ -225,10 +225,8 @@ void ContextImpl::after_fork_parent() noexcept {
   config_.unlock();
 }
 
-void ContextImpl::after_fork_child() noexcept {
-  cache_.unlock_after_fork();
-  config_.unlock();
-}
+// The child has nothing of its own to reset: the pool (its own ForkAware) forgets its workers.
+void ContextImpl::after_fork_child() noexcept { after_fork_parent(); }
 
 }  // namespace detail
 

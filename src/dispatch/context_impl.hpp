@@ -90,6 +90,8 @@ class ContextImpl final : public ForkAware {
   // The pool, sized for a plan's threads when it will run the call (not when the host's
   // OpenMP team does).
   ThreadPool& pool_for(int threads) noexcept;
+  // With config_ held: drops every plan; the old ones are freed once no call can read them.
+  void clear_plans_locked();
 
   std::atomic<const HardwareProfile*> hw_;
   std::unique_ptr<const HardwareProfile> profile_;  // what hw_ points to

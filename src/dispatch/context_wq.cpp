@@ -1,6 +1,7 @@
 // The weight-quantized side of ContextImpl: kernel choice, planning through the shared plan
 // cache (keys carry the W* dtype, the weight group and the activation type), and execution on
 // the context's pool.
+#include "core/exception_status.hpp"
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
@@ -40,10 +41,8 @@ Status ContextImpl::run_wq(const WqProblem& prob) noexcept {
     const Status s = execute_wq(plan, prob, ks, pool_for(plan.threads()));
     log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
     return s;
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory;
   } catch (...) {
-    return Status::InternalError;
+    return exception_status(nullptr);
   }
 }
 

@@ -48,8 +48,8 @@ class PlanCache {
   // not freed, until destruction (clear is rare: profile or configuration changes).
   void clear();
 
-  // What clear() (and growth) retired so far, handed over to be freed once no reader can hold
-  // it; destroying the result frees it.
+  // What clear() retired so far (old tables and entries), handed over to be freed once no
+  // reader can hold it; destroying the result frees it.
   struct Retired;
   std::unique_ptr<Retired> take_retired();
 
@@ -81,7 +81,6 @@ class PlanCache {
   };
 
  private:
-
   std::atomic<Table*> table_;
   std::atomic<std::size_t> size_{0};
   mutable std::mutex write_;

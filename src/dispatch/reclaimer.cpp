@@ -117,7 +117,6 @@ Slot& thread_slot() noexcept {
 
 void Reclaimer::collect() noexcept {
   if (retired_.empty() || !reclaim_detail::registry().quiescent()) return;
-  for (auto& f : retired_) f();
   retired_.clear();
 }
 

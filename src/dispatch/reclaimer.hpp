@@ -20,7 +20,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -69,9 +68,7 @@ class Reclaimer {
   // retire() and collect() (the context's configuration lock).
   template <class T>
   void retire(std::unique_ptr<T> p) {
-    if (p == nullptr) return;
-    std::shared_ptr<T> owned(std::move(p));
-    retired_.push_back([owned]() mutable { owned.reset(); });
+    if (p != nullptr) retired_.emplace_back(std::move(p));  // keeps T's deleter
   }
 
   // Frees everything retired so far if no thread is inside a section now.
@@ -79,7 +76,7 @@ class Reclaimer {
   std::size_t retired() const noexcept { return retired_.size(); }
 
  private:
-  std::vector<std::function<void()>> retired_;
+  std::vector<std::shared_ptr<const void>> retired_;
 };
 
 }  // namespace adaptcore

@@ -135,18 +135,18 @@ void ThreadPool::publish_and_join(int pending) noexcept {
                  [&] { return pending_.load(std::memory_order_acquire) == 0; });
 }
 
-bool ThreadPool::on_host_openmp() const noexcept {
-  return threading() != Threading::Pool && host_openmp() != nullptr;
+const HostOpenMP* ThreadPool::host_team() const noexcept {
+  return threading() != Threading::Pool ? host_openmp() : nullptr;
 }
+
+bool ThreadPool::on_host_openmp() const noexcept { return host_team() != nullptr; }
 
 const char* ThreadPool::runner(int n) const noexcept {
   if (n <= 1) return "serial";
   return on_host_openmp() ? "openmp" : "pool";
 }
 
-bool ThreadPool::run_on_host_openmp(int n, Thunk thunk, void* ctx) {
-  const HostOpenMP* rt = host_openmp();
-  if (rt == nullptr) return false;
+void ThreadPool::run_on_host_openmp(const HostOpenMP* rt, int n, Thunk thunk, void* ctx) {
   struct Job {
     const HostOpenMP* rt;
     Thunk thunk;
@@ -162,7 +162,6 @@ bool ThreadPool::run_on_host_openmp(int n, Thunk thunk, void* ctx) {
         for (int t = j.rt->thread_num(); t < j.n; t += team) j.thunk(j.ctx, t);
       },
       &job, static_cast<unsigned>(n), 0);
-  return true;
 }
 
 void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
@@ -170,7 +169,10 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
     for (int t = 0; t < n; ++t) thunk(ctx, t);
     return;
   }
-  if (threading() != Threading::Pool && run_on_host_openmp(n, thunk, ctx)) return;
+  if (const HostOpenMP* rt = host_team()) {
+    run_on_host_openmp(rt, n, thunk, ctx);
+    return;
+  }
   std::unique_lock lock(busy_, std::try_to_lock);
   // After a fork the child's workers are gone: start them again (best effort).
   if (lock.owns_lock() && max_threads() < target_) grow_locked(target_);

@@ -28,6 +28,8 @@
 
 namespace adaptcore {
 
+struct HostOpenMP;
+
 // Where parallel sections run.
 enum class Threading : int {
   Auto = 0,    // the host's OpenMP team when the process has an OpenMP runtime, else the pool
@@ -83,7 +85,9 @@ class ThreadPool final : public ForkAware {
   };
 
   void run_erased(int n, Thunk thunk, void* ctx);
-  bool run_on_host_openmp(int n, Thunk thunk, void* ctx);
+  // The host's OpenMP runtime when sections go to its team (Threading and a loaded runtime).
+  const HostOpenMP* host_team() const noexcept;
+  void run_on_host_openmp(const HostOpenMP* rt, int n, Thunk thunk, void* ctx);
   // With busy_ held: start workers up to `threads` participants; false if one could not be
   // started (those started stay).
   bool grow_locked(int threads) noexcept;
