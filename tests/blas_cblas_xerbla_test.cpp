@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "cblas_args.hpp"
+
 extern "C" void cblas_sgemm(int layout, int transa, int transb, const int M, const int N,
                             const int K, const float alpha, const float* A, const int lda,
                             const float* B, const int ldb, const float beta, float* C,
@@ -46,22 +48,13 @@ extern "C" void cblas_xerbla(int p, const char* rout, const char* form, ...) {
 
 namespace {
 
-constexpr int kRow = 101, kCol = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113;
+using adaptcore::test::kCol;
+using adaptcore::test::kConjTrans;
+using adaptcore::test::kNoTrans;
+using adaptcore::test::kRow;
+using adaptcore::test::kTrans;
 
-struct Call {
-  int layout = kCol, ta = kNoTrans, tb = kNoTrans;
-  int m = 4, n = 6, k = 5;
-  int lda = -1, ldb = -1, ldc = -1;  // -1: the minimum for layout and transposes
-  int min_lda() const {
-    const bool row = layout == kRow, at = ta != kNoTrans;
-    return std::max(1, row ? (at ? m : k) : (at ? k : m));
-  }
-  int min_ldb() const {
-    const bool row = layout == kRow, bt = tb != kNoTrans;
-    return std::max(1, row ? (bt ? k : n) : (bt ? n : k));
-  }
-  int min_ldc() const { return std::max(1, layout == kRow ? n : m); }
-};
+using Call = adaptcore::test::CblasArgs;
 
 // Runs the call; returns the parameter cblas_xerbla received (0: not called) and checks C.
 int run(const Call& c, bool* untouched = nullptr) {
@@ -173,8 +166,11 @@ TEST(UserCblasXerbla, LayoutAndCheckOrder) {
 }
 
 TEST(UserCblasXerbla, NotCalledForValidOrEmptyCalls) {
-  EXPECT_EQ(run(Call{}), 0);
+  Call valid;
+  valid.layout = kCol;
+  EXPECT_EQ(run(valid), 0);
   Call e;
+  e.layout = kCol;
   e.m = 0, e.n = 0, e.k = 0;
   EXPECT_EQ(run(e), 0);
   e.layout = kRow;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "cblas_args.hpp"
+
 extern "C" {
 void cblas_sgemm(int layout, int transa, int transb, const int M, const int N, const int K,
                  const float alpha, const float* A, const int lda, const float* B, const int ldb,
@@ -22,7 +24,11 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 
 namespace {
 
-constexpr int kRow = 101, kCol = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113;
+using adaptcore::test::kCol;
+using adaptcore::test::kConjTrans;
+using adaptcore::test::kNoTrans;
+using adaptcore::test::kRow;
+using adaptcore::test::kTrans;
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kGuard = -12345.0f;  // padding marker
 
@@ -165,19 +171,7 @@ TEST(Blas, SpecialValues) {
 
 // ---- Argument errors -------------------------------------------------------------------
 
-struct CblasCall {
-  int layout = kRow, ta = kNoTrans, tb = kNoTrans, m = 4, n = 6, k = 5;
-  int lda = -1, ldb = -1, ldc = -1;  // -1: the minimum
-  int min_lda() const {
-    const bool row = layout == kRow, at = ta != kNoTrans;
-    return std::max(1, row ? (at ? m : k) : (at ? k : m));
-  }
-  int min_ldb() const {
-    const bool row = layout == kRow, bt = tb != kNoTrans;
-    return std::max(1, row ? (bt ? k : n) : (bt ? n : k));
-  }
-  int min_ldc() const { return std::max(1, layout == kRow ? n : m); }
-};
+using CblasCall = adaptcore::test::CblasArgs;
 
 // Runs the call on guarded buffers; returns what was printed on stderr and whether C (and
 // everything around it) was left untouched.

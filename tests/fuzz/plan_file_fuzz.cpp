@@ -119,20 +119,32 @@ std::string wrap_entries(std::string_view entries, const HardwareProfile& hw, Is
   return file;
 }
 
+// Element strides of op(A) (m x k) and op(B) (k x n) with the key's flags: a_row_unit <=>
+// a_rs != 1, a_k_unit <=> a_cs == 1, b_row_unit <=> b_cs == 1, b_k_unit <=> b_rs == 1 (the
+// loader rejects impossible keys); padded leading dimensions.
+struct Strides {
+  int64_t a_rs, a_cs, b_rs, b_cs;
+};
+Strides key_strides(const ShapeKey& key) {
+  const int64_t m = key.m, n = key.n, k = key.k;
+  Strides s{};
+  if (key.a_row_unit) s.a_rs = k + 1, s.a_cs = 1;
+  else if (key.a_k_unit) s.a_rs = 1, s.a_cs = 1;
+  else s.a_rs = 1, s.a_cs = m + 1;
+  if (key.b_row_unit && key.b_k_unit) s.b_rs = 1, s.b_cs = 1;
+  else if (key.b_row_unit) s.b_rs = n + 1, s.b_cs = 1;
+  else s.b_rs = 1, s.b_cs = k + 1;
+  return s;
+}
+
 // Runs an accepted plan on a problem with its key's access pattern and checks it exactly.
 void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) {
   if (key.m > 80 || key.n > 80 || key.k > 128 || key.threads > kPoolThreads) return;
   const int64_t m = key.m, n = key.n, k = key.k;
   GemmProblem g;
   g.m = m, g.n = n, g.k = k;
-  // Strides with the key's flags: a_row_unit <=> a_rs != 1, a_k_unit <=> a_cs == 1,
-  // b_row_unit <=> b_cs == 1, b_k_unit <=> b_rs == 1 (the loader rejects impossible keys).
-  if (key.a_row_unit) g.a_rs = k + 1, g.a_cs = 1;
-  else if (key.a_k_unit) g.a_rs = 1, g.a_cs = 1;
-  else g.a_rs = 1, g.a_cs = m + 1;
-  if (key.b_row_unit && key.b_k_unit) g.b_rs = 1, g.b_cs = 1;
-  else if (key.b_row_unit) g.b_rs = n + 1, g.b_cs = 1;
-  else g.b_rs = 1, g.b_cs = k + 1;
+  const Strides st = key_strides(key);
+  g.a_rs = st.a_rs, g.a_cs = st.a_cs, g.b_rs = st.b_rs, g.b_cs = st.b_cs;
   const int64_t ldc = n + 3;
   std::vector<float> a(static_cast<std::size_t>((m - 1) * g.a_rs + (k - 1) * g.a_cs + 1));
   std::vector<float> b(static_cast<std::size_t>((k - 1) * g.b_rs + (n - 1) * g.b_cs + 1));
@@ -172,21 +184,6 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
     }
 }
 
-// Element strides of op(A) (m x k) and op(B) (k x n) with the key's flags (as above).
-struct Strides {
-  int64_t a_rs, a_cs, b_rs, b_cs;
-};
-Strides key_strides(const ShapeKey& key) {
-  const int64_t m = key.m, n = key.n, k = key.k;
-  Strides s{};
-  if (key.a_row_unit) s.a_rs = k + 1, s.a_cs = 1;
-  else if (key.a_k_unit) s.a_rs = 1, s.a_cs = 1;
-  else s.a_rs = 1, s.a_cs = m + 1;
-  if (key.b_row_unit && key.b_k_unit) s.b_rs = 1, s.b_cs = 1;
-  else if (key.b_row_unit) s.b_rs = n + 1, s.b_cs = 1;
-  else s.b_rs = 1, s.b_cs = k + 1;
-  return s;
-}
 
 // The kernels a context with the detected profile uses for a low-precision dtype (the same
 // selection the loader checked the plan against: kernel_select.hpp).
