@@ -25,4 +25,17 @@ const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noe
   return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
 }
 
+bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig& out) noexcept {
+  if (dtype == DType::F32) {
+    const kernels::IsaKernels* ks = kernels::kernels_for(isa);
+    if (ks == nullptr) return false;
+    out = type_config(*ks, hw);
+    return true;
+  }
+  const kernels::LowpKernels* ks = lowp_kernels_for(hw, dtype, isa);
+  if (ks == nullptr) return false;
+  out = type_config(*ks, hw);
+  return true;
+}
+
 }  // namespace adaptcore
