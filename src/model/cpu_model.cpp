@@ -189,10 +189,12 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // step, which the core cannot overlap with its FMAs, so that traffic is exposed. From
     // DRAM the sliver is kc concurrent row streams, and past about 8 the prefetchers lose
     // some (docs/MODEL.md, "In-place B"); from L3 the stream count does not matter.
+    // An in-place tile of its own (direct_b) prefetches along B's rows in software, so its
+    // streams, and its re-reads from L3, overlap the kernel (docs/LOWP.md, "In-place B").
     const double bytes = eb * k_t * n_t;
     const bool cached = eb * k * n <= static_cast<double>(hw_.l2_bytes);
     const double streams = b_src_bw == dram_bw ? dram_row_stream_efficiency(kc) : 1.0;
-    (cached ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
+    (cached || direct_b ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
     const double sliver = eb * kc * nr;
@@ -203,7 +205,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, eb * nr, page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else  // just read, so in L3 at worst (the victim of L2)
-      exposed_us += us(reuse, hw_.bw_l3_gbs);
+      (direct_b ? mem_us : exposed_us) += us(reuse, hw_.bw_l3_gbs);
     // Rows a page or more apart: once a sliver spans more pages than the first-level TLB
     // holds, every row of every re-read misses it.
     if (ld >= 12 && kc > kDtlbEntries)
