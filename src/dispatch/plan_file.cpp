@@ -16,6 +16,7 @@
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/planning.hpp"
+#include "hw/isa_features.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 
@@ -225,9 +226,7 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
     for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
     h = fnv1a64(std::string_view(b, 8), h);
   };
-  add((hw.fma3 ? 1u : 0u) | (hw.avx2 ? 2u : 0u) | (hw.avx512f ? 4u : 0u) |
-      (hw.avx512bw ? 8u : 0u) | (hw.avx512dq ? 16u : 0u) | (hw.avx512vl ? 32u : 0u) |
-      (hw.avx512_bf16 ? 64u : 0u) | (hw.avx512_vnni ? 128u : 0u));
+  add(features_of(hw).bits);
   add(static_cast<std::uint64_t>(hw.cores));
   add(static_cast<std::uint64_t>(hw.l1d_bytes));
   add(static_cast<std::uint64_t>(hw.l2_bytes));
