@@ -98,7 +98,7 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
 
   // B once, as nr sequential streams from where it lies; then every tile streams its rows and
   // columns, (mr + nr) k values, from the level holding them, not hidden under the
-  // instructions (8 streams of 64-byte loads, each used once; docs/MODEL.md, "Dot tiles").
+  // instructions (8 streams of 64-byte loads, each used once; docs/MODEL.md, "Dot-product plans").
   const double b_bytes = eb * n_t * k;
   const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
   const double tile_bytes = eb * (p.mr + p.nr) * k;
@@ -188,7 +188,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // as kc rows ldb apart (a page or more): a new TLB entry and prefetch stream per depth
     // step, which the core cannot overlap with its FMAs, so that traffic is exposed. From
     // DRAM the sliver is kc concurrent row streams, and past about 8 the prefetchers lose
-    // some (docs/MODEL.md, "In-place B"); from L3 the stream count does not matter.
+    // some (docs/MODEL.md, "Memory, exposed"); from L3 the stream count does not matter.
     // An in-place tile of its own (direct_b) prefetches along B's rows in software, so its
     // streams, and its re-reads from L3, overlap the kernel (docs/LOWP.md, "In-place B").
     const double bytes = eb * k_t * n_t;
@@ -236,7 +236,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   }
   // C (32-bit accumulators): read and written once per depth block. A core's share of C that
   // stays in its L2 streams alongside the kernels; a larger one is reloaded tile by tile at the
-  // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "C").
+  // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "Memory, exposed").
   const double c_share = 4 * m_t * n_t;
   const double c_bytes = k_blocks * 8 * m_t * n_t;
   if (c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes) || k_blocks == 1)

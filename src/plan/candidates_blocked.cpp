@@ -16,7 +16,7 @@ namespace {
 
 // In-place B for decode shapes of at most 8 rows: 8-deep blocks besides 32-deep ones (B read
 // from memory is kc concurrent row streams and the prefetchers follow only a few; see
-// docs/MODEL.md, "In-place B").
+// docs/MODEL.md, "Memory, exposed").
 constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 
 // The in-place tile of its own (low precision): one block of all the core's rows and columns,
