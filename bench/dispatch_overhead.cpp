@@ -24,7 +24,7 @@
 #include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
 #include "openblas_baseline.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 #include "plan/type_config.hpp"
 #include "test_util.hpp"
 

@@ -11,7 +11,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "dispatch/context_impl.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 namespace adaptcore::cli {
 namespace {

@@ -26,9 +26,8 @@ namespace adaptcore {
 inline constexpr int kWqNr = 32;          // columns per weight panel
 inline constexpr int64_t kWqMaxGroup = 256;  // int32 safety of the two-part combine
 // K-group of the activation split when the weight scales are per column: its maximum sets the
-// error (docs/QUANT.md); 32 instead of 64 cut the Gaussian-activation error by 11% (106x
-// below bf16 GEMM's instead of 95x) at no measurable cost once whole groups of 8 quads ran
-// unrolled (256 x 4096 x 4096: 364 GFLOP/s both).
+// error, and 32 is more accurate than 64 at the same speed (docs/QUANT.md, "The activation
+// split").
 inline constexpr int64_t kWqColumnActGroup = 32;
 
 struct FreeDeleter {

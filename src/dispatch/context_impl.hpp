@@ -22,7 +22,7 @@
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 #include "core/shape_key.hpp"
 
 namespace adaptcore::detail {

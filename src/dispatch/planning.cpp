@@ -5,7 +5,7 @@
 #include "core/wq_weights.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "plan/candidates.hpp"
-#include "plan/wq_planner.hpp"
+#include "planner/wq_planner.hpp"
 
 namespace adaptcore {
 namespace {

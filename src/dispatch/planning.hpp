@@ -1,7 +1,7 @@
 // The planning implementations, in order (oneDNN's implementation-list idea): the first that
-// applies to a key plans it. The CPU data types share one pipeline (plan/planner.hpp over the
+// applies to a key plans it. The CPU data types share one pipeline (planner/planner.hpp over the
 // key's TypeConfig); weight-quantized GEMM is a different algorithm behind the same interface
-// (plan/wq_planner.hpp). Kernel tables come from kernel_select.hpp, so the planner, the
+// (planner/wq_planner.hpp). Kernel tables come from kernel_select.hpp, so the planner, the
 // plan-file check and the executor agree on them.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "core/shape_key.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 namespace adaptcore {
 

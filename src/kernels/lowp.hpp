@@ -17,7 +17,7 @@
 
 #include "adaptcore/types.hpp"
 #include "kernels/ukernel.hpp"
-#include "core/shape_key.hpp"
+#include "core/dtype.hpp"
 
 namespace adaptcore::kernels {
 

@@ -29,7 +29,7 @@
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 #include "dispatch/planning.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 namespace {
 

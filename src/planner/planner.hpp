@@ -8,7 +8,7 @@
 #include "core/shape_key.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
-#include "plan/select.hpp"
+#include "planner/select.hpp"
 #include "plan/type_config.hpp"
 
 namespace adaptcore {

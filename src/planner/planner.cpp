@@ -1,4 +1,4 @@
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 #include "plan/candidates.hpp"
 #include "plan/taxonomy.hpp"

@@ -9,7 +9,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "kernels/wq.hpp"
-#include "plan/planner.hpp"
+#include "planner/planner.hpp"
 
 namespace adaptcore {
 

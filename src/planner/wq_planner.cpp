@@ -1,4 +1,4 @@
-#include "plan/wq_planner.hpp"
+#include "planner/wq_planner.hpp"
 #include "core/int_math.hpp"
 
 #include <algorithm>
