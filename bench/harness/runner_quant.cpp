@@ -21,10 +21,10 @@
 #include <tuple>
 
 #include "harness/quant_math.hpp"
-#include "harness/read_bandwidth.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
+#include "measure/read_bandwidth.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -261,7 +261,7 @@ class QuantBench final : public DtypeBench {
 
     const int threads = env.ctx.threads();
     if (progress != nullptr) *progress << "measuring the DRAM read bandwidth and the dot-product peaks\n";
-    read_gbs_ = measure_read_bandwidth(threads);
+    read_gbs_ = am::measure_read_bandwidth(threads);
     const bool native = env.ctx.isa() == Isa::Avx512;
     const double fp32_peak = env.ctx.hardware().peak_gflops_per_core(env.ctx.isa()) * threads;
     int8_peak_ = native && am::path_supported(am::FmaPath::Int8Dot)
@@ -300,7 +300,7 @@ class QuantBench final : public DtypeBench {
     // minutes), so it is measured again next to every decode shape: annotate() compares the
     // shape with that reading and with the run's highest (the conservative fraction).
     if (s.m <= 16) {
-      const double gbs = measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
+      const double gbs = am::measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
       read_gbs_ = std::max(read_gbs_, gbs);
       near_gbs_[{s.m, s.n, s.k}] = gbs;
       (*doc_)["dram_read_gbs_samples"].push_back(gbs);
