@@ -20,7 +20,8 @@ namespace {
 // CBLAS and most vendor interfaces take `int` sizes; a larger shape could not be run by them.
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
 
-constexpr std::string_view kFileSuites[] = {"llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny"};
+constexpr std::string_view kFileSuites[] = {"llm",   "llm-nt",     "small",  "odd",   "tiny",
+                                            "quant", "quant-tiny", "llm100", "square"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -155,6 +156,23 @@ std::string default_suites_dir() {
   return ADAPTCORE_SUITES_DIR;
 }
 
+std::string suite_file(const std::string& name_or_path, const std::string& suites_dir) {
+  if (name_or_path == "random" || name_or_path == "full") return {};
+  if (is_file_suite(name_or_path))
+    return (suites_dir.empty() ? default_suites_dir() : suites_dir) + "/" + name_or_path + ".txt";
+  return name_or_path;
+}
+
+std::string format_shape(const SuiteShape& s) {
+  std::ostringstream line;
+  line << s.m << ' ' << s.n << ' ' << s.k;
+  const bool lds = s.lda != 0 || s.ldb != 0 || s.ldc != 0;
+  if (lds || s.trans_a || s.trans_b) line << (s.trans_a ? " T" : " N") << (s.trans_b ? " T" : " N");
+  if (lds) line << ' ' << s.lda << ' ' << s.ldb << ' ' << s.ldc;
+  if (!s.tag.empty()) line << "  # " << s.tag;
+  return line.str();
+}
+
 std::vector<SuiteShape> parse_suite(std::istream& in, const std::string& source_name) {
   std::vector<SuiteShape> shapes;
   std::string tag;  // the latest comment line of the current paragraph
@@ -190,11 +208,7 @@ std::vector<SuiteShape> load_suite(const std::string& name_or_path, const std::s
                                    std::uint64_t seed, std::size_t random_count) {
   if (name_or_path == "random") return random_suite(random_count, seed);
   if (name_or_path == "full") return full_suite(seed);
-  if (is_file_suite(name_or_path)) {
-    const std::string dir = suites_dir.empty() ? default_suites_dir() : suites_dir;
-    return load_file(dir + "/" + name_or_path + ".txt");
-  }
-  return load_file(name_or_path);
+  return load_file(suite_file(name_or_path, suites_dir));
 }
 
 }  // namespace adaptcore::bench
