@@ -3,14 +3,21 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 
+// The source tree's suites (for runs from the build tree) and the installed suites' path
+// relative to the installed executable's folder (bench/harness/CMakeLists.txt sets both).
 #ifndef ADAPTCORE_SUITES_DIR
 #define ADAPTCORE_SUITES_DIR "bench/suites"
+#endif
+#ifndef ADAPTCORE_SUITES_FROM_BINDIR
+#define ADAPTCORE_SUITES_FROM_BINDIR "../share/adaptcore/suites"
 #endif
 
 namespace adaptcore::bench {
@@ -118,6 +125,17 @@ bool is_file_suite(std::string_view name) {
   return false;
 }
 
+// <folder of the running executable>/ADAPTCORE_SUITES_FROM_BINDIR if that folder exists (an
+// installed command line), else empty.
+std::string installed_suites_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  const fs::path dir = (exe.parent_path() / ADAPTCORE_SUITES_FROM_BINDIR).lexically_normal();
+  return fs::is_directory(dir, ec) ? dir.string() : std::string();
+}
+
 std::vector<SuiteShape> load_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
@@ -153,6 +171,7 @@ std::vector<std::string> suite_names() {
 std::string default_suites_dir() {
   const char* env = std::getenv("ADAPTCORE_SUITES_DIR");
   if (env != nullptr && *env != '\0') return env;
+  if (std::string installed = installed_suites_dir(); !installed.empty()) return installed;
   return ADAPTCORE_SUITES_DIR;
 }
 

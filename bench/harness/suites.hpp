@@ -34,8 +34,9 @@ SuiteShape with_leading_dims(SuiteShape);
 // suites_dir), "random", "full" (generated).
 std::vector<std::string> suite_names();
 
-// Where the suite files are: $ADAPTCORE_SUITES_DIR if set and not empty, else the source tree's
-// bench/suites as configured at build time.
+// Where the suite files are: $ADAPTCORE_SUITES_DIR if set and not empty; else, for an installed
+// command line, <its folder>/../share/adaptcore/suites (found through /proc/self/exe, so the
+// installed tree may be moved); else the source tree's bench/suites as configured at build time.
 std::string default_suites_dir();
 
 // The file load_suite reads for name_or_path (suites_dir as there); empty for a generated suite.
