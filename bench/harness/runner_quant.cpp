@@ -296,9 +296,10 @@ class QuantBench final : public DtypeBench {
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
     if (s.trans_a || s.trans_b || s.lda != s.k || s.ldb != (s.trans_b ? s.k : s.n) || s.ldc != s.n)
       throw std::runtime_error("the weight-quantized comparisons take dense shapes without transposes");
-    // The DRAM read rate of this machine drifts with other tenants (seen: 21 to 42 GB/s within
-    // minutes), so it is measured again next to every decode shape: annotate() compares the
-    // shape with that reading and with the run's highest (the conservative fraction).
+    // The DRAM read rate of a shared machine drifts with other tenants within minutes
+    // (bench/README.md, "Bandwidth"), so it is measured again next to every decode shape:
+    // annotate() compares the shape with that reading and with the run's highest (the
+    // conservative fraction).
     if (s.m <= 16) {
       const double gbs = am::measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
       read_gbs_ = std::max(read_gbs_, gbs);
