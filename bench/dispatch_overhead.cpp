@@ -169,9 +169,10 @@ void BM_make_plan(benchmark::State& state) {
   const adaptcore::ShapeKey base = llm_base_key(impl, op);
   const adaptcore::HardwareProfile& hw = impl.hardware();
   const adaptcore::kernels::IsaKernels& ks = impl.kernels();
+  const adaptcore::TypeConfig cfg = adaptcore::type_config(ks, hw);
   int64_t i = 0;
   for (auto _ : state) {
-    const adaptcore::Plan p = adaptcore::make_plan(unseen_key(base, i++), hw, ks);
+    const adaptcore::Plan p = adaptcore::make_plan(unseen_key(base, i++), hw, cfg);
     benchmark::DoNotOptimize(p);
   }
   state.SetLabel(adaptcore::to_string(ks.isa));

@@ -226,7 +226,7 @@ int run_case(const Case& c, uint64_t seed, std::vector<Config>& configs, Stats& 
       ++stats.calls[cfg.name()];
       if (plan.threads() > 1) ++stats.parallel_plans[cfg.name()];
       if (plan.pk > 1) ++stats.split_k_plans[cfg.name()];
-      if (!plan.dot && plan.tail == TailStrategy::Padded) ++stats.padded_tail[cfg.name()];
+      if (!plan.is_dot() && plan.tail == TailStrategy::Padded) ++stats.padded_tail[cfg.name()];
     }
     if (!problem.empty()) {
       ++failures;

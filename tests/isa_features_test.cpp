@@ -145,7 +145,7 @@ Plan native_packed_plan(const ShapeKey& key, int tile, int mr, int nr) {
 Plan dot_plan(const ShapeKey& key) {
   Plan p;
   p.isa = key.isa;
-  p.dot = true;
+  p.kind = PlanKind::Dot;
   p.mr = kernels::kLowpDotMr;
   p.nr = kernels::kLowpDotNr;
   p.mc = key.m;
@@ -164,7 +164,7 @@ TEST(IsaFeatures, ProfileDisablingDotProductsSelectsFallbackKernels) {
   EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::U8S8));
   EXPECT_STREQ(ctx->impl().lowp_kernels(DType::Bf16, ctx->isa())->name, "fp32-convert");
   EXPECT_STREQ(ctx->impl().lowp_kernels(DType::U8S8, ctx->isa())->name, "int32-generic");
-  EXPECT_STREQ(ctx->impl().wq_kernels().name, "int32-generic");
+  EXPECT_STREQ(ctx->impl().wq_kernels(ctx->isa()).name, "int32-generic");
   std::remove(profile.c_str());
 }
 
@@ -265,7 +265,7 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
               Status::Ok);
     const ShapeKey key = only_key(ctx);
     Plan bad = *ctx.impl().cache().find(key);
-    ASSERT_FALSE(bad.dot);
+    ASSERT_FALSE(bad.is_dot());
     bad.nr *= 2;
     ctx.clear_plan_cache();
     ctx.impl().cache().insert(key, bad);

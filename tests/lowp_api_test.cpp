@@ -227,7 +227,7 @@ TEST(LowpPlans, PlanFileChecksLowpEntries) {
     bad.tile = 9;
     EXPECT_NE(check_plan_entry(key, bad), "");
     bad = good;
-    bad.dot = true;
+    bad.kind = PlanKind::Dot;
     EXPECT_NE(check_plan_entry(key, bad), "");
     ShapeKey f32 = key;  // an fp32 key cannot have byte-sized leading-dimension classes
     f32.dtype = DType::F32;

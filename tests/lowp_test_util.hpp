@@ -16,7 +16,8 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
-#include "plan/lowp_planner.hpp"
+#include "plan/planner.hpp"
+#include "plan/type_config.hpp"
 #include "test_util.hpp"
 
 namespace adaptcore::test {
@@ -94,11 +95,11 @@ struct LowpRunner {
     const Status s = make_lowp_problem(call, prob);
     if (s != Status::Ok) return s;
     if (lowp_trivial(prob)) return Status::Ok;
-    const ShapeKey key = make_lowp_key(prob, table->isa, threads);
-    Plan plan = make_lowp_plan(key, detected_hardware(), *table);
+    const ShapeKey key = make_key(prob, table->isa, threads);
+    Plan plan = make_plan(key, detected_hardware(), type_config(*table, detected_hardware()));
     if (direct_kc > 0 && table->direct_b != nullptr && key.b_row_unit) {
       plan.tile = 0;
-      plan.dot = false;
+      plan.kind = PlanKind::Blocked;
       plan.mr = table->direct_b->mr;
       plan.nr = table->direct_b->nr;
       plan.pack_a = true;
@@ -109,7 +110,7 @@ struct LowpRunner {
     if (force_dot && table->dot != nullptr && key.a_k_unit && key.b_k_unit) {
       plan = Plan{};
       plan.isa = table->isa;
-      plan.dot = true;
+      plan.kind = PlanKind::Dot;
       plan.mr = kernels::kLowpDotMr;
       plan.nr = kernels::kLowpDotNr;
       plan.pack_a = plan.pack_b = false;
@@ -120,7 +121,7 @@ struct LowpRunner {
       plan.pm = prob.m >= prob.n ? threads : 1;
       plan.pn = prob.m >= prob.n ? 1 : threads;
     }
-    return execute_lowp(plan, prob, *table, *pool);
+    return execute(plan, prob, *table, *pool);
   }
 };
 

@@ -62,7 +62,7 @@ std::unique_ptr<Context> fresh(int threads = 2, Isa isa = Isa::Auto) {
 
 bool same_plan(const Plan& x, const Plan& y) {
   return x.isa == y.isa && x.tile == y.tile && x.mr == y.mr && x.nr == y.nr &&
-         x.pack_a == y.pack_a && x.pack_b == y.pack_b && x.dot == y.dot && x.mc == y.mc &&
+         x.pack_a == y.pack_a && x.pack_b == y.pack_b && x.kind == y.kind && x.mc == y.mc &&
          x.nc == y.nc && x.kc == y.kc && x.pm == y.pm && x.pn == y.pn && x.pk == y.pk &&
          x.tail == y.tail && x.cls == y.cls && x.predicted_us == y.predicted_us;
 }
@@ -340,12 +340,12 @@ TEST(PlanFile, InvalidPlansRejected) {
   auto ctx = fresh(2);
   const ShapeKey key = run_checked(*ctx, shapes()[1]);  // NN, 67 x 131 x 300
   const Plan good = *ctx->impl().cache().find(key);
-  ASSERT_FALSE(good.dot);
+  ASSERT_FALSE(good.is_dot());
   const ShapeKey dkey = run_checked(*ctx, shapes()[2]);  // NT: A and B contiguous along k
   ASSERT_TRUE(dkey.a_k_unit && dkey.b_k_unit);
   Plan dot;
   dot.isa = dkey.isa;
-  dot.dot = true;
+  dot.kind = PlanKind::Dot;
   dot.mr = kernels::kDotMr;
   dot.nr = kernels::kDotNr;
   dot.mc = dkey.m, dot.nc = dkey.n, dot.kc = dkey.k;

@@ -16,7 +16,7 @@
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 #include "test_util.hpp"
 
 namespace adaptcore::test {
@@ -52,7 +52,7 @@ std::vector<Plan> all_candidates(const ShapeKey& key, const HardwareProfile& hw,
       ShapeClass cls;
       cls.capacity = cap;
       cls.parallel = par;
-      for (const Plan& p : enumerate_candidates(key, cls, hw, ks)) {
+      for (const Plan& p : enumerate_candidates(key, cls, hw, type_config(ks, hw))) {
         const std::string id = describe(p) + " tile " + std::to_string(p.tile);
         if (seen.insert(id).second) out.push_back(p);
       }
@@ -112,7 +112,7 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
             std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
             ++executed;
             split_k += plan.pk > 1;
-            padded += !plan.dot && plan.tail == TailStrategy::Padded;
+            padded += !plan.is_dot() && plan.tail == TailStrategy::Padded;
             // A split-K plan reduces in a fixed order: a second run gives the same bits.
             if (err.empty() && plan.pk > 1) {
               const std::vector<float> first = c.memory();

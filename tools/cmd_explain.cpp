@@ -83,7 +83,7 @@ void run_explain(const ExplainArgs& args) {
     dtype = wq_effective_dtype(dtype, args.wq);
     key = make_wq_shape_key(s.m, s.n, s.k, dtype, wq_effective_group(dtype, args.wq),
                             args.wq.bf16_activations, impl.isa(), impl.threads());
-    kernel_name = impl.wq_kernels().name;
+    kernel_name = impl.wq_kernels(key.isa).name;
   } else if (dtype != DType::F32) {
     // Low precision: the same shape as the kernels of that type see it (element sizes change
     // the key's leading-dimension classes and the plan's capacities).

@@ -212,7 +212,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   const double frac_dram = dram > 0 ? wgbs / dram : 0.0;
   const double g_bf16 = opt.compare ? flops / tb.median_s / 1e9 : 0.0;
   const double g_f32 = opt.compare ? flops / (tf.median_s + td.median_s) / 1e9 : 0.0;
-  const char* kname = ctx->impl().wq_kernels().name;
+  const char* kname = ctx->impl().wq_kernels(ctx->isa()).name;
 
   if (opt.json) {
     nlohmann::ordered_json j;

@@ -184,7 +184,7 @@ class LowpShape final : public ShapeBench {
     if (make_lowp_problem(adaptcore_call(g), prob) != Status::Ok) throw std::runtime_error("invalid shape");
     ::adaptcore::detail::ContextImpl& impl = env_.ctx.impl();
     const ShapeKey key = impl.key_for(prob);
-    const double t = am::time_once([&] { plan_ = impl.lowp_plan_for(key); });
+    const double t = am::time_once([&] { plan_ = impl.plan_for(key); });
     planned_ = true;
     return t;
   }

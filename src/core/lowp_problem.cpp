@@ -91,21 +91,16 @@ Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
   return Status::Ok;
 }
 
-ShapeKey make_lowp_key(const LowpProblem& p, Isa isa, int threads) noexcept {
-  const int64_t eb = p.dtype() == DType::Bf16 ? 2 : 1;
-  auto log2_bytes = [&](int64_t elements) {
-    const auto bytes = static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(eb);
-    const int tz = bytes == 0 ? 16 : __builtin_ctzll(bytes);
-    return static_cast<std::uint8_t>(tz < 16 ? tz : 16);
-  };
+ShapeKey make_key(const LowpProblem& p, Isa isa, int threads) noexcept {
+  const int eb = input_bytes(p.dtype());
   ShapeKey key;
   key.m = p.m, key.n = p.n, key.k = p.k;
   key.a_row_unit = p.a_row_unit();
   key.b_row_unit = p.b_row_unit();
   key.a_k_unit = p.a.cs == 1;
   key.b_k_unit = p.b.rs == 1;
-  key.a_ld_log2 = key.a_row_unit ? log2_bytes(p.a.rs) : log2_bytes(p.a.cs);
-  key.b_ld_log2 = key.b_row_unit ? log2_bytes(p.b.rs) : log2_bytes(p.b.cs);
+  key.a_ld_log2 = key.a_row_unit ? stride_log2(p.a.rs, eb) : stride_log2(p.a.cs, eb);
+  key.b_ld_log2 = key.b_row_unit ? stride_log2(p.b.rs, eb) : stride_log2(p.b.cs, eb);
   key.isa = isa;
   key.threads = threads;
   key.dtype = p.dtype();

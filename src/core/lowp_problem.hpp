@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "adaptcore/adaptcore.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 
@@ -77,6 +77,6 @@ struct LowpCall {
 Status make_lowp_problem(const LowpCall& call, LowpProblem& out) noexcept;
 
 // The shape key of a low-precision problem (leading-dimension classes in bytes).
-ShapeKey make_lowp_key(const LowpProblem& p, Isa isa, int threads) noexcept;
+ShapeKey make_key(const LowpProblem& p, Isa isa, int threads) noexcept;
 
 }  // namespace adaptcore

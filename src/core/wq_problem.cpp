@@ -50,17 +50,14 @@ DType wq_dtype(WeightFormat format, int parts) noexcept {
   return parts == 2 ? DType::W8A16 : DType::W8A8;
 }
 
-ShapeKey make_wq_key(const WqProblem& p, Isa isa, int threads) noexcept {
+ShapeKey make_key(const WqProblem& p, Isa isa, int threads) noexcept {
   ShapeKey key;
   key.m = p.m, key.n = p.n(), key.k = p.k();
   key.a_k_unit = p.a_cs == 1;
   key.a_row_unit = p.a_cs == 1;
   key.b_row_unit = true;  // the packed panels
   key.b_k_unit = false;
-  const int64_t eb = p.a_bf16 ? 2 : 4;
-  const int64_t pitch = (p.a_cs == 1 ? p.a_rs : p.a_cs) * eb;
-  const int tz = pitch == 0 ? 16 : __builtin_ctzll(static_cast<std::uint64_t>(pitch));
-  key.a_ld_log2 = static_cast<std::uint8_t>(std::min(tz, 16));
+  key.a_ld_log2 = stride_log2(p.a_cs == 1 ? p.a_rs : p.a_cs, p.a_bf16 ? 2 : 4);
   key.b_ld_log2 = 0;
   key.isa = isa;
   key.threads = threads;
@@ -82,7 +79,7 @@ ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t
   p.a_rs = std::max<int64_t>(k, 1), p.a_cs = 1;
   p.parts = wq_dtype_parts(dtype);
   p.w = &w;
-  return make_wq_key(p, isa, threads);
+  return make_key(p, isa, threads);
 }
 
 }  // namespace adaptcore

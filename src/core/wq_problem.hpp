@@ -7,7 +7,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/wq_weights.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 
@@ -35,12 +35,8 @@ Status make_wq_problem(Layout layout, Trans transa, int64_t m, const void* a, bo
 
 // The dtype of a weight format and part count (W8A16, W8A8, W4A16, W4A8).
 DType wq_dtype(WeightFormat format, int parts) noexcept;
-inline bool wq_dtype_int4(DType d) noexcept { return d == DType::W4A16 || d == DType::W4A8; }
-inline int wq_dtype_parts(DType d) noexcept {
-  return d == DType::W8A16 || d == DType::W4A16 ? 2 : 1;
-}
 
-ShapeKey make_wq_key(const WqProblem& p, Isa isa, int threads) noexcept;
+ShapeKey make_key(const WqProblem& p, Isa isa, int threads) noexcept;
 // The key of a shape without operands (row-major A with rows k apart): what `adaptcore explain`
 // shows and `run` times.
 ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group,

@@ -9,7 +9,7 @@
 
 #include "adaptcore/types.hpp"
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 

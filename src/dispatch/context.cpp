@@ -161,25 +161,6 @@ const kernels::IsaKernels& ContextImpl::kernels() const noexcept {
   return ks != nullptr ? *ks : kernels::generic_kernels();
 }
 
-ShapeKey ContextImpl::key_for(const GemmProblem& prob) const noexcept {
-  return make_key(prob, isa(), threads());
-}
-
-Explanation ContextImpl::explain(const ShapeKey& key) const {
-  if (is_weight_quantized(key.dtype)) return explain_wq(key);
-  if (key.dtype != DType::F32) return explain_lowp(key);
-  return explain_plan(key, hardware(), *kernels::kernels_for(key.isa));
-}
-
-Plan ContextImpl::plan_for(const ShapeKey& key) {
-  if (is_weight_quantized(key.dtype)) return wq_plan_for(key);
-  if (key.dtype != DType::F32) return lowp_plan_for(key);
-  if (const Plan* p = cache_.find(key)) return *p;
-  const Plan plan = make_plan(key, hardware(), *kernels::kernels_for(key.isa));
-  cache_.insert(key, plan);
-  return plan;
-}
-
 ThreadPool& ContextImpl::pool_for(int threads) noexcept {
   if (pool_.max_threads() < threads && !pool_.on_host_openmp()) {
     // Best effort: a refused thread leaves the pool as it was, and a call of more tasks than
@@ -188,31 +169,6 @@ ThreadPool& ContextImpl::pool_for(int threads) noexcept {
     if (pool_.max_threads() < threads) pool_.resize(threads);
   }
   return pool_;
-}
-
-Status ContextImpl::run(const GemmProblem& prob) noexcept {
-  if (prob.m == 0 || prob.n == 0) return Status::Ok;
-  if (prob.k == 0 || prob.alpha == 0.0f) {
-    scale_c(prob);
-    return Status::Ok;
-  }
-  try {
-    const CallLog log(verbose_);
-    const auto section = reading();
-    const ShapeKey key = key_for(prob);
-    const kernels::IsaKernels* ks = kernels::kernels_for(key.isa);
-    const Plan* cached = cache_.find(key);
-    if (cached != nullptr && execute_single_tile(*cached, prob, *ks)) {
-      log.done(key, *cached, true, "serial", Status::Ok);
-      return Status::Ok;
-    }
-    const Plan plan = cached != nullptr ? *cached : plan_for(key);
-    const Status s = execute(plan, prob, *ks, pool_for(plan.threads()));
-    log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
-    return s;
-  } catch (...) {
-    return exception_status(nullptr);
-  }
 }
 
 void ContextImpl::before_fork() noexcept {

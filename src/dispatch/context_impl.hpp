@@ -14,6 +14,7 @@
 #include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
 #include "core/wq_problem.hpp"
+#include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "dispatch/reclaimer.hpp"
 #include "exec/fork_guard.hpp"
@@ -22,7 +23,7 @@
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
 #include "plan/planner.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore::detail {
 
@@ -51,30 +52,33 @@ class ContextImpl final : public ForkAware {
   // A GEMM call or any other reader of the profile and plan cache holds one of these.
   Reclaimer::Section reading() noexcept { return Reclaimer::Section(); }
 
-  // The whole call: plan lookup (or planning on a miss) and execution.
-  Status run(const GemmProblem& prob) noexcept;
+  // The whole call of any problem type (fp32, bf16/int8, weight-quantized), written once
+  // (context_run.cpp): the key, the plan from the cache (or the planner on a miss), execution
+  // with the kernels the key names.
+  template <class Problem>
+  Status run(const Problem& prob) noexcept;
+  Status run_lowp(const LowpProblem& prob) noexcept { return run(prob); }
+  Status run_wq(const WqProblem& prob) noexcept { return run(prob); }
 
-  // The key this context would use for a problem, and the planner's reasoning for it.
-  ShapeKey key_for(const GemmProblem& prob) const noexcept;
+  // The key this context would use for a problem of any type.
+  template <class Problem>
+  ShapeKey key_for(const Problem& prob) const noexcept {
+    return make_key(prob, isa(), threads());
+  }
+  // The planner's reasoning for a key of any dtype (planning.hpp: the implementation that
+  // applies), and the plan through the cache.
   Explanation explain(const ShapeKey& key) const;
-  Plan plan_for(const ShapeKey& key);  // through the cache
-  const kernels::IsaKernels& kernels() const noexcept;
+  Plan plan_for(const ShapeKey& key);
 
-  // Low precision (context_lowp.cpp): the same cache and pool, keys with a bf16/int8 dtype.
-  Status run_lowp(const LowpProblem& prob) noexcept;
-  ShapeKey key_for(const LowpProblem& prob) const noexcept;
-  // The kernels a dtype runs with on a path (kernel_select.hpp: native where both the profile
-  // and the CPU have the instructions); the planner, the executor and the plan-file check agree.
-  const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept;
-  Explanation explain_lowp(const ShapeKey& key) const;
-  Plan lowp_plan_for(const ShapeKey& key);
-
-  // Weight-quantized GEMM (context_wq.cpp): the same cache and pool, keys with a W* dtype.
-  Status run_wq(const WqProblem& prob) noexcept;
-  ShapeKey key_for(const WqProblem& prob) const noexcept;
-  const kernels::WqKernels& wq_kernels() const noexcept;  // kernel_select.hpp: wq_kernels_for
-  Explanation explain_wq(const ShapeKey& key) const;
-  Plan wq_plan_for(const ShapeKey& key);
+  // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU
+  // allow on a path, the same tables the planner and the plan-file check use.
+  const kernels::IsaKernels& kernels() const noexcept;  // fp32, the current path
+  const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept {
+    return lowp_kernels_for(hardware(), dtype, isa);
+  }
+  const kernels::WqKernels& wq_kernels(Isa isa) const noexcept {
+    return wq_kernels_for(hardware(), isa);
+  }
 
   PlanCache& cache() noexcept { return cache_; }
   ThreadPool& pool() noexcept { return pool_; }

@@ -1,5 +1,7 @@
 #include "dispatch/kernel_select.hpp"
 
+#include "hw/isa_features.hpp"
+
 namespace adaptcore {
 
 const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
@@ -8,9 +10,8 @@ const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
 }
 
 bool uses_native_lowp(const HardwareProfile& hw, DType dtype) noexcept {
-  const HardwareProfile& cpu = detected_hardware();
-  if (dtype == DType::Bf16) return hw.avx512_bf16 && cpu.avx512_bf16;
-  return hw.avx512_vnni && hw.avx512bw && cpu.avx512_vnni && cpu.avx512bw;
+  return can_run(hw, detected_hardware(),
+                 dtype == DType::Bf16 ? kLevelAvx512Bf16 : kLevelAvx512Vnni);
 }
 
 const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,
@@ -23,6 +24,19 @@ const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noe
   const bool native = isa == Isa::Avx512 && uses_native_lowp(hw, DType::U8S8);
   const kernels::WqKernels* vnni = native ? kernels::wq_vnni_kernels() : nullptr;
   return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
+}
+
+bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig& out) noexcept {
+  if (dtype == DType::F32) {
+    const kernels::IsaKernels* ks = kernels::kernels_for(isa);
+    if (ks == nullptr) return false;
+    out = type_config(*ks, hw);
+    return true;
+  }
+  const kernels::LowpKernels* ks = lowp_kernels_for(hw, dtype, isa);
+  if (ks == nullptr) return false;
+  out = type_config(*ks, hw);
+  return true;
 }
 
 }  // namespace adaptcore

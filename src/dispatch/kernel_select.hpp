@@ -10,6 +10,7 @@
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
+#include "plan/type_config.hpp"
 
 namespace adaptcore {
 
@@ -34,5 +35,10 @@ const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dt
 // the avx512 path where uses_native_lowp allows it, the portable kernel elsewhere (same layout,
 // same bits).
 const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noexcept;
+
+// The planning configuration of a (non weight-quantized) dtype on an ISA path with profile
+// `hw`: from the kernels lowp_kernels_for / runnable_kernels give, so planner, plan-file check
+// and executor see one table. False when the path has no kernels for it.
+bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig& out) noexcept;
 
 }  // namespace adaptcore

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 

@@ -1,4 +1,5 @@
 #include "dispatch/plan_file.hpp"
+#include "core/int_math.hpp"
 
 #include <bit>
 #include <cerrno>
@@ -14,6 +15,8 @@
 #include "core/exception_status.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
+#include "dispatch/planning.hpp"
+#include "hw/isa_features.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 
@@ -122,7 +125,7 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i32(p.mr);
   w.i32(p.nr);
   w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
-                                 (p.dot ? kDot : 0)));
+                                 (p.is_dot() ? kDot : 0)));
   w.i64(p.mc);
   w.i64(p.nc);
   w.i64(p.kc);
@@ -188,14 +191,13 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   p.isa = static_cast<Isa>(pisa);
   p.pack_a = (pflags & kPackA) != 0;
   p.pack_b = (pflags & kPackB) != 0;
-  p.dot = (pflags & kDot) != 0;
+  p.kind = (pflags & kDot) != 0 ? PlanKind::Dot : PlanKind::Blocked;
   p.tail = static_cast<TailStrategy>(tail);
   p.cls.capacity = static_cast<CapacityClass>(cap);
   p.cls.parallel = static_cast<ParallelClass>(par);
   return true;
 }
 
-int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
 std::string isa_name(std::uint32_t v) {
   return known_isa(v) ? to_string(static_cast<Isa>(v)) : "unknown ISA " + std::to_string(v);
@@ -224,9 +226,7 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
     for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
     h = fnv1a64(std::string_view(b, 8), h);
   };
-  add((hw.fma3 ? 1u : 0u) | (hw.avx2 ? 2u : 0u) | (hw.avx512f ? 4u : 0u) |
-      (hw.avx512bw ? 8u : 0u) | (hw.avx512dq ? 16u : 0u) | (hw.avx512vl ? 32u : 0u) |
-      (hw.avx512_bf16 ? 64u : 0u) | (hw.avx512_vnni ? 128u : 0u));
+  add(features_of(hw).bits);
   add(static_cast<std::uint64_t>(hw.cores));
   add(static_cast<std::uint64_t>(hw.l1d_bytes));
   add(static_cast<std::uint64_t>(hw.l2_bytes));
@@ -259,40 +259,6 @@ std::string write_plan_bytes(const std::vector<PlanEntry>& entries, const Hardwa
   return std::move(w.str());
 }
 
-namespace {
-// Low-precision plans: a tile of the kernels the loading context runs the dtype with (its
-// profile decides native or fallback, as for the executor), both operands packed (or B read in
-// place by the direct tile when B's rows are contiguous, or the dot tile when A's rows and B's
-// columns are contiguous along k), no split-K, masked tails.
-std::string check_lowp_plan(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
-  const kernels::LowpKernels* ks = lowp_kernels_for(hw, key.dtype, key.isa);
-  if (ks == nullptr) return "no low-precision kernels for this ISA";
-  if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
-    return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.dtype);
-  const kernels::LowpTile& t = ks->tiles[static_cast<std::size_t>(p.tile)];
-  if (p.dot) {
-    if (ks->dot == nullptr) return "dot plan on a low-precision path without dot kernels";
-    if (!key.a_k_unit || !key.b_k_unit) return "dot plan for operands not contiguous along k";
-    if (p.tile != 0) return "dot plan with a tile index";
-    if (p.mr != kernels::kLowpDotMr || p.nr != kernels::kLowpDotNr)
-      return "dot plan with a wrong tile";
-    if (p.pack_a || p.pack_b) return "dot plan with packing";
-  } else if (!p.pack_a) {
-    return "low-precision plan without packing A";
-  } else if (!p.pack_b) {
-    const kernels::LowpDirectTile* d = ks->direct_b;
-    if (d == nullptr) return "B read in place by a low-precision path without direct kernels";
-    if (!key.b_row_unit) return "B read in place but its rows are not contiguous";
-    if (p.mr != d->mr || p.nr != d->nr) return "mr x nr does not match the direct tile";
-  } else if (p.mr != t.mr || p.nr != t.nr) {
-    return "mr x nr does not match the low-precision tile";
-  }
-  if (p.pk != 1) return "low-precision plan with split-K";
-  if (p.tail != TailStrategy::Masked) return "low-precision plan with a padded tail";
-  return {};
-}
-}  // namespace
-
 std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
   return check_plan_entry(key, p, detected_hardware());
 }
@@ -313,8 +279,7 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
   if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
   if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
   if (p.isa != key.isa) return "plan ISA differs from its key's";
-  const kernels::IsaKernels* ks = runnable_kernels(key.isa);
-  if (ks == nullptr)
+  if (runnable_kernels(key.isa) == nullptr)
     return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
   if (static_cast<std::uint8_t>(p.tail) > static_cast<std::uint8_t>(TailStrategy::Padded))
     return "unknown tail strategy";
@@ -322,29 +287,11 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
       static_cast<std::uint8_t>(p.cls.parallel) > static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";
 
-  if (key.dtype != DType::F32) {
-    const std::string why = check_lowp_plan(key, p, hw);
-    if (!why.empty()) return why;
-  } else if (p.dot) {  // the register or dot tile
-    if (ks->dot == nullptr) return "dot plan on an ISA without dot kernels";
-    if (!key.a_k_unit || !key.b_k_unit) return "dot plan for operands not contiguous along k";
-    if (p.tile != 0) return "dot plan with a tile index";
-    if (p.mr != kernels::kDotMr || p.nr != kernels::kDotNr) return "dot plan with a wrong tile";
-    if (p.pack_a || p.pack_b) return "dot plan with packing";
-    if (p.pk != 1) return "dot plan with split-K";
-    if (p.tail != TailStrategy::Masked) return "dot plan with a padded tail";
-  } else {
-    if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks->tiles.size())
-      return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(key.isa);
-    const kernels::TileKernels& t = ks->tiles[static_cast<std::size_t>(p.tile)];
-    if (p.mr != t.mr || p.nr != t.nr)
-      return "mr x nr " + std::to_string(p.mr) + "x" + std::to_string(p.nr) +
-             " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) +
-             "x" + std::to_string(t.nr) + ")";
-    if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
-    if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))
-      return "padded tail without packing both operands";
-  }
+  // The plan kind's own rules, by the implementation that plans the key (planning.hpp).
+  if (const PlanningImpl* impl = planning_impl_for(key); impl == nullptr)
+    return "no planner for the key's data type";
+  else if (std::string why = impl->check(key, p, hw); !why.empty())
+    return why;
 
   // Blocking: positive and within the shape (bounds the workspace the executor sizes).
   if (p.mr < 1 || p.nr < 1) return "non-positive tile";

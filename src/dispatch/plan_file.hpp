@@ -27,7 +27,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 

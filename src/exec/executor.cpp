@@ -1,4 +1,5 @@
 #include "exec/executor.hpp"
+#include "core/int_math.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -11,8 +12,6 @@ namespace {
 using kernels::AMode;
 using kernels::UKernelArgs;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Half-open range of part `idx` of `parts` when `total` is split in whole units of `unit`.
 void split(int64_t total, int64_t unit, int parts, int idx, int64_t& begin, int64_t& end) {
@@ -144,7 +143,7 @@ void run_dot_block(const GemmProblem& g, const kernels::IsaKernels& ks, const Bl
 // with another tile's mr x nr leaves part of C unwritten. Cheap: a few compares per call.
 bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
   if (p.pm < 1 || p.pn < 1 || p.pk < 1) return false;
-  if (p.dot) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
+  if (p.is_dot()) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return false;
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(p.tile)];
   return p.mr == t.mr && p.nr == t.nr && p.mc >= 1 && p.nc >= 1 && p.kc >= 1;
@@ -155,7 +154,7 @@ bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
 bool execute_single_tile(const Plan& p, const GemmProblem& g,
                          const kernels::IsaKernels& ks) noexcept {
   if (p.threads() != 1 || !plan_matches(p, ks)) return false;  // execute() reports a mismatch
-  if (p.dot) {  // one thread: the dot loop needs neither the pool nor a workspace
+  if (p.is_dot()) {  // one thread: the dot loop needs neither the pool nor a workspace
     run_dot_block(g, ks, Block{0, g.m, 0, g.n, 0, g.k});
     return true;
   }
@@ -191,7 +190,7 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
                ThreadPool& pool) noexcept {
   if (!plan_matches(p, ks)) return Status::InternalError;
   const int threads = p.threads();
-  if (p.dot) {
+  if (p.is_dot()) {
     pool.run(threads, [&](int tid) {
       Block blk{};
       split(g.m, p.mr, p.pm, tid / p.pn, blk.m0, blk.m1);

@@ -1,4 +1,5 @@
 #include "exec/executor_lowp.hpp"
+#include "core/int_math.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,8 +9,6 @@
 namespace adaptcore {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 void split(int64_t total, int64_t unit, int parts, int idx, int64_t& begin, int64_t& end) {
   const int64_t units = ceil_div(total, unit);
@@ -297,7 +296,7 @@ bool lowp_trivial(const LowpProblem& g) noexcept {
   return true;
 }
 
-Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
+Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
                     ThreadPool& pool) noexcept {
   const int threads = p.pm * p.pn;
   // The plan must be for this table (see plan_matches in executor.cpp): a packed tile run
@@ -306,11 +305,11 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
       static_cast<std::size_t>(p.tile) >= ks.tiles.size())
     return Status::InternalError;
   const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-  if (!p.dot && p.pack_b && (p.mr != tile.mr || p.nr != tile.nr)) return Status::InternalError;
-  if (p.dot && (ks.dot == nullptr || g.a.cs != 1 || g.b.rs != 1 || p.mr != kernels::kLowpDotMr ||
+  if (!p.is_dot() && p.pack_b && (p.mr != tile.mr || p.nr != tile.nr)) return Status::InternalError;
+  if (p.is_dot() && (ks.dot == nullptr || g.a.cs != 1 || g.b.rs != 1 || p.mr != kernels::kLowpDotMr ||
                 p.nr != kernels::kLowpDotNr))
     return Status::InternalError;
-  if (!p.dot && !p.pack_b && (ks.direct_b == nullptr || g.b.cs != 1 || p.mr != ks.direct_b->mr ||
+  if (!p.is_dot() && !p.pack_b && (ks.direct_b == nullptr || g.b.cs != 1 || p.mr != ks.direct_b->mr ||
                     p.nr != ks.direct_b->nr))
     return Status::InternalError;
   const int64_t kc = std::min(p.kc, g.k);
@@ -318,9 +317,9 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
   const int64_t m_t = std::min(g.m, ceil_div(ceil_div(g.m, p.mr), p.pm) * p.mr);
   // A dot plan packs nothing; its column block is a thread's whole share of N.
   const int64_t n_t = std::min(g.n, ceil_div(ceil_div(g.n, p.nr), p.pn) * p.nr);
-  const int64_t nc = p.dot ? n_t : p.nc;
-  const auto pa = static_cast<std::size_t>(p.dot ? 0 : round_up(std::min(p.mc, m_t), p.mr) * groups);
-  const auto pb = static_cast<std::size_t>(p.dot ? 0 : round_up(std::min(p.nc, g.n), p.nr) * groups);
+  const int64_t nc = p.is_dot() ? n_t : p.nc;
+  const auto pa = static_cast<std::size_t>(p.is_dot() ? 0 : round_up(std::min(p.mc, m_t), p.mr) * groups);
+  const auto pb = static_cast<std::size_t>(p.is_dot() ? 0 : round_up(std::min(p.nc, g.n), p.nr) * groups);
   const auto cs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? nc : 0);
   const auto rs = static_cast<std::size_t>(g.dtype() == DType::U8S8 ? m_t : 0);
   const auto acc = static_cast<std::size_t>(g.bf16_out() ? m_t * nc : 0);
@@ -343,7 +342,7 @@ Status execute_lowp(const Plan& p, const LowpProblem& g, const kernels::LowpKern
     s.rowsum = s.colsum + up16(cs);
     s.zb = reinterpret_cast<std::uint32_t*>(s.rowsum + up16(rs));
     s.acc = reinterpret_cast<float*>(s.zb + up16(cs));
-    if (p.dot)
+    if (p.is_dot())
       run_dot_block(g, ks, blk, s);
     else
       run_block(p, g, ks, blk, s);

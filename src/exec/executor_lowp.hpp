@@ -12,7 +12,7 @@
 
 namespace adaptcore {
 
-Status execute_lowp(const Plan& plan, const LowpProblem& prob, const kernels::LowpKernels& ks,
+Status execute(const Plan& plan, const LowpProblem& prob, const kernels::LowpKernels& ks,
                     ThreadPool& pool) noexcept;
 
 // The whole call when nothing needs multiplying: bf16 with k == 0 or alpha == 0 (C = beta C),

@@ -67,7 +67,7 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
 
 }  // namespace
 
-Status execute_wq(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
+Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
                   ThreadPool& pool) noexcept {
   if (prob.m == 0) return Status::Ok;
   // The plan must be for this table: its row tile sizes the split buffer the kernels read.

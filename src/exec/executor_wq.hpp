@@ -11,7 +11,7 @@
 
 namespace adaptcore {
 
-Status execute_wq(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
+Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
                   ThreadPool& pool) noexcept;
 
 }  // namespace adaptcore

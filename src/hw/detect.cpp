@@ -97,25 +97,6 @@ const HardwareProfile& detected_hardware() {
   return *hw;
 }
 
-Isa HardwareProfile::best_isa() const noexcept {
-  if (supports(Isa::Avx512)) return Isa::Avx512;
-  if (supports(Isa::Avx2)) return Isa::Avx2;
-  return Isa::Generic;
-}
-
-bool HardwareProfile::supports(Isa isa) const noexcept {
-  switch (isa) {
-    case Isa::Auto:
-    case Isa::Generic:
-      return true;
-    case Isa::Avx2:
-      return avx2 && fma3;
-    case Isa::Avx512:
-      return avx512f && avx512vl && fma3;
-  }
-  return false;
-}
-
 int HardwareProfile::fp32_lanes(Isa isa) noexcept {
   switch (isa) {
     case Isa::Avx512: return 16;

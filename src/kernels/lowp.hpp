@@ -17,7 +17,7 @@
 
 #include "adaptcore/types.hpp"
 #include "kernels/ukernel.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore::kernels {
 

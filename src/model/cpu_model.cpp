@@ -1,4 +1,5 @@
 #include "model/cpu_model.hpp"
+#include "core/int_math.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +11,6 @@ namespace {
 
 // Micro-architecture constants that are the same on every x86 core this library targets.
 constexpr double kLoadsPerCycle = 2.0;  // vector loads (broadcasts included) per cycle
-constexpr double kFmaLatency = 4.0;     // cycles; one FMA per accumulator per depth step
 constexpr double kKernelEfficiency = 0.94;  // loop overhead, front end, C-tile traffic stalls
 // Data TLB: first-level entries, and the cycles a first-level miss that hits the second level
 // costs. A sliver whose rows are a page or more apart touches a page per depth step.
@@ -22,7 +22,6 @@ constexpr double kResidentShare = 0.5;
 // Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth.
 constexpr double kStreamsTracked = 8.0;
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
 // `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
@@ -66,42 +65,45 @@ double CpuModel::level_gbs(double bytes, int threads) const noexcept {
   return dram_gbs(threads);
 }
 
-double CpuModel::cycles_per_k(int m, int nr) const noexcept {
-  const double nv = std::ceil(static_cast<double>(nr) / ks_.lanes);
-  const double fmas = m * nv;
+double CpuModel::cycles_per_step(double m, double nr) const noexcept {
+  const double nv = std::ceil(nr / cfg_.lanes);
+  const double instrs = m * nv;
   const double loads = nv + m;  // B vectors + A broadcasts
-  return std::max({fmas / hw_.fma_per_cycle(ks_.isa), loads / kLoadsPerCycle, kFmaLatency});
+  return std::max({instrs / cfg_.instr_per_cycle, loads / kLoadsPerCycle, cfg_.latency_cycles});
+}
+
+CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
+  return p.is_dot() ? predict_dot(key, p) : predict_blocked(key, p);
 }
 
 CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const noexcept {
   CostBreakdown c;
+  const double eb = cfg_.in_bytes;
   const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
                k = static_cast<double>(key.k);
   const int threads = p.threads();
   const double m_t = std::min(m, ceil_div(ceil_div(m, p.mr), p.pm) * p.mr);
   const double n_t = std::min(n, ceil_div(ceil_div(n, p.nr), p.pn) * p.nr);
-  // Every tile walks k in vectors: (rows + cols) loads and rows x cols FMAs per vector, then
-  // a horizontal sum per output (about a dozen cycles of shuffles and adds).
-  const double chunks = ceil_div(k, ks_.lanes);
+  // Every tile walks k in vectors (lanes x multiply-adds per lane k values): rows + cols loads
+  // and rows x cols instructions per vector, each accumulator once (its latency bounds a
+  // small tile), then a horizontal sum per output (about a dozen cycles of shuffles and adds).
+  const double chunks = ceil_div(k, cfg_.lanes * cfg_.macs_per_lane);
   auto tile_cycles = [&](double rows, double cols) {
-    const double per = std::max({rows * cols / hw_.fma_per_cycle(ks_.isa),
-                                 (rows + cols) / kLoadsPerCycle, kFmaLatency});
+    const double per = std::max({rows * cols / cfg_.instr_per_cycle,
+                                 (rows + cols) / kLoadsPerCycle, cfg_.latency_cycles});
     return chunks * per + 12.0 * rows * cols + 20.0;
   };
   const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles);
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
-  auto bw_of = [&](double bytes) { return level_gbs(bytes, threads); };
   // B once, as nr sequential streams from where it lies; then every tile streams its rows and
-  // columns, (mr + nr) k values, from the level holding them, not hidden under the FMAs (the
-  // low-precision dot model's rule, docs/LOWP.md; here too: 256 x 4096 x 4096 NT, 2 threads,
-  // ran dot tiles at 79 GFLOP/s, a third of the packed path, when this term was only A's
-  // re-reads overlapped with compute).
-  const double b_bytes = 4 * n_t * k;
+  // columns, (mr + nr) k values, from the level holding them, not hidden under the
+  // instructions (8 streams of 64-byte loads, each used once; docs/MODEL.md, "Dot-product plans").
+  const double b_bytes = eb * n_t * k;
   const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
-  const double tile_bytes = 4.0 * (p.mr + p.nr) * k;
-  const double b_us = b_bytes / (bw_of(4 * k * n) * 1e3);
-  const double stream_us = tiles * tile_bytes / (bw_of(tile_bytes) * 1e3);
+  const double tile_bytes = eb * (p.mr + p.nr) * k;
+  const double b_us = b_bytes / (level_gbs(eb * k * n, threads) * 1e3);
+  const double stream_us = tiles * tile_bytes / (level_gbs(tile_bytes, threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= b_us ? "compute" : "memory";
@@ -109,13 +111,15 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   return c;
 }
 
-CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
-  if (p.dot) return predict_dot(key, p);
+CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) const noexcept {
   CostBreakdown c;
   const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
                k = static_cast<double>(key.k);
   const double mr = p.mr, nr = p.nr;
   const int threads = p.threads();
+  const double eb = cfg_.in_bytes;               // source bytes per element
+  const double pw = cfg_.packed_bytes_per_k();   // packed bytes per k value
+  const double grp = cfg_.group;
 
   // Busiest core's share: whole register panels, rounded up.
   const double m_t = std::min(m, ceil_div(ceil_div(m, mr), p.pm) * mr);
@@ -127,25 +131,30 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
   const double k_blocks = ceil_div(k_t, kc);
   const double m_blocks = ceil_div(m_t, mc);
   const double n_blocks = ceil_div(n_t, nc);
+  // Packed steps of the depth loop: whole groups per depth block, the last block's short.
+  const double last_kc = k_t - (k_blocks - 1.0) * kc;
+  const double steps = (k_blocks - 1.0) * ceil_div(kc, grp) + ceil_div(last_kc, grp);
 
-  // --- Compute: every register tile of the share, each depth step at the tile's rate.
+  // --- Compute: every register tile of the share, each step at the tile's rate.
   const double full_rows = std::floor(m_t / mr);
   const double tail_rows = m_t - full_rows * mr;
   const double col_tiles = ceil_div(n_t, nr);
-  double row_cycles = full_rows * cycles_per_k(p.mr, p.nr);
-  if (tail_rows > 0) {
-    row_cycles += p.tail == TailStrategy::Masked
-                      ? cycles_per_k(static_cast<int>(tail_rows), p.nr)
-                      : cycles_per_k(p.mr, p.nr);
-  }
-  const double tiles = ceil_div(m_t, mr) * col_tiles;
-  const double nv = std::ceil(nr / ks_.lanes);
+  const double row_tiles = ceil_div(m_t, mr);
+  double row_cycles = full_rows * cycles_per_step(mr, nr);
+  if (tail_rows > 0)
+    row_cycles += cycles_per_step(p.tail == TailStrategy::Masked ? tail_rows : mr, nr);
+  // B read in place by a tile of its own: the row loads and interleaving of each step and
+  // column tile, which every row tile of the block repeats.
+  const bool direct_b = !p.pack_b && !cfg_.in_place_b;
+  if (direct_b) row_cycles += row_tiles * cfg_.direct_b_cycles;
+  const double tiles = row_tiles * col_tiles;
+  const double nv = std::ceil(nr / cfg_.lanes);
   const double call_cycles = 12.0 + 1.5 * mr * nv;  // C tile load + store, loop set-up
-  double cycles = k_t * row_cycles * col_tiles + k_blocks * tiles * call_cycles;
+  double cycles = steps * row_cycles * col_tiles + k_blocks * tiles * call_cycles;
   if (p.tail == TailStrategy::Padded) {
     const double edge_tiles = (tail_rows > 0 ? col_tiles : 0) +
-                              (std::fmod(n_t, nr) > 0 ? ceil_div(m_t, mr) : 0);
-    cycles += k_blocks * edge_tiles * mr * nr / ks_.lanes * 2.0;  // scratch copy-out
+                              (std::fmod(n_t, nr) > 0 ? row_tiles : 0);
+    cycles += k_blocks * edge_tiles * mr * nr / cfg_.lanes * 2.0;  // scratch copy-out
   }
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
@@ -159,68 +168,64 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
   // Operands start where they fit: a hot loop keeps small matrices cached, large ones stream.
   // The part of each operand this core reads decides its level: with B split over two cores,
   // each core's half can stay in its own L3 although the whole B would not.
-  const double a_src_bw = bw_of(4 * m_t * k_t), b_src_bw = bw_of(4 * k_t * n_t);
+  const double a_src_bw = bw_of(eb * m_t * k_t), b_src_bw = bw_of(eb * k_t * n_t);
   const double page = static_cast<double>(hw_.page_bytes);
+  // Packing reads the source at the packing rate, at most the source's bandwidth; a copy out
+  // of DRAM also write-allocates its destination (half the source bandwidth). A packer that
+  // transposes (fp32 A row-major, B column-major) runs at half rate.
+  auto pack_rate = [&](double src_bw, bool transposing) {
+    const double src = src_bw == dram_bw ? dram_bw / 2 : src_bw;
+    return std::min(transposing ? hw_.pack_gbs * cfg_.transposing_pack_share : hw_.pack_gbs, src);
+  };
 
   if (p.pack_b) {
-    const double bytes = 4 * k_t * n_t;
-    // A copy from memory also write-allocates its destination: half the source bandwidth.
-    const double src = b_src_bw == dram_bw ? dram_bw / 2 : b_src_bw;
-    const double rate = std::min(key.b_row_unit ? hw_.pack_gbs : hw_.pack_gbs / 2, src);
-    pack_us += us(bytes, rate);
+    pack_us += us(eb * k_t * n_t, pack_rate(b_src_bw, !key.b_row_unit));
     // The packed panel is read once per A block, from L2 or L3 depending on nc.
-    mem_us += us(m_blocks * bytes, bw_of(4 * kc * nc));
+    mem_us += us(m_blocks * pw * k_t * n_t, bw_of(pw * kc * nc));
   } else {
     // In place: the kc x nr sliver comes from B's level for the first row panel, then from
     // L1 (if it fits half of it) or L2 for the others. A B that does not stay in L2 is read
     // as kc rows ldb apart (a page or more): a new TLB entry and prefetch stream per depth
-    // step, which the core cannot overlap with its FMAs, so that traffic is exposed.
-    const double bytes = 4 * k_t * n_t;
-    const double row_panels = ceil_div(m_t, mr);
-    const bool cached = 4 * k * n <= static_cast<double>(hw_.l2_bytes);
-    // From DRAM, the sliver is kc concurrent row streams; past about 8 the prefetchers lose
-    // some (fitted on Zen 4 with operands rotating through DRAM: a 32-deep block runs a
-    // 1 x N x K product 1.3-1.7x slower than an 8-deep one, and 384 runs 1.55x slower than
-    // 64, both as (8 / kc)^0.25 predicts). From L3 the
-    // stream count does not matter (measured: a 256-deep block beats a 32-deep one by 1.26x
-    // at 6x1024x2048 with B in L3).
-    const bool from_dram = b_src_bw == dram_bw;
-    const double streams = from_dram ? dram_row_stream_efficiency(kc) : 1.0;
-    (cached ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
+    // step, which the core cannot overlap with its FMAs, so that traffic is exposed. From
+    // DRAM the sliver is kc concurrent row streams, and past about 8 the prefetchers lose
+    // some (docs/MODEL.md, "Memory, exposed"); from L3 the stream count does not matter.
+    // An in-place tile of its own (direct_b) prefetches along B's rows in software, so its
+    // streams, and its re-reads from L3, overlap the kernel (docs/LOWP.md, "In-place B").
+    const double bytes = eb * k_t * n_t;
+    const bool cached = eb * k * n <= static_cast<double>(hw_.l2_bytes);
+    const double streams = b_src_bw == dram_bw ? dram_row_stream_efficiency(kc) : 1.0;
+    (cached || direct_b ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
-    const double sliver = 4 * kc * nr;
+    const double sliver = eb * kc * nr;
     const int ld = key.b_ld_log2;
-    const double reuse = (row_panels - 1) * bytes;
-    if (stays_resident(sliver, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, 4 * nr, page))
+    const double reuse = (row_tiles - 1) * bytes;
+    if (stays_resident(sliver, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, eb * nr, page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, 4 * nr, page))
+    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, eb * nr, page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else  // just read, so in L3 at worst (the victim of L2)
-      exposed_us += us(reuse, hw_.bw_l3_gbs);
+      (direct_b ? mem_us : exposed_us) += us(reuse, hw_.bw_l3_gbs);
     // Rows a page or more apart: once a sliver spans more pages than the first-level TLB
     // holds, every row of every re-read misses it.
     if (ld >= 12 && kc > kDtlbEntries)
-      exposed_us += (row_panels - 1) * col_tiles * k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
+      exposed_us += (row_tiles - 1) * col_tiles * k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
   }
   if (p.pack_a) {
-    const double bytes = 4 * m_t * k_t;
-    const double src = a_src_bw == dram_bw ? dram_bw / 2 : a_src_bw;
-    const double rate = std::min(key.a_row_unit ? hw_.pack_gbs / 2 : hw_.pack_gbs, src);
-    pack_us += us(n_blocks * bytes, rate);
-    mem_us += us(col_tiles * bytes, bw_of(4 * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs
-                                                                        : hw_.bw_l2_gbs);
+    pack_us += us(n_blocks * eb * m_t * k_t, pack_rate(a_src_bw, key.a_row_unit));
+    const double a_bw = bw_of(pw * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs : hw_.bw_l2_gbs;
+    mem_us += us(col_tiles * pw * m_t * k_t, a_bw);
   } else {
     // In place: A is re-read for every column panel. Rows of an A that does not stay in L2
     // are separate streams the prefetchers lose track of: exposed like in-place B.
-    const double bytes = 4 * m_t * k_t;
-    const bool cached = 4 * m * k <= static_cast<double>(hw_.l2_bytes);
+    const double bytes = eb * m_t * k_t;
+    const bool cached = eb * m * k <= static_cast<double>(hw_.l2_bytes);
     (cached ? mem_us : exposed_us) += us(bytes, a_src_bw);
     // Re-reads for the other column panels: the m_t x kc block, rows lda apart for a
     // row-major A (packed-like contiguous columns otherwise).
-    const double block = 4 * m_t * kc;
+    const double block = eb * m_t * kc;
     const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
-    const double row_bytes = key.a_row_unit ? 4 * kc : block;
+    const double row_bytes = key.a_row_unit ? eb * kc : block;
     const double reuse = (col_tiles - 1) * bytes;
     if (stays_resident(block, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes, page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
@@ -229,10 +234,9 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     else
       exposed_us += us(reuse, hw_.bw_l3_gbs);
   }
-  // C: read and written once per depth block. A core's share of C that stays in its L2 streams
-  // alongside the FMAs; a larger one is reloaded tile by tile at the start of each kernel call,
-  // a latency-bound burst the core waits for (measured: 168x11008x1024, C 3.7 MB per core,
-  // runs 1.3x slower with 32-deep blocks than with 256-deep ones).
+  // C (32-bit accumulators): read and written once per depth block. A core's share of C that
+  // stays in its L2 streams alongside the kernels; a larger one is reloaded tile by tile at the
+  // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "Memory, exposed").
   const double c_share = 4 * m_t * n_t;
   const double c_bytes = k_blocks * 8 * m_t * n_t;
   if (c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes) || k_blocks == 1)

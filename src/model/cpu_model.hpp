@@ -1,14 +1,15 @@
-// Analytical performance model of a CPU target. Predicts a plan's time from the hardware
-// profile and the kernels' published shape (register tile, lanes) without running anything.
-// See docs/MODEL.md for the derivation of each term.
+// Analytical performance model of a CPU target. Predicts a blocked or dot plan's time from the
+// hardware profile and the type configuration (element sizes, packed granularity, register
+// tiles, the kernel instruction's rate) without running anything: one model for every data
+// type. See docs/MODEL.md for the derivation of each term.
 #pragma once
 
 #include <cmath>
 
 #include "adaptcore/hardware.hpp"
-#include "kernels/ukernel.hpp"
+#include "core/shape_key.hpp"
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "plan/type_config.hpp"
 
 namespace adaptcore {
 
@@ -46,21 +47,23 @@ double tiled_cycles(double m_t, double n_t, int mr, int nr, TileCycles tile_cycl
 
 class CpuModel {
  public:
-  CpuModel(const HardwareProfile& hw, const kernels::IsaKernels& ks) : hw_(hw), ks_(ks) {}
+  CpuModel(const HardwareProfile& hw, const TypeConfig& cfg) : hw_(hw), cfg_(cfg) {}
   CostBreakdown predict(const ShapeKey& key, const Plan& plan) const noexcept;
 
-  // Cycles per depth step of an m x nr register tile (issue, load ports, FMA latency).
-  double cycles_per_k(int m, int nr) const noexcept;
+  // Cycles per packed step (one group of k values) of an m x nr register tile: instruction
+  // issue, load ports, accumulator latency.
+  double cycles_per_step(double m, double nr) const noexcept;
 
  private:
   // One core's share of DRAM bandwidth when `threads` cores stream at once.
   double dram_gbs(int threads) const noexcept;
   // Bandwidth of the level where a block of `bytes` stays resident.
   double level_gbs(double bytes, int threads) const noexcept;
+  CostBreakdown predict_blocked(const ShapeKey& key, const Plan& plan) const noexcept;
   CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
 
   const HardwareProfile& hw_;
-  const kernels::IsaKernels& ks_;
+  const TypeConfig& cfg_;
 };
 
 }  // namespace adaptcore

@@ -1,4 +1,5 @@
 #include "model/wq_model.hpp"
+#include "core/int_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +23,6 @@ constexpr double kGenericDotsPerCycle = 1.0 / 64.0;
 constexpr double kSplitPerCycleNative = 2.0;
 constexpr double kSplitPerCycleGeneric = 0.15;
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 }  // namespace
 

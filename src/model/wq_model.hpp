@@ -8,7 +8,7 @@
 #include "kernels/wq.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "core/shape_key.hpp"
 
 namespace adaptcore {
 

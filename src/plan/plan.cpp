@@ -28,6 +28,15 @@ const char* to_string(TailStrategy t) noexcept {
   return t == TailStrategy::Masked ? "masked" : "padded";
 }
 
+const char* to_string(PlanKind k) noexcept {
+  switch (k) {
+    case PlanKind::Blocked: return "blocked";
+    case PlanKind::Dot: return "dot";
+    case PlanKind::WeightQuantized: return "weight-quantized";
+  }
+  return "?";
+}
+
 std::string to_string(const ShapeClass& c) {
   return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);
 }
@@ -35,14 +44,14 @@ std::string to_string(const ShapeClass& c) {
 std::string describe(const Plan& p) {
   std::ostringstream os;
   os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr;
-  if (p.dot) {
+  if (p.is_dot()) {
     os << " dot";
   } else {
     os << (p.pack_a ? " packA" : " directA") << (p.pack_b ? " packB" : " directB")
        << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
-  if (!p.dot) os << ' ' << to_string(p.tail);
+  if (!p.is_dot()) os << ' ' << to_string(p.tail);
   return os.str();
 }
 

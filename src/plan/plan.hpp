@@ -28,14 +28,22 @@ struct ShapeClass {
 // copies the valid part out (needs both operands packed).
 enum class TailStrategy : std::uint8_t { Masked, Padded };
 
+// Plan kinds: each has its own candidate generator and validator (plan/candidates_*.cpp) and
+// its own execution; fields a kind does not use keep their defaults.
+//   Blocked:         register tiles over cache blocks (mc x kc of A, kc x nc of B), packing
+//                    either operand or reading it in place, split-K and tail strategies
+//   Dot:             dot-product tiles (A rows and B columns contiguous along k), nothing
+//                    packed or blocked; mr x nr is the dot tile
+//   WeightQuantized: the weight-quantized algorithm (docs/QUANT.md): mr x 32 tiles over
+//                    prepacked weights, mc the row block, kc the activation group
+enum class PlanKind : std::uint8_t { Blocked = 0, Dot = 1, WeightQuantized = 2 };
+
 struct Plan {
+  PlanKind kind = PlanKind::Blocked;
   Isa isa = Isa::Generic;
   int tile = 0;  // index into the ISA's tile list
   int mr = 1, nr = 1;
   bool pack_a = false, pack_b = false;
-  // Dot-product kernels (A rows and B columns both contiguous along k) instead of the
-  // register-tile kernels; mr x nr is then the dot tile and nothing is packed or blocked.
-  bool dot = false;
   int64_t mc = 1, nc = 1, kc = 1;  // cache blocking: A block mc x kc (L2), B panel kc x nc (L3)
   int pm = 1, pn = 1, pk = 1;      // core grid over M, N and K (pk > 1: split-K)
   TailStrategy tail = TailStrategy::Masked;
@@ -43,11 +51,13 @@ struct Plan {
   double predicted_us = 0.0;
 
   int threads() const noexcept { return pm * pn * pk; }
+  bool is_dot() const noexcept { return kind == PlanKind::Dot; }
 };
 
 const char* to_string(CapacityClass c) noexcept;
 const char* to_string(ParallelClass c) noexcept;
 const char* to_string(TailStrategy t) noexcept;
+const char* to_string(PlanKind k) noexcept;
 std::string to_string(const ShapeClass& c);
 // One line, e.g. "avx512 14x32 packA packB mc=336 nc=2048 kc=256 grid=1x2x1 masked".
 std::string describe(const Plan& p);

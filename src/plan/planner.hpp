@@ -1,30 +1,22 @@
-// The planner: classify, enumerate candidates, predict each with the analytical model, pick the
-// cheapest. Deterministic (ties keep enumeration order) and free of trial runs.
+// The planner of the CPU data types (fp32, bf16, int8): classify, enumerate candidates,
+// predict each with the analytical model, pick the cheapest. Deterministic and free of trial
+// runs. The weight-quantized algorithm has its own planner behind the same Explanation
+// (wq_planner.hpp).
 #pragma once
 
-#include <vector>
-
 #include "adaptcore/hardware.hpp"
-#include "kernels/ukernel.hpp"
+#include "core/shape_key.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
-#include "plan/shape_key.hpp"
+#include "plan/select.hpp"
+#include "plan/type_config.hpp"
 
 namespace adaptcore {
 
-struct CandidateCost {
-  Plan plan;
-  CostBreakdown cost;
-};
+using CandidateCost = Ranked<Plan, CostBreakdown>;
+using Explanation = Ranking<ShapeClass, Plan, CostBreakdown>;
 
-struct Explanation {
-  ShapeClass cls;
-  std::vector<CandidateCost> candidates;
-  std::size_t chosen = 0;
-};
-
-Plan make_plan(const ShapeKey& key, const HardwareProfile& hw, const kernels::IsaKernels& ks);
-Explanation explain_plan(const ShapeKey& key, const HardwareProfile& hw,
-                         const kernels::IsaKernels& ks);
+Explanation explain_plan(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg);
+Plan make_plan(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg);
 
 }  // namespace adaptcore

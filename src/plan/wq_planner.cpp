@@ -1,15 +1,16 @@
 #include "plan/wq_planner.hpp"
+#include "core/int_math.hpp"
 
 #include <algorithm>
 
 #include "core/wq_problem.hpp"
 #include "core/wq_weights.hpp"
 #include "model/wq_model.hpp"
+#include "plan/core_grid.hpp"
 
 namespace adaptcore {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
   ShapeClass cls;
@@ -28,20 +29,10 @@ ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
 std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
                              const kernels::WqKernels& ks) {
   const int mr = ks.mr(wq_dtype_parts(key.dtype));
-  const int64_t tiles = ceil_div(key.m, mr), panels = ceil_div(key.n, kWqNr);
-  std::vector<std::pair<int, int>> grids;
-  for (int t : {key.threads, 1}) {
-    for (int pm = 1; pm <= t; ++pm) {
-      if (t % pm != 0) continue;
-      const int pn = t / pm;
-      if (pm > tiles || pn > panels) continue;
-      if (std::find(grids.begin(), grids.end(), std::pair{pm, pn}) == grids.end())
-        grids.emplace_back(pm, pn);
-    }
-  }
+  const int64_t tiles = ceil_div(key.m, int64_t{mr}), panels = ceil_div(key.n, kWqNr);
   std::vector<Plan> out;
-  for (const auto& [pm, pn] : grids) {
-    const int64_t tiles_t = ceil_div(tiles, pm);
+  for (const CoreGrid& g : core_grids(key.threads, key.m, key.n, key.k, mr, kWqNr, false)) {
+    const int64_t tiles_t = ceil_div(tiles, int64_t{g.pm});
     std::vector<int64_t> blocks;
     for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32},
                       tiles_t}) {
@@ -50,6 +41,7 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
     }
     for (int64_t b : blocks) {
       Plan p;
+      p.kind = PlanKind::WeightQuantized;
       p.isa = key.isa;
       p.tile = 0;
       p.mr = mr;
@@ -57,9 +49,9 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       p.pack_a = true;  // the split is the packing of A
       p.pack_b = false; // the weights are packed once, by the handle
       p.mc = b * mr;
-      p.nc = ceil_div(panels, pn) * kWqNr;
+      p.nc = ceil_div(panels, int64_t{g.pn}) * kWqNr;
       p.kc = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
-      p.pm = pm, p.pn = pn, p.pk = 1;
+      p.pm = g.pm, p.pn = g.pn, p.pk = 1;
       p.cls = cls;
       out.push_back(p);
     }
@@ -71,29 +63,37 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
 
 Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
                             const kernels::WqKernels& ks) {
-  Explanation e;
-  e.cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
+  const ShapeClass cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
   const WqModel model(hw, ks);
-  for (Plan& p : candidates(key, e.cls, ks)) {
-    CandidateCost cc{p, model.predict(key, p)};
-    cc.plan.predicted_us = cc.cost.total_us;
-    e.candidates.push_back(cc);
-  }
+  Explanation e = rank_by_model(
+      cls, candidates(key, cls, ks), [&](const Plan& p) { return model.predict(key, p); },
+      [](Plan& p, const CostBreakdown& c) { p.predicted_us = c.total_us; });
   // Compute-bound candidates often tie on the predicted time (the memory streams hide under
   // the dot products in the model); among those within 1% the one moving the fewest bytes
   // wins, since on the machine the streams do take issue slots and cache bandwidth from the
-  // kernel (256 x 4096 x 4096, 2 threads: 2-tile row blocks re-streaming the weights from L3
-  // ran at 280-327 GFLOP/s, 64-tile blocks at 342-373).
-  double best = e.candidates.at(0).cost.total_us;
-  for (const CandidateCost& c : e.candidates) best = std::min(best, c.cost.total_us);
-  e.chosen = e.candidates.size();
+  // kernel (docs/QUANT.md, "Model").
+  const double best = e.candidates.at(e.chosen).cost.total_us;
+  std::size_t pick = e.candidates.size();
   for (std::size_t i = 0; i < e.candidates.size(); ++i) {
     const CostBreakdown& c = e.candidates[i].cost;
     if (c.total_us > best * 1.01) continue;
-    if (e.chosen == e.candidates.size() || c.memory_us < e.candidates[e.chosen].cost.memory_us)
-      e.chosen = i;
+    if (pick == e.candidates.size() || c.memory_us < e.candidates[pick].cost.memory_us) pick = i;
   }
+  e.chosen = pick;
   return e;
+}
+
+std::string check_wq_plan(const ShapeKey& key, const Plan& p, const kernels::WqKernels& ks) {
+  if (p.kind != PlanKind::WeightQuantized) return "not a weight-quantized plan";
+  if (p.tile != 0 || p.mr != ks.mr(wq_dtype_parts(key.dtype)) || p.nr != kWqNr)
+    return "mr x nr does not match the weight-quantized tile";
+  if (!p.pack_a || p.pack_b) return "weight-quantized plan with other packing than A's split";
+  if (p.kc != (key.wq_group > 0 ? key.wq_group : kWqColumnActGroup))
+    return "weight-quantized plan whose depth block is not the activation group";
+  if (p.mc % p.mr != 0) return "weight-quantized row block not a whole number of tiles";
+  if (p.pk != 1) return "weight-quantized plan with split-K";
+  if (p.tail != TailStrategy::Masked) return "weight-quantized plan with a padded tail";
+  return "";
 }
 
 Plan make_wq_plan(const ShapeKey& key, const HardwareProfile& hw, const kernels::WqKernels& ks) {

@@ -5,6 +5,8 @@
 // dtype is weight-quantized (mr x 32 tile, mc the row block, kc the activation group).
 #pragma once
 
+#include <string>
+
 #include "adaptcore/hardware.hpp"
 #include "kernels/wq.hpp"
 #include "plan/planner.hpp"
@@ -14,5 +16,7 @@ namespace adaptcore {
 Plan make_wq_plan(const ShapeKey& key, const HardwareProfile& hw, const kernels::WqKernels& ks);
 Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
                             const kernels::WqKernels& ks);
+// The validator of a weight-quantized plan for a key and kernels: "" or the reason.
+std::string check_wq_plan(const ShapeKey& key, const Plan& p, const kernels::WqKernels& ks);
 
 }  // namespace adaptcore

@@ -28,7 +28,7 @@
 #include "dispatch/plan_file.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
-#include "plan/lowp_planner.hpp"
+#include "dispatch/planning.hpp"
 #include "plan/planner.hpp"
 
 namespace {
@@ -57,12 +57,6 @@ std::uint8_t mode_byte(int mode, int isa_index) {
   std::abort();
 }
 
-const kernels::LowpKernels* lowp_ks(DType d, Isa isa) {
-  const HardwareProfile& cpu = detected_hardware();
-  const bool native = d == DType::Bf16 ? cpu.avx512_bf16 : cpu.avx512_vnni && cpu.avx512bw;
-  return kernels::lowp_kernels_for(d, isa, native);
-}
-
 // The key mode 2 of the target derives from its bytes (keep in step with mutated_candidate).
 ShapeKey mode2_key(int m, int n, int k, bool ta, bool tb, DType d, Isa isa, int threads) {
   ShapeKey key;
@@ -80,13 +74,11 @@ ShapeKey mode2_key(int m, int n, int k, bool ta, bool tb, DType d, Isa isa, int 
 }
 
 Explanation explain(const ShapeKey& key, const HardwareProfile& hw) {
-  if (key.dtype == DType::F32) return explain_plan(key, hw, *kernels::kernels_for(key.isa));
-  const kernels::LowpKernels* ks = lowp_ks(key.dtype, key.isa);
-  return ks != nullptr ? explain_lowp_plan(key, hw, *ks) : Explanation{};
+  return explain_key(key, hw);
 }
 
 const char* dname(DType d) { return d == DType::F32 ? "f32" : d == DType::Bf16 ? "bf16" : "int8"; }
-const char* kind(const Plan& p) { return p.dot ? "dot" : p.pack_b ? "packed" : "inplace"; }
+const char* kind(const Plan& p) { return p.is_dot() ? "dot" : p.pack_b ? "packed" : "inplace"; }
 
 // Entry bytes of a file holding `entries` (header and checksum stripped).
 std::string entry_bytes(const std::vector<PlanEntry>& entries, const HardwareProfile& hw, Isa isa) {
@@ -151,8 +143,8 @@ int main(int argc, char** argv) {
         bool dot = false, inplace = false;
         for (std::size_t c = 0; c < e.candidates.size() && c < 256; ++c) {
           const Plan& p = e.candidates[c].plan;
-          if (p.dot && !dot) dot = true, write(base + "-dot", input(c));
-          if (!p.dot && !p.pack_b && !inplace) inplace = true, write(base + "-inplace", input(c));
+          if (p.is_dot() && !dot) dot = true, write(base + "-dot", input(c));
+          if (!p.is_dot() && !p.pack_b && !inplace) inplace = true, write(base + "-inplace", input(c));
         }
       }
   // Mode 2 with overrides (field byte, u32 value): mostly invalid plans.
@@ -197,7 +189,7 @@ int main(int argc, char** argv) {
         const Explanation e = explain(key, hw);
         for (const CandidateCost& c : e.candidates) {
           const Plan& p = c.plan;
-          const int kd = p.dot ? 2 : p.pack_b ? 0 : 1;
+          const int kd = p.is_dot() ? 2 : p.pack_b ? 0 : 1;
           if (seen[kd] || !check_plan_entry(key, p).empty()) continue;
           seen[kd] = true;
           all.emplace_back(key, p);

@@ -32,7 +32,7 @@
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
-#include "plan/lowp_planner.hpp"
+#include "dispatch/planning.hpp"
 #include "plan/planner.hpp"
 
 namespace {
@@ -168,7 +168,7 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
   if (!execute_single_tile(plan, g, ks)) {
     if (execute(plan, g, ks, state().pool) != Status::Ok) return;  // e.g. out of memory
   }
-  ++stats.executed[0][plan.dot ? 2 : plan.pack_b ? 0 : 1];
+  ++stats.executed[0][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < ldc; ++j) {
       const std::size_t at = static_cast<std::size_t>(i * ldc + j);
@@ -240,7 +240,7 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
     const std::vector<std::uint16_t> cb0 = cb;
     g.a.ptr = a.data(), g.b.ptr = b.data();
     g.c = bf16_c ? static_cast<void*>(cb.data()) : static_cast<void*>(cf.data());
-    if (execute_lowp(plan, g, *ks, state().pool) != Status::Ok) return;
+    if (execute(plan, g, *ks, state().pool) != Status::Ok) return;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < ldc; ++j) {
         const auto at = static_cast<std::size_t>(i * ldc + j);
@@ -291,7 +291,7 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
             j < n ? static_cast<std::int32_t>(rnd() % 201u) - 100 : kPad;
     const std::vector<std::int32_t> c0 = c;
     g.c = c.data();
-    if (execute_lowp(plan, g, *ks, state().pool) != Status::Ok) return;
+    if (execute(plan, g, *ks, state().pool) != Status::Ok) return;
     // The value an operand byte stands for: s8, u8, or a flipped s8 read as u8 (x + 128).
     auto value = [](const LowpSide& sd, std::uint8_t byte) -> int64_t {
       if (sd.is_signed) return static_cast<std::int8_t>(byte);
@@ -312,7 +312,7 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
         if (c[at] != static_cast<std::int32_t>(ref)) __builtin_trap();  // exact
       }
   }
-  ++stats.executed[static_cast<int>(key.dtype)][plan.dot ? 2 : plan.pack_b ? 0 : 1];
+  ++stats.executed[static_cast<int>(key.dtype)][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
 }
 
 void check_and_run(const std::string& file, const PlanFileTarget& target, std::uint32_t seed) {
@@ -348,14 +348,7 @@ std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareP
   key.isa = isa;
   key.threads = 1 + in.u8() % kPoolThreads;
   key.dtype = static_cast<DType>((layout >> 2) % kDTypeCount);
-  Explanation e;
-  if (key.dtype == DType::F32) {
-    e = explain_plan(key, hw, *kernels::kernels_for(isa));
-  } else {
-    const kernels::LowpKernels* lks = lowp_kernels(key.dtype, isa);
-    if (lks == nullptr) return {};
-    e = explain_lowp_plan(key, hw, *lks);
-  }
+  const Explanation e = explain_key(key, hw);
   if (e.candidates.empty()) return {};
   Plan p = e.candidates[in.u8() % e.candidates.size()].plan;
   while (!in.empty()) {
@@ -368,7 +361,7 @@ std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareP
       case 2: p.nr = small; break;
       case 3: p.pack_a = !p.pack_a; break;
       case 4: p.pack_b = !p.pack_b; break;
-      case 5: p.dot = !p.dot; break;
+      case 5: p.kind = p.is_dot() ? PlanKind::Blocked : PlanKind::Dot; break;
       case 6: p.mc = (field & 16) != 0 ? v : p.mc + small; break;
       case 7: p.nc = (field & 16) != 0 ? v : p.nc + small; break;
       case 8: p.kc = (field & 16) != 0 ? v : p.kc + small; break;

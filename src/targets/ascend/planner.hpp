@@ -1,10 +1,13 @@
 // The NPU planner: classify, enumerate candidates, predict each with the pipeline model, keep
-// the cheapest (ties keep enumeration order). The same flow as the CPU planner
-// (src/plan/planner.cpp), over the NPU's own taxonomy, candidates and model.
+// the cheapest (ties keep enumeration order). The same flow and the same selection as the CPU
+// planner (plan/select.hpp), over the NPU's own taxonomy, candidates and model: its shape
+// (half-precision cube units, L0/L1 buffers, AI cores) shares no term with the CPU's, so the
+// taxonomy, candidates and model stay its own (docs/ASCEND.md).
 #pragma once
 
 #include <vector>
 
+#include "plan/select.hpp"
 #include "targets/ascend/pipeline_model.hpp"
 #include "targets/ascend/profile.hpp"
 #include "targets/ascend/shape.hpp"
@@ -12,16 +15,10 @@
 
 namespace adaptcore::ascend {
 
-struct NpuCandidate {
-  TilingPlan plan;
-  NpuCost cost;
-};
-
-struct NpuExplanation {
-  NpuClass cls;
-  std::vector<NpuCandidate> candidates;
-  std::size_t chosen = 0;
-};
+// The CPU planner's ranking types and selection (plan/select.hpp) over the NPU's plans and
+// costs.
+using NpuCandidate = Ranked<TilingPlan, NpuCost>;
+using NpuExplanation = Ranking<NpuClass, TilingPlan, NpuCost>;
 
 NpuExplanation explain_plan(const AscendShape& s, const AscendProfile& hw);
 TilingPlan make_plan(const AscendShape& s, const AscendProfile& hw);

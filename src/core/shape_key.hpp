@@ -6,38 +6,10 @@
 #include <functional>
 
 #include "adaptcore/types.hpp"
+#include "core/dtype.hpp"
 #include "core/problem.hpp"
 
 namespace adaptcore {
-
-// Element types of a GEMM: fp32; bf16 x bf16 with fp32 accumulation (fp32 or bf16 C); u8 x s8
-// with s32 accumulation (s8 x s8 runs as u8 x s8 after a +128 shift). Plans differ per type
-// (element size changes cache capacities, each has its own kernels), so it is part of the key.
-// Weight-quantized GEMM (docs/QUANT.md) adds int8 or int4 weights with activations split into
-// two int8 parts (W8A16, W4A16) or one (W8A8, W4A8: dynamic activation quantization); the
-// weight group size and the activation type are in the key's wq_group / a_bf16.
-enum class DType : std::uint8_t {
-  F32 = 0, Bf16 = 1, U8S8 = 2, W8A16 = 3, W8A8 = 4, W4A16 = 5, W4A8 = 6
-};
-// The dtypes of gemm / gemm_bf16 / gemm_*s8s32, which plan files carry (weight-quantized plans
-// are not written to plan files, and entries with those dtypes are rejected).
-inline constexpr std::uint8_t kDTypeCount = 3;
-inline constexpr std::uint8_t kAllDTypeCount = 7;
-inline bool is_weight_quantized(DType d) noexcept {
-  return static_cast<std::uint8_t>(d) >= 3 && static_cast<std::uint8_t>(d) < kAllDTypeCount;
-}
-inline const char* to_string(DType d) noexcept {
-  switch (d) {
-    case DType::F32: return "f32";
-    case DType::Bf16: return "bf16";
-    case DType::U8S8: return "u8s8";
-    case DType::W8A16: return "w8a16";
-    case DType::W8A8: return "w8a8";
-    case DType::W4A16: return "w4a16";
-    case DType::W4A8: return "w4a8";
-  }
-  return "?";
-}
 
 struct ShapeKey {
   int64_t m = 0, n = 0, k = 0;
@@ -61,13 +33,15 @@ struct ShapeKey {
   friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
 };
 
-inline std::uint8_t stride_log2(int64_t elements) {
-  const auto bytes = static_cast<std::uint64_t>(elements) * 4u;
+// log2 of the largest power of two dividing a distance of `elements` elements of
+// `element_bytes` each, capped at 16 (0 elements: 16).
+inline std::uint8_t stride_log2(int64_t elements, int element_bytes = 4) noexcept {
+  const auto bytes = static_cast<std::uint64_t>(elements) * static_cast<std::uint64_t>(element_bytes);
   const int tz = bytes == 0 ? 16 : __builtin_ctzll(bytes);
   return static_cast<std::uint8_t>(tz < 16 ? tz : 16);
 }
 
-inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) {
+inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) noexcept {
   ShapeKey key;
   key.m = p.m, key.n = p.n, key.k = p.k;
   key.a_row_unit = p.a_row_unit();

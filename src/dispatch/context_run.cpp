@@ -1,0 +1,92 @@
+// The one call path of every problem type: ContextImpl::run (key, plan from the cache or the
+// planner, execution on the context's pool) and ContextImpl::explain / plan_for. What differs
+// per problem type is a handful of overloads at the top of this file, not three call paths.
+#include "core/exception_status.hpp"
+#include "dispatch/call_log.hpp"
+#include "dispatch/context_impl.hpp"
+#include "dispatch/planning.hpp"
+#include "exec/executor.hpp"
+#include "exec/executor_lowp.hpp"
+#include "exec/executor_wq.hpp"
+
+namespace adaptcore::detail {
+namespace {
+
+// Calls that need no product: true when the call is complete.
+bool finish_trivial(const GemmProblem& p) noexcept {
+  if (p.m == 0 || p.n == 0) return true;
+  if (p.k == 0 || p.alpha == 0.0f) {
+    scale_c(p);
+    return true;
+  }
+  return false;
+}
+bool finish_trivial(const LowpProblem& p) noexcept { return lowp_trivial(p); }
+bool finish_trivial(const WqProblem& p) noexcept { return p.m == 0; }
+
+// The kernel table a key's plan runs with (null: the path has none; never for a planned key).
+const kernels::IsaKernels* call_kernels(const ContextImpl&, const GemmProblem&,
+                                        const ShapeKey& key) noexcept {
+  return kernels::kernels_for(key.isa);
+}
+const kernels::LowpKernels* call_kernels(const ContextImpl& ctx, const LowpProblem&,
+                                         const ShapeKey& key) noexcept {
+  return ctx.lowp_kernels(key.dtype, key.isa);
+}
+const kernels::WqKernels* call_kernels(const ContextImpl& ctx, const WqProblem&,
+                                       const ShapeKey& key) noexcept {
+  return &ctx.wq_kernels(key.isa);
+}
+
+// The tiny-shape hot path (fp32 single-tile and dot plans on one thread: no pool, no
+// workspace); the other types always go through their executor.
+bool execute_inline(const Plan& plan, const GemmProblem& p, const kernels::IsaKernels& ks) noexcept {
+  return execute_single_tile(plan, p, ks);
+}
+template <class Problem, class Kernels>
+bool execute_inline(const Plan&, const Problem&, const Kernels&) noexcept {
+  return false;
+}
+
+}  // namespace
+
+template <class Problem>
+Status ContextImpl::run(const Problem& prob) noexcept {
+  if (finish_trivial(prob)) return Status::Ok;
+  try {
+    const CallLog log(verbose_);
+    const auto section = reading();
+    const ShapeKey key = key_for(prob);
+    const auto* ks = call_kernels(*this, prob, key);
+    if (ks == nullptr) return Status::InternalError;
+    const Plan* cached = cache_.find(key);
+    if (cached != nullptr && execute_inline(*cached, prob, *ks)) {
+      log.done(key, *cached, true, "serial", Status::Ok);
+      return Status::Ok;
+    }
+    const Plan plan = cached != nullptr ? *cached : plan_for(key);
+    const Status s = execute(plan, prob, *ks, pool_for(plan.threads()));
+    log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
+    return s;
+  } catch (...) {
+    return exception_status(nullptr);
+  }
+}
+
+template Status ContextImpl::run(const GemmProblem&) noexcept;
+template Status ContextImpl::run(const LowpProblem&) noexcept;
+template Status ContextImpl::run(const WqProblem&) noexcept;
+
+Explanation ContextImpl::explain(const ShapeKey& key) const {
+  return explain_key(key, hardware());
+}
+
+Plan ContextImpl::plan_for(const ShapeKey& key) {
+  if (const Plan* p = cache_.find(key)) return *p;
+  const Explanation e = explain(key);
+  const Plan plan = e.candidates.at(e.chosen).plan;
+  cache_.insert(key, plan);
+  return plan;
+}
+
+}  // namespace adaptcore::detail

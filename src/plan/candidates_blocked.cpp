@@ -1,0 +1,162 @@
+// Blocked plans: register tiles over cache blocks (BLIS's loop nest). The options: which tile,
+// packing A or reading it in place, packing B or reading it in place (by the register tiles
+// themselves, or by an in-place tile of its own where the kernels interleave B's rows), the
+// depth block kc, the core grid (split-K where the kernels' partials can be reduced) and the
+// tail strategy. Block sizes follow from the cache sizes and the packed element size, so one
+// generator serves every data type.
+#include <algorithm>
+#include <array>
+
+#include "core/int_math.hpp"
+#include "plan/candidates.hpp"
+#include "plan/core_grid.hpp"
+
+namespace adaptcore {
+namespace {
+
+// In-place B for decode shapes of at most 8 rows: 8-deep blocks besides 32-deep ones (B read
+// from memory is kc concurrent row streams and the prefetchers follow only a few; see
+// docs/MODEL.md, "Memory, exposed").
+constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
+
+// The in-place tile of its own (low precision): one block of all the core's rows and columns,
+// depths of 8 to 256 rows (the model's DRAM stream term decides), one core or N split.
+void add_direct_b(const ShapeKey& key, const ShapeClass& cls, const TypeConfig& cfg,
+                  std::vector<Plan>& out) {
+  const TileShape t = cfg.direct_b;
+  if (!t.exists() || !key.b_row_unit || key.m > cfg.direct_b_max_m) return;
+  std::vector<std::pair<int, int>> grids{{1, 1}};
+  if (cls.parallel != ParallelClass::Serial && key.threads > 1 &&
+      key.n >= static_cast<int64_t>(key.threads) * t.nr)
+    grids.emplace_back(1, key.threads);  // split N: each core streams its own columns
+  for (const int64_t kc0 : {8, 16, 32, 64, 256}) {
+    const int64_t kc = std::min<int64_t>(kc0, key.k);
+    for (const auto& [pm, pn] : grids) {
+      Plan p;
+      p.isa = cfg.isa;
+      p.mr = t.mr;
+      p.nr = t.nr;
+      p.pack_a = true;
+      p.pack_b = false;
+      p.kc = std::max<int64_t>(1, kc);
+      p.mc = std::max<int64_t>(1, key.m);
+      p.nc = std::max<int64_t>(1, ceil_div(ceil_div(key.n, int64_t{t.nr}), int64_t{pn}) * t.nr);
+      p.pm = pm, p.pn = pn, p.pk = 1;
+      p.cls = cls;
+      out.push_back(p);
+    }
+    if (kc == key.k) break;
+  }
+}
+
+}  // namespace
+
+void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
+                            const TypeConfig& cfg, std::vector<Plan>& out) {
+  const bool small = cls.capacity == CapacityClass::Registers || cls.capacity == CapacityClass::L1;
+  const bool a_must_pack = !cfg.in_place_a;
+  const bool b_must_pack = !cfg.in_place_b || !key.b_row_unit;
+  const int threads = cls.parallel == ParallelClass::Serial ? 1 : key.threads;
+  const bool split_k = cfg.split_k && cls.parallel == ParallelClass::FewTiles;
+  const int64_t pw = 4 / cfg.group;  // packed bytes per k value
+
+  for (int ti = 0; ti < cfg.tile_count; ++ti) {
+    const int mr = cfg.tile(ti).mr, nr = cfg.tile(ti).nr;
+    const std::vector<CoreGrid> grids = core_grids(threads, key.m, key.n, key.k, mr, nr, split_k);
+
+    // kc: long enough to amortise loading and storing the C tile (its cost per depth step
+    // falls as 1/kc), short enough that the A block and a B sliver stay in L2. The kernels
+    // stream both slivers from L2 at full speed, so L1 does not bound kc. The same packed
+    // bytes hold `group` times more depth for the narrow types.
+    const int64_t kc_max =
+        std::max<int64_t>(64, round_down_min1(hw.l2_bytes / (pw * (2 * mr + nr) * 8), 64));
+    const int64_t kcs[2] = {std::min<int64_t>(256 * cfg.group, kc_max),
+                            std::min<int64_t>(512 * cfg.group, kc_max)};
+
+    for (int pack_a = 0; pack_a < 2; ++pack_a) {
+      for (int pack_b = 0; pack_b < 2; ++pack_b) {
+        if ((!pack_a && a_must_pack) || (!pack_b && b_must_pack)) continue;
+        // Small problems: packing cannot amortise; offer it only where it is required.
+        if (small && ((pack_a && !a_must_pack) || (pack_b && !b_must_pack))) continue;
+        // In-place row-major A needs one address register per row; past 8 rows the kernel
+        // spills them inside its depth loop.
+        if (!pack_a && key.a_row_unit && mr > 8) continue;
+        std::array<int64_t, 3> opts{};
+        std::size_t n_opts = 0;
+        if (pack_b) {
+          opts = {kcs[0], kcs[1], 0}, n_opts = 2;
+        } else if (key.m <= 8) {
+          opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
+        } else {
+          opts = {kKcStreaming, kcs[0], 0}, n_opts = 2;
+        }
+        std::array<int64_t, 3> used{};
+        std::size_t n_used = 0;
+        for (std::size_t kci = 0; kci < n_opts; ++kci) {
+          int64_t kc = opts[kci];
+          if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
+          const auto used_end = used.begin() + static_cast<std::ptrdiff_t>(n_used);
+          if (std::find(used.begin(), used_end, kc) != used_end) continue;  // same as before
+          used[n_used++] = kc;
+          for (const CoreGrid& g : grids) {
+            const int64_t m_t = core_share(key.m, mr, g.pm);
+            const int64_t n_t = core_share(key.n, nr, g.pn);
+            Plan p;
+            p.isa = cfg.isa;
+            p.tile = ti;
+            p.mr = mr;
+            p.nr = nr;
+            p.pack_a = pack_a != 0;
+            p.pack_b = pack_b != 0;
+            p.kc = std::max<int64_t>(1, kc);
+            // mc: the packed A block (mc x kc) and the B sliver it meets (kc x nr) share L2
+            // with C lines and the next sliver: both in a third of L2 (docs/MODEL.md,
+            // "Blocking"). nc: the packed B panel in half of this core's L3 share.
+            const int64_t a_room = hw.l2_bytes / 3 - pw * p.kc * nr;
+            p.mc = p.pack_a ? std::min(m_t, round_down_min1(std::max<int64_t>(0, a_room) / (pw * p.kc), mr))
+                            : m_t;
+            p.nc = p.pack_b ? std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr)) : n_t;
+            p.mc = std::max<int64_t>(1, p.mc);
+            p.nc = std::max<int64_t>(1, p.nc);
+            p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
+            p.cls = cls;
+            p.tail = TailStrategy::Masked;
+            out.push_back(p);
+            const bool has_tail = key.m % mr != 0 || key.n % nr != 0;
+            if (cfg.padded_tail && p.pack_a && p.pack_b && has_tail) {
+              p.tail = TailStrategy::Padded;
+              out.push_back(p);
+            }
+          }
+        }
+      }
+    }
+  }
+  add_direct_b(key, cls, cfg, out);
+}
+
+std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeConfig& cfg) {
+  if (!p.pack_a && !cfg.in_place_a) return "A read in place by kernels that need it packed";
+  if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
+  if (!p.pack_b && !cfg.in_place_b) {
+    if (!cfg.direct_b.exists()) return "B read in place by a path without in-place kernels";
+    if (p.tile != 0 || p.mr != cfg.direct_b.mr || p.nr != cfg.direct_b.nr)
+      return "mr x nr does not match the in-place tile";
+  } else {
+    if (p.tile < 0 || p.tile >= cfg.tile_count)
+      return "tile index " + std::to_string(p.tile) + " out of range for " +
+             to_string(cfg.dtype) + " on " + to_string(cfg.isa);
+    const TileShape& t = cfg.tile(p.tile);
+    if (p.mr != t.mr || p.nr != t.nr)
+      return "mr x nr " + std::to_string(p.mr) + "x" + std::to_string(p.nr) +
+             " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) +
+             "x" + std::to_string(t.nr) + ")";
+  }
+  if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";
+  if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";
+  if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))
+    return "padded tail without packing both operands";
+  return "";
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,45 @@
+// The last step of every planner (CPU data types, weight-quantized, the NPU target): predict
+// each candidate with a model and keep the cheapest, deterministically (ties keep enumeration
+// order) and without trial runs.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace adaptcore {
+
+template <class PlanT, class CostT>
+struct Ranked {
+  PlanT plan;
+  CostT cost;
+};
+
+// Candidates with their predicted costs and the index of the chosen one.
+template <class ClassT, class PlanT, class CostT>
+struct Ranking {
+  ClassT cls{};
+  std::vector<Ranked<PlanT, CostT>> candidates;
+  std::size_t chosen = 0;
+};
+
+// Predicts every plan (predict(plan) -> cost with a `total_us`), records the prediction in the
+// plan through set_predicted(plan, cost), and chooses the cheapest.
+template <class ClassT, class PlanT, class Predict, class SetPredicted>
+auto rank_by_model(const ClassT& cls, std::vector<PlanT> plans, Predict predict,
+                   SetPredicted set_predicted) {
+  using CostT = decltype(predict(plans.front()));
+  Ranking<ClassT, PlanT, CostT> r;
+  r.cls = cls;
+  r.candidates.reserve(plans.size());
+  for (PlanT& p : plans) {
+    CostT cost = predict(p);
+    set_predicted(p, cost);
+    r.candidates.push_back({std::move(p), std::move(cost)});
+  }
+  for (std::size_t i = 1; i < r.candidates.size(); ++i)
+    if (r.candidates[i].cost.total_us < r.candidates[r.chosen].cost.total_us) r.chosen = i;
+  return r;
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,71 @@
+#include "plan/type_config.hpp"
+
+#include <algorithm>
+
+namespace adaptcore {
+namespace {
+
+// One accumulator update: an FMA takes 4 cycles on the cores this library targets; the
+// dot-product instructions (vdpbf16ps, vpdpbusd) 5, and the low-precision paths plan with 5
+// even on their fp32 fallback (a conservative figure for ranking their own candidates).
+constexpr double kFmaLatency = 4.0;
+constexpr double kDotLatency = 5.0;
+// The portable int8 kernel: scalar-ish code the compiler vectorises with 16-bit multiplies;
+// about 4 multiply-adds per cycle (used only where nothing else exists, so a rough figure
+// suffices for ranking its own candidates).
+constexpr double kGenericInt8MacsPerCycle = 4.0;
+// In-place B for low precision pays only for decode-like calls: up to 8 row tiles. int8 wins
+// only at a single row (docs/LOWP.md, "In-place B": its epilogue undoes a 4-row interleave of
+// 4 column vectors per call, which the model does not price).
+constexpr int64_t kDirectBTiles = 8;
+
+template <class Tiles>
+void copy_tiles(const Tiles& from, TypeConfig& cfg) {
+  cfg.tile_count = static_cast<int>(std::min<std::size_t>(from.size(), TypeConfig::kMaxTiles));
+  for (int i = 0; i < cfg.tile_count; ++i)
+    cfg.tiles[static_cast<std::size_t>(i)] = {from[static_cast<std::size_t>(i)].mr,
+                                              from[static_cast<std::size_t>(i)].nr};
+}
+
+}  // namespace
+
+TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw) noexcept {
+  TypeConfig cfg;
+  cfg.dtype = DType::F32;
+  cfg.isa = ks.isa;
+  cfg.in_bytes = 4;
+  cfg.group = 1;
+  cfg.lanes = ks.lanes;
+  cfg.macs_per_lane = 1.0;
+  cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
+  cfg.latency_cycles = kFmaLatency;
+  copy_tiles(ks.tiles, cfg);
+  cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = true;
+  cfg.transposing_pack_share = 0.5;
+  if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
+  return cfg;
+}
+
+TypeConfig type_config(const kernels::LowpKernels& ks, const HardwareProfile& hw) noexcept {
+  TypeConfig cfg;
+  cfg.dtype = ks.dtype;
+  cfg.isa = ks.isa;
+  cfg.in_bytes = input_bytes(ks.dtype);
+  cfg.group = ks.group;
+  cfg.lanes = ks.lanes;
+  cfg.macs_per_lane = ks.macs_per_lane;
+  cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
+  if (ks.dtype == DType::U8S8 && ks.macs_per_lane < 4.0)  // the portable int8 kernel
+    cfg.instr_per_cycle = kGenericInt8MacsPerCycle / (ks.lanes * ks.macs_per_lane);
+  cfg.latency_cycles = kDotLatency;
+  copy_tiles(ks.tiles, cfg);
+  if (ks.direct_b != nullptr) {
+    cfg.direct_b = {ks.direct_b->mr, ks.direct_b->nr};
+    cfg.direct_b_cycles = ks.direct_b->shuffle_cycles;
+    cfg.direct_b_max_m = ks.dtype == DType::U8S8 ? 1 : kDirectBTiles * ks.direct_b->mr;
+  }
+  if (ks.dot != nullptr) cfg.dot = {kernels::kLowpDotMr, kernels::kLowpDotNr};
+  return cfg;
+}
+
+}  // namespace adaptcore

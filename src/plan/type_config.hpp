@@ -1,0 +1,67 @@
+// The per-type configuration of the one planning pipeline (taxonomy -> candidates -> model ->
+// plan): what the planner and the model know of one data type's kernels on one ISA path. It is
+// built from a kernel table (the fp32 IsaKernels or a low-precision LowpKernels) and the
+// hardware profile; nothing downstream asks which data type it is planning, only what the
+// kernels can do and at which rate.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "adaptcore/hardware.hpp"
+#include "core/dtype.hpp"
+#include "kernels/lowp.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore {
+
+struct TileShape {
+  int mr = 0, nr = 0;
+  bool exists() const noexcept { return mr > 0; }
+};
+
+struct TypeConfig {
+  DType dtype = DType::F32;
+  Isa isa = Isa::Generic;
+  int in_bytes = 4;  // bytes of one element of op(A) and op(B) as the caller stores them
+  int group = 1;     // k values per 32-bit word of a packed panel (fp32 1, bf16 2, int8 4)
+  int lanes = 4;     // 32-bit lanes per vector register of the kernels
+  double macs_per_lane = 1.0;    // multiply-adds per lane of one kernel instruction
+  double instr_per_cycle = 2.0;  // kernel instructions (FMA or dot product) per cycle and core
+  double latency_cycles = 4.0;   // one accumulator's update latency
+  static constexpr int kMaxTiles = 8;
+  std::array<TileShape, kMaxTiles> tiles{};  // register tiles, largest first
+  int tile_count = 0;
+
+  // The options the kernels offer, which the candidates combine.
+  bool in_place_a = false;   // register tiles read A unpacked (row- or column-contiguous)
+  bool in_place_b = false;   // register tiles read row-major B unpacked
+  bool split_k = false;      // partial sums over K reduced by the executor
+  bool padded_tail = false;  // edge tiles computed in full on padded panels
+  // The packing rate of a packer that transposes (A stored row-major, B column-major), as a
+  // share of the profile's rate: the fp32 packers gather strided columns (half the rate); the
+  // group packers read k-consecutive runs either way.
+  double transposing_pack_share = 1.0;
+  // A separate in-place-B tile (low precision: it interleaves B's rows in registers), with
+  // the cycles its interleaving adds per group step and column tile, and the most rows of C
+  // it is offered for.
+  TileShape direct_b{};
+  double direct_b_cycles = 0.0;
+  int64_t direct_b_max_m = 0;
+  TileShape dot{};  // dot-product tile (A rows and B columns contiguous along k)
+
+  // Bytes a packed panel holds per k value and row or column (4 bytes a group).
+  double packed_bytes_per_k() const noexcept { return 4.0 / group; }
+  double macs_per_cycle() const noexcept { return instr_per_cycle * lanes * macs_per_lane; }
+  // The kernels' peak of one core in GFLOP/s (GOP/s for int8): two operations a multiply-add.
+  double peak_gops_per_core(const HardwareProfile& hw) const noexcept {
+    return 2.0 * macs_per_cycle() * hw.freq_ghz;
+  }
+  const TileShape& tile(int i) const noexcept { return tiles[static_cast<std::size_t>(i)]; }
+};
+
+// The configuration of the fp32 kernels of a path, and of a low-precision table.
+TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw) noexcept;
+TypeConfig type_config(const kernels::LowpKernels& ks, const HardwareProfile& hw) noexcept;
+
+}  // namespace adaptcore
