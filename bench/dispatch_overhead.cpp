@@ -1,9 +1,9 @@
 // Whole-call cost of tiny GEMMs (1x1x1 and 8x8x8, row-major NN, alpha = 1, beta = 0), where
 // the time is almost all dispatch: argument checks, plan lookup, thread wake-up. adaptcore
-// through the C++ API with an explicit context and through the C API (default context),
-// OpenBLAS's cblas_sgemm (linked), and every vendor library of bench/baselines that loads
-// (MKL, oneDNN, OpenBLAS, BLIS, Eigen, libxsmm; their per-shape setup done before timing), at
-// 1 and 2 threads, in the same run.
+// through the C++ API with an explicit context and through the C API (default context), and
+// every vendor library of bench/baselines that loads (MKL, oneDNN, OpenBLAS, BLIS, Eigen,
+// libxsmm; loaded at run time, their per-shape setup done before timing), at 1 and 2 threads,
+// in the same run.
 //
 // And the parts of dispatch alone (targets from the project issue):
 //   BM_cache_find      (a) PlanCache::find on a warm key                     <= 20 ns
@@ -23,7 +23,6 @@
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
-#include "openblas_baseline.hpp"
 #include "planner/planner.hpp"
 
 namespace {
@@ -77,18 +76,6 @@ void BM_adaptcore_c(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_counters(state, s);
-}
-
-void BM_openblas(benchmark::State& state) {
-  const int64_t s = state.range(0);
-  adaptcore::bench::openblas_threads(static_cast<int>(state.range(1)));
-  Operands op(s);
-  for (auto _ : state) {
-    adaptcore::bench::openblas_sgemm_nn(s, s, s, 1.0f, op.a.data(), op.b.data(), 0.0f, op.c.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, s);
-  state.SetLabel(adaptcore::bench::openblas_corename());
 }
 
 // A vendor library through the harness's adapter (loaded at run time; skipped with its reason
@@ -214,7 +201,6 @@ BENCHMARK(BM_make_plan)->ArgName("threads")->Arg(1)->Arg(2);
 BENCHMARK(BM_cache_miss)->ArgName("threads")->Arg(1)->Arg(2);
 BENCHMARK(BM_adaptcore_cpp)->Apply(shapes);
 BENCHMARK(BM_adaptcore_c)->Apply(shapes);
-BENCHMARK(BM_openblas)->Apply(shapes);
 // The vendor libraries, one benchmark family each, registered from main (names known at run time).
 
 void register_vendors() {

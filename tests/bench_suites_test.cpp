@@ -66,7 +66,7 @@ const std::vector<int64_t> kLlmM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024,
 TEST(BenchSuites, NamesAndDenseLeadingDimensions) {
   EXPECT_EQ(ab::suite_names(),
             (std::vector<std::string>{"llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny",
-                                      "random", "full"}));
+                                      "llm100", "square", "random", "full"}));
   ab::SuiteShape s;
   s.m = 3;
   s.n = 5;
@@ -85,7 +85,8 @@ TEST(BenchSuites, NamesAndDenseLeadingDimensions) {
 
 TEST(BenchSuites, EveryFileParsesWithoutDuplicates) {
   const std::map<std::string, std::size_t> sizes = {
-      {"llm", 182}, {"llm-nt", 8}, {"small", 202}, {"odd", 100}, {"tiny", 8}};
+      {"llm", 182}, {"llm-nt", 8},   {"small", 202},     {"odd", 100},
+      {"tiny", 8},  {"quant", 23},   {"quant-tiny", 3},  {"llm100", 100}, {"square", 3}};
   for (const auto& [name, size] : sizes) {
     SCOPED_TRACE(name);
     const std::vector<ab::SuiteShape> shapes = ab::load_suite(name, "");
@@ -127,6 +128,54 @@ TEST(BenchSuites, LlmCoversEveryModelAndEveryM) {
     EXPECT_FALSE(s.trans_a || s.trans_b);
     EXPECT_EQ(s.lda + s.ldb + s.ldc, 0);
   }
+}
+
+// llm100 (the earlier comparisons' suite, bench/suites/llm100.txt): shape i takes the (N, K)
+// pair p = i mod 16 of {1024, 4096, 11008, 14336}^2, N-major, and M index (p + 2 (i / 16)) mod 13.
+TEST(BenchSuites, Llm100FollowsItsRule) {
+  const std::vector<int64_t> ms = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+  const std::vector<int64_t> nk = {1024, 4096, 11008, 14336};
+  const std::vector<ab::SuiteShape> shapes = ab::load_suite("llm100", "");
+  ASSERT_EQ(shapes.size(), 100u);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::size_t p = i % 16, r = i / 16;
+    EXPECT_EQ(shapes[i].m, ms[(p + 2 * r) % 13]) << i;
+    EXPECT_EQ(shapes[i].n, nk[p / 4]) << i;
+    EXPECT_EQ(shapes[i].k, nk[p % 4]) << i;
+    EXPECT_FALSE(shapes[i].trans_a || shapes[i].trans_b);
+    EXPECT_EQ(shapes[i].lda + shapes[i].ldb + shapes[i].ldc, 0);
+  }
+}
+
+// format_shape writes the file format back (what `adaptcore bench --list` prints): every shape
+// of every suite file, and shapes with each combination of transposes, leading dimensions and
+// tags, parse back to themselves.
+TEST(BenchSuites, FormatShapeRoundTrips) {
+  std::vector<ab::SuiteShape> shapes;
+  for (const std::string& name : ab::suite_names()) {
+    if (name == "random" || name == "full") continue;
+    const auto file = ab::load_suite(name, "");
+    shapes.insert(shapes.end(), file.begin(), file.end());
+  }
+  shapes.push_back({3, 4, 5, false, false, 0, 0, 0, ""});
+  shapes.push_back({3, 4, 5, true, false, 0, 0, 0, "a # b"});
+  shapes.push_back({3, 4, 5, false, false, 0, 9, 0, "padded B"});
+  shapes.push_back({3, 4, 5, false, true, 6, 0, 8, ""});
+  std::string text;
+  for (const ab::SuiteShape& s : shapes) text += ab::format_shape(s) + "\n";
+  EXPECT_TRUE(same(parse(text), shapes));
+  EXPECT_EQ(ab::format_shape({3, 4, 5, false, false, 0, 0, 0, ""}), "3 4 5");
+  EXPECT_EQ(ab::format_shape({3, 4, 5, true, false, 0, 0, 0, "x"}), "3 4 5 T N  # x");
+  EXPECT_EQ(ab::format_shape({3, 4, 5, false, false, 0, 9, 0, ""}), "3 4 5 N N 0 9 0");
+}
+
+// The file load_suite reads for a name, a path, and a generated suite (none).
+TEST(BenchSuites, SuiteFileNamesWhatIsRead) {
+  EXPECT_EQ(ab::suite_file("tiny", "/x"), "/x/tiny.txt");
+  EXPECT_EQ(ab::suite_file("tiny", ""), ab::default_suites_dir() + "/tiny.txt");
+  EXPECT_EQ(ab::suite_file("my/own.txt", "/x"), "my/own.txt");
+  EXPECT_EQ(ab::suite_file("random", "/x"), "");
+  EXPECT_EQ(ab::suite_file("full", ""), "");
 }
 
 TEST(BenchSuites, SmallOddAndTinyFollowTheirRules) {

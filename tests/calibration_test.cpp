@@ -1,5 +1,5 @@
-// Calibration (src/hw/calibrate.cpp): the quick calibration yields a plausible profile that
-// round-trips through JSON and that a Context applies.
+// Calibration (tools/calibrate/calibrate.cpp): the quick calibration yields a plausible profile
+// that round-trips through JSON and that a Context applies.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "adaptcore/hardware.hpp"
-#include "hw/calibrate.hpp"
+#include "calibrate/calibrate.hpp"
 
 namespace adaptcore {
 namespace {

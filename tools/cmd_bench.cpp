@@ -26,6 +26,7 @@ struct BenchArgs {
   std::string dtype = "f32";
   std::string libs = "all";
   std::string out = "bench-out";
+  bool list = false;
 };
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -126,7 +127,22 @@ void print_quant_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   }
 }
 
+// `--list`: the suite's shapes in the suite file format, after a line saying where they come
+// from; nothing is run or written.
+void list_suite(const RunOptions& run, std::ostream& os) {
+  const auto shapes = bench::load_suite(run.suite, "", run.seed, run.random_count);
+  const std::string file = bench::suite_file(run.suite, "");
+  os << "# suite " << run.suite << ": "
+     << (file.empty() ? "generated, seed " + std::to_string(run.seed) : file) << ", "
+     << shapes.size() << " shapes\n";
+  for (const auto& s : shapes) os << bench::format_shape(s) << '\n';
+}
+
 void run_bench(BenchArgs& a) {
+  if (a.list) {
+    list_suite(a.run, std::cout);
+    return;
+  }
   if (!bench::parse_dtype(a.dtype, a.run.dtype)) throw std::runtime_error("unknown --dtype " + a.dtype);
   a.run.vendors = a.libs != "none";
   if (a.libs != "all" && a.libs != "none") {
@@ -197,6 +213,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")->capture_default_str();
   cmd->add_option("--count", a->run.random_count, "shapes of the random suite")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_flag("--list", a->list,
+                "print the suite's shapes and the file they are read from, run nothing");
   cmd->add_option("--sample", a->run.measure_sample, "full suite: shapes measured (the rest is predicted)")
       ->check(CLI::Range(0, 80000))->capture_default_str();
   cmd->callback([a] { run_bench(*a); });

@@ -1,6 +1,6 @@
 // `adaptcore calibrate [--out FILE] [--threads T] [--quick]`: measures the analytical model's
-// constants on this machine (src/hw/calibrate.cpp), prints them against the detected defaults
-// and writes them as a JSON hardware profile, which ADAPTCORE_HW_PROFILE=FILE or
+// constants on this machine (tools/calibrate/calibrate.cpp), prints them against the detected
+// defaults and writes them as a JSON hardware profile, which ADAPTCORE_HW_PROFILE=FILE or
 // `--profile FILE` then loads.
 #include <fstream>
 #include <iomanip>
@@ -10,7 +10,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "hw/calibrate.hpp"
+#include "calibrate/calibrate.hpp"
 
 namespace adaptcore::cli {
 namespace {

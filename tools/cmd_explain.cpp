@@ -203,21 +203,25 @@ void register_explain(CLI::App& app) {
                   "(default), bf16, int8")
       ->check(CLI::IsMember({"f32", "fp32", "bf16", "u8s8", "int8", "w8a16", "w4a16", "fp16"}));
   add_wq_options(*cmd, args->wq);
+#ifdef ADAPTCORE_WITH_ASCEND
   cmd->add_option("--target", args->target,
                   "explain for a modeled NPU instead of this CPU: ascend910b");
   cmd->add_option("--npu-profile", args->npu_profile, "with --target: profile JSON overrides");
   cmd->add_option("--cores", args->npu_cores, "with --target: AI cores of the modeled device")
       ->check(CLI::Range(1, 1024));
+#endif
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->callback([args] {
+#ifdef ADAPTCORE_WITH_ASCEND
     if (!args->target.empty()) {
       const ShapeArgs& s = args->shape;
       run_npu_explain(args->target, args->npu_profile, args->npu_cores, s.m, s.n, s.k, s.transa,
                       s.transb, args->dtype, args->top, args->json);
       return;
     }
+#endif
     if (args->dtype == "fp16") {
       std::cerr << "error: --dtype fp16 is for NPU targets (--target); the CPU takes f32, "
                    "bf16, u8s8, w8a16, w4a16\n";

@@ -6,14 +6,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "core/wq_weights.hpp"
 #include "dispatch/context_impl.hpp"
-#include "hw/calibrate.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
+#include "measure/read_bandwidth.hpp"
 #include "model/wq_model.hpp"
 
 namespace adaptcore::cli {
@@ -51,35 +50,6 @@ void dequantize_plain(const std::vector<std::int8_t>& q, const std::vector<float
     float* o = out + p * n;
     for (int64_t j = 0; j < n; ++j) o[j] = static_cast<float>(qp[j]) * s[j];
   }
-}
-
-// Read bandwidth of `threads` threads streaming disjoint halves of a buffer far beyond the
-// caches (best of 3 passes), GB/s.
-double dram_read_gbs(int threads) {
-  const std::size_t floats = std::size_t{64} << 20;  // 256 MiB
-  auto buf = measure::make_buffer(floats);
-  measure::fill_uniform(buf.get(), floats, 3);
-  const bool avx512 = detected_hardware().avx512f;
-  double best = 0.0;
-  volatile float sink = 0.0f;
-  for (int rep = 0; rep < 3; ++rep) {
-    std::vector<float> sums(static_cast<std::size_t>(threads));
-    const double t0 = now_seconds();
-    std::vector<std::thread> ts;
-    const std::size_t part = floats / static_cast<std::size_t>(threads) / 128 * 128;
-    for (int t = 0; t < threads; ++t)
-      ts.emplace_back([&, t] {
-        const float* p = buf.get() + static_cast<std::size_t>(t) * part;
-        sums[static_cast<std::size_t>(t)] =
-            avx512 ? calib::read_pass_avx512(p, static_cast<std::int64_t>(part))
-                   : calib::read_pass_sse(p, static_cast<std::int64_t>(part));
-      });
-    for (auto& th : ts) th.join();
-    const double dt = now_seconds() - t0;
-    for (float s : sums) sink = sink + s;
-    best = std::max(best, static_cast<double>(part) * threads * 4.0 / dt / 1e9);
-  }
-  return best;
 }
 
 struct Timed {
@@ -224,7 +194,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
 
   PeakResult peak;
   if (opt.peak) peak = measure_peak(FmaPath::Int8Dot, threads);
-  const double dram = opt.peak ? dram_read_gbs(threads) : 0.0;
+  const double dram = opt.peak ? measure::measure_read_bandwidth(threads, 256ll << 20, 3) : 0.0;
 
   const ShapeKey key = ctx->impl().key_for([&] {
     WqProblem p;

@@ -16,6 +16,7 @@ void register_precompile(CLI::App& app);  // cmd_precompile.cpp
 void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
 void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
 void register_bench(CLI::App& app);      // cmd_bench.cpp
+// The modeled NPU target, built with ADAPTCORE_TARGET_ASCEND (ADAPTCORE_WITH_ASCEND defined).
 void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
 void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)
 // `explain --target ascend910b`: the NPU planner's class, candidates, predicted and simulated

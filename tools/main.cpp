@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   adaptcore::cli::register_validate_model(app);
   adaptcore::cli::register_calibrate(app);
   adaptcore::cli::register_bench(app);
+#ifdef ADAPTCORE_WITH_ASCEND
   adaptcore::cli::register_plan_export(app);
   adaptcore::cli::register_ascend_eval(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,7 +24,7 @@ class DynLib {
   // Opens `path` (absolute, or a bare name searched by the loader). `deepbind` makes the
   // library resolve its own symbols before the process's global ones: a vendor BLAS calls its
   // own exported sgemm_/cblas_* internally, and without it those calls would bind to another
-  // BLAS already linked into the executable (e.g. OpenBLAS in adaptcore_bench_llm). The handle
+  // BLAS already linked into the executable (e.g. a program linked with OpenBLAS). The handle
   // is never closed: BLAS runtimes keep worker threads that do not survive dlclose.
   static DynLib open(const std::string& path, bool deepbind, std::string& error);
 

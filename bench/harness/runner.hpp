@@ -33,7 +33,8 @@ struct RunOptions {
   double target_s = 0.1;            // timed seconds per library and shape
   int min_reps = 3, max_reps = 200;
   // Pause before each library's turn, so that the previous library's worker threads stop
-  // competing for the cores (after a call, OpenMP runtimes spin about 200 ms, OpenBLAS 100 ms).
+  // competing for the cores (OpenMP runtimes and OpenBLAS keep spinning after a call; bench/
+  // README.md, "Threads, measured").
   double settle_s = 0.3;
   // Libraries take turns on chunks of at most this many shapes (and about this many operand
   // bytes): one settle pause per library and chunk.

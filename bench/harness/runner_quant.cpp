@@ -21,10 +21,10 @@
 #include <tuple>
 
 #include "harness/quant_math.hpp"
-#include "harness/read_bandwidth.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
+#include "measure/read_bandwidth.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -261,7 +261,7 @@ class QuantBench final : public DtypeBench {
 
     const int threads = env.ctx.threads();
     if (progress != nullptr) *progress << "measuring the DRAM read bandwidth and the dot-product peaks\n";
-    read_gbs_ = measure_read_bandwidth(threads);
+    read_gbs_ = am::measure_read_bandwidth(threads);
     const bool native = env.ctx.isa() == Isa::Avx512;
     const double fp32_peak = env.ctx.hardware().peak_gflops_per_core(env.ctx.isa()) * threads;
     int8_peak_ = native && am::path_supported(am::FmaPath::Int8Dot)
@@ -296,11 +296,12 @@ class QuantBench final : public DtypeBench {
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
     if (s.trans_a || s.trans_b || s.lda != s.k || s.ldb != (s.trans_b ? s.k : s.n) || s.ldc != s.n)
       throw std::runtime_error("the weight-quantized comparisons take dense shapes without transposes");
-    // The DRAM read rate of this machine drifts with other tenants (seen: 21 to 42 GB/s within
-    // minutes), so it is measured again next to every decode shape: annotate() compares the
-    // shape with that reading and with the run's highest (the conservative fraction).
+    // The DRAM read rate of a shared machine drifts with other tenants within minutes
+    // (bench/README.md, "Bandwidth"), so it is measured again next to every decode shape:
+    // annotate() compares the shape with that reading and with the run's highest (the
+    // conservative fraction).
     if (s.m <= 16) {
-      const double gbs = measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
+      const double gbs = am::measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
       read_gbs_ = std::max(read_gbs_, gbs);
       near_gbs_[{s.m, s.n, s.k}] = gbs;
       (*doc_)["dram_read_gbs_samples"].push_back(gbs);

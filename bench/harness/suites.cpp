@@ -3,14 +3,21 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 
+// The source tree's suites (for runs from the build tree) and the installed suites' path
+// relative to the installed executable's folder (bench/harness/CMakeLists.txt sets both).
 #ifndef ADAPTCORE_SUITES_DIR
 #define ADAPTCORE_SUITES_DIR "bench/suites"
+#endif
+#ifndef ADAPTCORE_SUITES_FROM_BINDIR
+#define ADAPTCORE_SUITES_FROM_BINDIR "../share/adaptcore/suites"
 #endif
 
 namespace adaptcore::bench {
@@ -20,7 +27,8 @@ namespace {
 // CBLAS and most vendor interfaces take `int` sizes; a larger shape could not be run by them.
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
 
-constexpr std::string_view kFileSuites[] = {"llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny"};
+constexpr std::string_view kFileSuites[] = {"llm",   "llm-nt",     "small",  "odd",   "tiny",
+                                            "quant", "quant-tiny", "llm100", "square"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -117,6 +125,17 @@ bool is_file_suite(std::string_view name) {
   return false;
 }
 
+// <folder of the running executable>/ADAPTCORE_SUITES_FROM_BINDIR if that folder exists (an
+// installed command line), else empty.
+std::string installed_suites_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  const fs::path dir = (exe.parent_path() / ADAPTCORE_SUITES_FROM_BINDIR).lexically_normal();
+  return fs::is_directory(dir, ec) ? dir.string() : std::string();
+}
+
 std::vector<SuiteShape> load_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
@@ -152,7 +171,25 @@ std::vector<std::string> suite_names() {
 std::string default_suites_dir() {
   const char* env = std::getenv("ADAPTCORE_SUITES_DIR");
   if (env != nullptr && *env != '\0') return env;
+  if (std::string installed = installed_suites_dir(); !installed.empty()) return installed;
   return ADAPTCORE_SUITES_DIR;
+}
+
+std::string suite_file(const std::string& name_or_path, const std::string& suites_dir) {
+  if (name_or_path == "random" || name_or_path == "full") return {};
+  if (is_file_suite(name_or_path))
+    return (suites_dir.empty() ? default_suites_dir() : suites_dir) + "/" + name_or_path + ".txt";
+  return name_or_path;
+}
+
+std::string format_shape(const SuiteShape& s) {
+  std::ostringstream line;
+  line << s.m << ' ' << s.n << ' ' << s.k;
+  const bool lds = s.lda != 0 || s.ldb != 0 || s.ldc != 0;
+  if (lds || s.trans_a || s.trans_b) line << (s.trans_a ? " T" : " N") << (s.trans_b ? " T" : " N");
+  if (lds) line << ' ' << s.lda << ' ' << s.ldb << ' ' << s.ldc;
+  if (!s.tag.empty()) line << "  # " << s.tag;
+  return line.str();
 }
 
 std::vector<SuiteShape> parse_suite(std::istream& in, const std::string& source_name) {
@@ -190,11 +227,7 @@ std::vector<SuiteShape> load_suite(const std::string& name_or_path, const std::s
                                    std::uint64_t seed, std::size_t random_count) {
   if (name_or_path == "random") return random_suite(random_count, seed);
   if (name_or_path == "full") return full_suite(seed);
-  if (is_file_suite(name_or_path)) {
-    const std::string dir = suites_dir.empty() ? default_suites_dir() : suites_dir;
-    return load_file(dir + "/" + name_or_path + ".txt");
-  }
-  return load_file(name_or_path);
+  return load_file(suite_file(name_or_path, suites_dir));
 }
 
 }  // namespace adaptcore::bench

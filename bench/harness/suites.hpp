@@ -30,12 +30,22 @@ int64_t dense_ldc(const SuiteShape&);
 // The shape with every 0 (dense) leading dimension replaced by the dense value.
 SuiteShape with_leading_dims(SuiteShape);
 
-// "llm", "small", "odd", "tiny" (files in suites_dir), "random", "full" (generated).
+// "llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny", "llm100", "square" (files in
+// suites_dir), "random", "full" (generated).
 std::vector<std::string> suite_names();
 
-// Where the suite files are: $ADAPTCORE_SUITES_DIR if set and not empty, else the source tree's
-// bench/suites as configured at build time.
+// Where the suite files are: $ADAPTCORE_SUITES_DIR if set and not empty; else, for an installed
+// command line, <its folder>/../share/adaptcore/suites (found through /proc/self/exe, so the
+// installed tree may be moved); else the source tree's bench/suites as configured at build time.
 std::string default_suites_dir();
+
+// The file load_suite reads for name_or_path (suites_dir as there); empty for a generated suite.
+std::string suite_file(const std::string& name_or_path, const std::string& suites_dir);
+
+// One line of the file format that parse_suite reads back as the same shape, tag included
+// (`M N K`, then `ta tb` when a transpose or leading dimension is set, then `lda ldb ldc` when
+// a leading dimension is set, then `  # tag`).
+std::string format_shape(const SuiteShape& s);
 
 // name_or_path: one of suite_names() (a name takes precedence over a file of the same name in
 // the working directory), or the path of a suite file. suites_dir empty: default_suites_dir().

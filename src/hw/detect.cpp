@@ -15,12 +15,11 @@ namespace adaptcore {
 namespace {
 
 // The L3 share one core can count on. Hypervisors report the L3 of a whole CCX or socket to a
-// VM of a few vCPUs (this machine: 32 MiB for 2 vCPUs), while other tenants' cores fill the
-// rest of it; and no current part without stacked cache gives a core more than 4 MiB (Zen 4
-// and 5: 32 MiB per 8 cores; Intel server parts: about 2 MiB). A larger share would send
-// operands of 4-16 MiB per core to L3 in the model when they stream from DRAM (measured with
-// operands rotating through memory: 4x2048x1408 ran 1.3x slower with the 256-deep block the
-// L3 assumption chose than the best library, whose B streams).
+// VM of a few vCPUs, while other tenants' cores fill the rest of it; and no current part
+// without stacked cache gives a core more than 4 MiB (Zen 4 and 5: 32 MiB per 8 cores; Intel
+// server parts: about 2 MiB). A larger share would send operands of 4-16 MiB per core to L3 in
+// the model when they stream from DRAM (docs/MODEL.md, "Where the constants come from", has the
+// measurement).
 constexpr int64_t kMaxL3PerCore = 4LL * 1024 * 1024;
 
 // Linux backs large anonymous buffers with 2 MiB pages only when transparent huge pages are
@@ -64,9 +63,9 @@ HardwareProfile detect() {
   }
   hw.page_bytes = transparent_huge_pages_always() ? 2 * 1024 * 1024 : 4096;
   hw.freq_ghz = measure_clock_ghz();
-  // Per-cycle rates of current x86 cores as sustained by a streaming read (calibrated on Zen 4:
-  // 57 B from L1, 32 B from L2, 25 B from L3). DRAM defaults are conservative (one core of a
-  // loaded server streams about 16 GB/s); `adaptcore calibrate` writes measured values.
+  // Per-cycle rates of current x86 cores as sustained by a streaming read, and conservative DRAM
+  // figures (docs/MODEL.md, "Where the constants come from", says where they were measured);
+  // `adaptcore calibrate` writes this machine's values.
   hw.bw_l1_gbs = 56.0 * hw.freq_ghz;
   hw.bw_l2_gbs = 32.0 * hw.freq_ghz;
   hw.bw_l3_gbs = 24.0 * hw.freq_ghz;

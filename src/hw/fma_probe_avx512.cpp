@@ -1,13 +1,18 @@
-// AVX-512 FMA probe; compiled with -mavx512f, called only on CPUs that have it.
-#include <chrono>
-
+// AVX-512 FMA probe loop; compiled with -mavx512f, called only on CPUs that have it.
 #include "hw/fma_probe.hpp"
-#include "kernels/x86_avx512/vec_avx512.hpp"
-
-namespace {
-#include "hw/fma_probe_template.hpp"
-}  // namespace
+#include "hw/zmm_probe_asm.hpp"
 
 namespace adaptcore::probes {
-double fma_gflops_avx512(double seconds) noexcept { return fma_probe_gflops<VecAvx512, 24>(seconds); }
+
+std::uint64_t fma_loop_avx512(std::uint64_t iters) noexcept {
+#if defined(__x86_64__)
+  std::uint64_t n = iters;
+  if (n != 0) ADAPTCORE_ZMM_PROBE("vfmadd231ps", n);
+  return iters * kZmmAccumulators * kZmmLanes * 2u;  // 1 multiply-add per lane
+#else
+  (void)iters;
+  return 0;
+#endif
+}
+
 }  // namespace adaptcore::probes

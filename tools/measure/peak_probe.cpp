@@ -1,8 +1,5 @@
 #include "measure/peak_probe.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,7 +7,9 @@
 #include <thread>
 
 #include "adaptcore/hardware.hpp"
-#include "measure/fma_loops.hpp"
+#include "hw/fma_probe.hpp"
+#include "measure/cpus.hpp"
+#include "measure/peak_loops.hpp"
 
 namespace adaptcore::measure {
 namespace {
@@ -22,25 +21,18 @@ using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kChunk = 1u << 15;
 constexpr double kWarmupSeconds = 0.01;
 
-using LoopFn = std::uint64_t (*)(std::uint64_t) noexcept;
+// The FMA paths run the core's probe loops (hw/fma_probe.hpp), the others peak_loops.hpp.
+using LoopFn = FmaLoop;
 
 LoopFn loop_for(FmaPath p) {
   switch (p) {
-    case FmaPath::Avx512: return &loops::fma_avx512;
-    case FmaPath::Avx2: return &loops::fma_avx2;
+    case FmaPath::Avx512: return &probes::fma_loop_avx512;
+    case FmaPath::Avx2: return &probes::fma_loop_avx2;
     case FmaPath::Sse: return &loops::mul_add_sse;
     case FmaPath::Bf16Dot: return &loops::dot_bf16_avx512;
     case FmaPath::Int8Dot: return &loops::dot_int8_vnni;
   }
   return &loops::mul_add_sse;
-}
-
-bool pin_to(int cpu) {
-  if (cpu < 0) return false;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
 struct ThreadResult {
@@ -56,7 +48,7 @@ double run_trial(LoopFn fn, const std::vector<int>& cpus, double seconds,
   std::vector<ThreadResult> res(static_cast<std::size_t>(threads));
   std::atomic<int> ready{0};
   auto body = [&](int t) {
-    pin_to(cpus[static_cast<std::size_t>(t)]);
+    pin_this_thread(cpus[static_cast<std::size_t>(t)]);
     const auto w0 = Clock::now();
     while (std::chrono::duration<double>(Clock::now() - w0).count() < kWarmupSeconds) fn(kChunk);
     ready.fetch_add(1, std::memory_order_acq_rel);
@@ -125,17 +117,6 @@ FmaPath path_for(Isa isa) noexcept {
     case Isa::Avx2: return FmaPath::Avx2;
     default: return FmaPath::Sse;
   }
-}
-
-std::vector<int> allowed_cpus() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
 }
 
 PeakResult measure_peak(FmaPath path, int threads, double seconds, int trials) {

@@ -2,13 +2,15 @@
 // vector FMAs (or multiply + add pairs on the baseline path) at the same time, and the probe
 // reports the aggregate GFLOP/s. Used by `adaptcore run`/`adaptcore peak` and the benchmarks to
 // state results as a fraction of what the cores really sustain, not of a nominal figure (a Zen 4
-// core issues one 512-bit FMA per cycle, not two, and clocks drift under virtualisation).
+// core issues one 512-bit FMA per cycle, not two, and clocks drift under virtualisation). The
+// FMA paths run the core's probe loops (hw/fma_probe.hpp), the one FMA probe of the project.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "adaptcore/types.hpp"
+#include "measure/cpus.hpp"
 
 namespace adaptcore::measure {
 
@@ -44,8 +46,5 @@ struct PeakResult {
 // aggregate (total flops / span from the first start to the last finish). Returns gflops == 0
 // if the path is unsupported.
 PeakResult measure_peak(FmaPath path, int threads, double seconds = 0.05, int trials = 3);
-
-// CPUs in this process's affinity mask, in ascending order.
-std::vector<int> allowed_cpus();
 
 }  // namespace adaptcore::measure

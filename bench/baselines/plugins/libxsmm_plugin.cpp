@@ -6,7 +6,7 @@
 // - It is column-major: row-major C = op(A) op(B) is run as column-major C^T = op(B)^T op(A)^T,
 //   i.e. the kernel gets B as its first operand and A as its second.
 // - Its JIT (1.17) generates no kernel for a transposed first operand, which is op(B) here:
-//   supports() is false for transposed B (measured: dispatch returns NULL for every size).
+//   supports() is false for transposed B (bench/README.md, "libxsmm's range").
 // - It is meant for small matrices: its own threshold for "small" is LIBXSMM_MAX_MNK
 //   (m*n*k <= 64^3 = 262144 in Debian's build), above which libxsmm_gemm itself hands the call
 //   to BLAS. supports() follows that threshold; ADAPTCORE_LIBXSMM_MAX_MNK overrides it (0: no

@@ -1,4 +1,4 @@
-#include "harness/read_bandwidth.hpp"
+#include "measure/read_bandwidth.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,9 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "hw/calibrate.hpp"
+#include "adaptcore/hardware.hpp"
+#include "measure/read_loops.hpp"
 
-namespace adaptcore::bench {
+namespace adaptcore::measure {
 
 double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
   threads = std::max(1, threads);
@@ -21,9 +22,7 @@ double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
   auto* buf = static_cast<float*>(std::aligned_alloc(64, total));
   if (buf == nullptr) return 0;
   std::memset(buf, 0, total);  // touch every page before timing
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  using ReadFn = float (*)(const float*, std::int64_t) noexcept;
-  const ReadFn read = avx512 ? calib::read_pass_avx512 : calib::read_pass_sse;
+  const loops::ReadPass read = loops::read_pass_for(detected_hardware().best_isa());
   double best = 0;
   std::atomic<float> sink{0};
   for (int pass = 0; pass < passes; ++pass) {
@@ -54,4 +53,4 @@ double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
   return best;
 }
 
-}  // namespace adaptcore::bench
+}  // namespace adaptcore::measure

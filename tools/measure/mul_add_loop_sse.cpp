@@ -1,6 +1,6 @@
 // Baseline x86-64 probe loop for the portable path, which has no FMA: 7 independent addps
 // chains and 7 independent mulps chains on xmm registers (4 flops per instruction).
-#include "measure/fma_loops.hpp"
+#include "measure/peak_loops.hpp"
 
 namespace adaptcore::measure::loops {
 

@@ -1,16 +1,17 @@
-// The zmm probe loops: 24 independent accumulators, each updated once per iteration by one
-// instruction whose two other operands are constant registers, so nothing but that
-// instruction's issue rate limits the loop. One body serves vfmadd231ps, vdpbf16ps and
-// vpdpbusd; each loop runs only after path_supported() found its instruction on the CPU. The
-// unit is compiled with the flags of all three so the assembler accepts them.
-#include "measure/fma_loops.hpp"
-
-namespace adaptcore::measure::loops {
-namespace {
+// The body of the zmm throughput probes, one macro for every instruction probed: 24 independent
+// accumulators (zmm0-23), each updated once per iteration by `insn` with the two constant
+// registers zmm30 and zmm31 as its other operands, so nothing but the instruction's issue rate
+// limits the loop. Used by the core's FMA probe (vfmadd231ps, fma_probe_avx512.cpp) and by the
+// dot-product probes of `adaptcore peak` (vdpbf16ps, vpdpbusd, tools/measure/dot_loops.cpp).
+// A unit expanding it must be compiled with AVX-512 enabled (the clobbers name xmm16 and up)
+// and run it only on CPUs with the instruction. `n` (a std::uint64_t lvalue, > 0) counts the
+// iterations down to 0.
+//
+// Zeroed operands: the instructions' speed does not depend on the values, and zeros keep stale
+// denormals from slowing the FMAs and the accumulators from reaching infinity or wrapping.
+#pragma once
 
 #if defined(__x86_64__)
-// Zeroed operands: the instructions' speed does not depend on the values, zeros keep stale
-// denormals from slowing the FMAs and the accumulators from reaching infinity or wrapping.
 #define ADAPTCORE_ZMM_PROBE(insn, n)                                                          \
   asm volatile(                                                                               \
       ".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,30,31\n\t"        \
@@ -30,32 +31,7 @@ namespace {
         "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30", "xmm31")
 #endif
 
-constexpr std::uint64_t kAccumulators = 24, kLanes = 16;
-
-}  // namespace
-
-std::uint64_t fma_avx512(std::uint64_t iters) noexcept {
-#if defined(__x86_64__)
-  std::uint64_t n = iters;
-  if (n != 0) ADAPTCORE_ZMM_PROBE("vfmadd231ps", n);
-#endif
-  return iters * kAccumulators * kLanes * 2u;  // 1 multiply-add per lane
-}
-
-std::uint64_t dot_bf16_avx512(std::uint64_t iters) noexcept {
-#if defined(__x86_64__)
-  std::uint64_t n = iters;
-  if (n != 0) ADAPTCORE_ZMM_PROBE("vdpbf16ps", n);
-#endif
-  return iters * kAccumulators * kLanes * 4u;  // 2 multiply-adds per lane
-}
-
-std::uint64_t dot_int8_vnni(std::uint64_t iters) noexcept {
-#if defined(__x86_64__)
-  std::uint64_t n = iters;
-  if (n != 0) ADAPTCORE_ZMM_PROBE("vpdpbusd", n);
-#endif
-  return iters * kAccumulators * kLanes * 8u;  // 4 multiply-adds per lane
-}
-
-}  // namespace adaptcore::measure::loops
+namespace adaptcore::probes {
+// Accumulators and fp32 lanes of the zmm probe: one iteration issues 24 instructions of 16 lanes.
+inline constexpr unsigned kZmmAccumulators = 24, kZmmLanes = 16;
+}  // namespace adaptcore::probes

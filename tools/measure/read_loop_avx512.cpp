@@ -1,10 +1,10 @@
-// AVX-512 read loop of the bandwidth calibration; compiled with -mavx512f, called only on CPUs
+// AVX-512 read loop of the bandwidth measurements; compiled with -mavx512f, called only on CPUs
 // with it.
 #include <immintrin.h>
 
-#include "hw/calibrate.hpp"
+#include "measure/read_loops.hpp"
 
-namespace adaptcore::calib {
+namespace adaptcore::measure::loops {
 
 float read_pass_avx512(const float* p, std::int64_t n) noexcept {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
@@ -29,4 +29,4 @@ float read_pass_avx512(const float* p, std::int64_t n) noexcept {
   return sum;
 }
 
-}  // namespace adaptcore::calib
+}  // namespace adaptcore::measure::loops

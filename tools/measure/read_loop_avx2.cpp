@@ -1,9 +1,9 @@
-// AVX2 read loop of the bandwidth calibration; compiled with -mavx2, called only on CPUs with it.
+// AVX2 read loop of the bandwidth measurements; compiled with -mavx2, called only on CPUs with it.
 #include <immintrin.h>
 
-#include "hw/calibrate.hpp"
+#include "measure/read_loops.hpp"
 
-namespace adaptcore::calib {
+namespace adaptcore::measure::loops {
 
 float read_pass_avx2(const float* p, std::int64_t n) noexcept {
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
@@ -25,4 +25,4 @@ float read_pass_avx2(const float* p, std::int64_t n) noexcept {
   return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
 }
 
-}  // namespace adaptcore::calib
+}  // namespace adaptcore::measure::loops

@@ -1,15 +1,15 @@
 // DRAM read bandwidth measured in the run itself: `threads` threads each stream their share of
-// a buffer far beyond the last-level cache with the widest loads (the calibration's read pass),
-// best of several passes. The weight-quantized decode records state their weight GB/s as a
-// fraction of it.
+// a buffer far beyond the last-level cache with the path's widest loads (read_loops.hpp), best
+// of several passes. The weight-quantized decode records of `adaptcore bench` and `adaptcore run
+// --dtype w8a16|w4a16` state their weight GB/s as a fraction of it.
 #pragma once
 
 #include <cstdint>
 
-namespace adaptcore::bench {
+namespace adaptcore::measure {
 
 // GB/s (1e9 bytes per second) over `bytes` (rounded down to whole 64-byte lines per thread),
 // best of `passes`; 0 if the buffer cannot be allocated.
 double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 7);
 
-}  // namespace adaptcore::bench
+}  // namespace adaptcore::measure

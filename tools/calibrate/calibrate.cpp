@@ -2,14 +2,10 @@
 // a warm-up; single-thread figures are taken on a thread pinned to one CPU (its affinity is
 // restored afterwards) and timed by its CPU time (time preempted by other processes does not
 // count), the all-core DRAM figure with one pinned thread per CPU over wall time.
-#include "hw/calibrate.hpp"
+#include "calibrate/calibrate.hpp"
 
 #include <pthread.h>
 #include <sched.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -27,35 +23,19 @@
 #include "hw/clock_probe.hpp"
 #include "hw/fma_probe.hpp"
 #include "kernels/ukernel.hpp"
+#include "measure/bench_util.hpp"
+#include "measure/cpus.hpp"
+#include "measure/read_loops.hpp"
 
 namespace adaptcore {
-
-namespace calib {
-float read_pass_sse(const float* p, std::int64_t n) noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __m128 a[8];
-  for (auto& r : a) r = _mm_setzero_ps();
-  for (std::int64_t i = 0; i < n; i += 32) {
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
-  }
-  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
-                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
-  alignas(16) float out[4];
-  _mm_store_ps(out, s);
-  return out[0] + out[1] + out[2] + out[3];
-#else
-  float s = 0.0f;
-  for (std::int64_t i = 0; i < n; ++i) s += p[i];
-  return s;
-#endif
-}
-}  // namespace calib
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ReadFn = float (*)(const float*, std::int64_t) noexcept;
+using ReadFn = measure::loops::ReadPass;
+using measure::allowed_cpus;
+using measure::median;
+using measure::pin_this_thread;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -67,13 +47,6 @@ double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 != 0 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 // Sink for results the compiler must not drop.
@@ -93,30 +66,13 @@ Buffer make_buffer(std::int64_t bytes) {
   return Buffer(p);
 }
 
-std::vector<int> allowed_cpus() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
-bool pin_to(int cpu) {
-  if (cpu < 0) return false;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
-}
-
 // Pins the calling thread to one CPU for its lifetime and restores the previous mask after.
 class PinGuard {
  public:
   explicit PinGuard(int cpu) {
     CPU_ZERO(&old_);
-    saved_ = pthread_getaffinity_np(pthread_self(), sizeof(old_), &old_) == 0 && pin_to(cpu);
+    saved_ = pthread_getaffinity_np(pthread_self(), sizeof(old_), &old_) == 0 &&
+             pin_this_thread(cpu);
   }
   ~PinGuard() {
     if (saved_) pthread_setaffinity_np(pthread_self(), sizeof(old_), &old_);
@@ -128,14 +84,6 @@ class PinGuard {
   cpu_set_t old_;
   bool saved_ = false;
 };
-
-ReadFn reader_for(Isa isa) {
-  switch (isa) {
-    case Isa::Avx512: return &calib::read_pass_avx512;
-    case Isa::Avx2: return &calib::read_pass_avx2;
-    default: return &calib::read_pass_sse;
-  }
-}
 
 struct Budget {
   int samples;      // timed samples per figure (the median is kept)
@@ -196,7 +144,7 @@ double all_core_bandwidth(ReadFn fn, const float* buf, std::int64_t bytes, int t
     std::vector<double> cpu(start.size());
     std::atomic<int> ready{0};
     auto body = [&](int t) {
-      if (!cpus.empty()) pin_to(cpus[static_cast<std::size_t>(t) % cpus.size()]);
+      if (!cpus.empty()) pin_this_thread(cpus[static_cast<std::size_t>(t) % cpus.size()]);
       const float* p = buf + static_cast<std::int64_t>(t) * (slice / 4);
       ready.fetch_add(1, std::memory_order_acq_rel);
       while (ready.load(std::memory_order_acquire) < threads) std::this_thread::yield();
@@ -303,7 +251,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   else if (real.supports(Isa::Avx2) && base.supports(Isa::Avx2))
     isa = Isa::Avx2;
   rep.isa = isa;
-  const ReadFn reader = reader_for(isa);
+  const ReadFn reader = measure::loops::read_pass_for(isa);
   const std::vector<int> cpus = allowed_cpus();
   Buffer big;  // the DRAM buffer, shared by the one-thread and all-thread figures
 

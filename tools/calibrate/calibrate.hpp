@@ -3,6 +3,8 @@
 // DRAM, packing rate, fork/join cost of the thread pool) and return them as a hardware profile.
 // `adaptcore calibrate` writes the result as a JSON profile that ADAPTCORE_HW_PROFILE or
 // Context::load_hardware_profile loads. Calibration is a measurement: run it on an idle machine.
+// A tool, not part of the library (static library adaptcore_calibrate, linked by the command
+// line and the tests); the library itself only runs the clock and FMA probes of detection.
 #pragma once
 
 #include <cstdint>
@@ -41,14 +43,5 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
 // to_json(hw) plus "calibrated": true and "calibrated_at" (profile_from_json ignores keys it
 // does not know, so the file loads like any profile).
 std::string calibrated_profile_json(const HardwareProfile& hw, const CalibrationReport& report);
-
-namespace calib {
-// One read pass over [p, p + n) (p 64-byte aligned, n a multiple of 128 floats) with the
-// path's widest loads and eight independent accumulators; returns a sum so the loads cannot
-// be dropped.
-float read_pass_avx512(const float* p, std::int64_t n) noexcept;  // -mavx512f
-float read_pass_avx2(const float* p, std::int64_t n) noexcept;    // -mavx2
-float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
-}  // namespace calib
 
 }  // namespace adaptcore

@@ -1,0 +1,39 @@
+// The baseline read loop and the choice of loop per path (the wider ones are in their own
+// units, compiled for their ISA).
+#include "measure/read_loops.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
+namespace adaptcore::measure::loops {
+
+float read_pass_sse(const float* p, std::int64_t n) noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __m128 a[8];
+  for (auto& r : a) r = _mm_setzero_ps();
+  for (std::int64_t i = 0; i < n; i += 32) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
+  }
+  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
+                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
+  alignas(16) float out[4];
+  _mm_store_ps(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+#else
+  float s = 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) s += p[i];
+  return s;
+#endif
+}
+
+ReadPass read_pass_for(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::Avx512: return &read_pass_avx512;
+    case Isa::Avx2: return &read_pass_avx2;
+    default: return &read_pass_sse;
+  }
+}
+
+}  // namespace adaptcore::measure::loops

@@ -1,0 +1,21 @@
+// Read loops of the bandwidth measurements (calibration, `adaptcore bench`, `adaptcore run
+// --dtype w8a16`): one pass over [p, p + n) (p 64-byte aligned, n a multiple of 128 floats)
+// with the path's widest loads and eight independent accumulators; each returns a sum so the
+// loads cannot be dropped.
+#pragma once
+
+#include <cstdint>
+
+#include "adaptcore/types.hpp"
+
+namespace adaptcore::measure::loops {
+
+float read_pass_avx512(const float* p, std::int64_t n) noexcept;  // -mavx512f
+float read_pass_avx2(const float* p, std::int64_t n) noexcept;    // -mavx2
+float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
+
+using ReadPass = float (*)(const float* p, std::int64_t n) noexcept;
+// The loop with the widest loads of a path (Generic: SSE). The caller checks the CPU has it.
+ReadPass read_pass_for(Isa isa) noexcept;
+
+}  // namespace adaptcore::measure::loops
