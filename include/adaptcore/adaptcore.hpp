@@ -87,6 +87,8 @@ class Context {
 // call tries again. Construction errors of its configuration are in init_status().
 Context& default_context() noexcept;
 
+// Every entry point below takes its context as the last argument, defaulting to this one.
+
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
