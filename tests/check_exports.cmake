@@ -1,25 +1,8 @@
 # ctest helper: checks the dynamic symbol table of libadaptcore_blas.so.
 #   cmake -DLIB=<path to the library> -DNM=<nm> -P check_exports.cmake
 cmake_minimum_required(VERSION 3.20)  # policies for if(IN_LIST)
-if(NOT LIB OR NOT EXISTS "${LIB}")
-  message(FATAL_ERROR "LIB not given or missing: '${LIB}'")
-endif()
-if(NOT NM)
-  set(NM nm)
-endif()
-execute_process(COMMAND ${NM} -D --defined-only "${LIB}"
-  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${NM} failed (${rc}): ${err}")
-endif()
-string(REPLACE "\n" ";" lines "${out}")
-set(names "")
-foreach(line IN LISTS lines)
-  # "<address> <type> <name>[@version]"
-  if(line MATCHES "^[0-9a-fA-F]+ +[A-Za-z] +([^ @]+)")
-    list(APPEND names "${CMAKE_MATCH_1}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/exports_common.cmake)
+defined_dynamic_symbols(names "${NM}" "${LIB}")
 message(STATUS "defined dynamic symbols: ${names}")
 set(allowed cblas_sgemm cblas_xerbla sgemm_ xerbla_)
 set(errors "")

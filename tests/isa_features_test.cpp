@@ -51,23 +51,23 @@ std::unique_ptr<Context> no_dot_context(const std::string& profile) {
 }
 
 // Small integers: every product and sum is exact in fp32 and in bf16 inputs.
-std::vector<std::uint16_t> bf16_values(std::size_t n, int seed) {
-  std::vector<std::uint16_t> v(n);
+std::vector<bf16> bf16_values(std::size_t n, int seed) {
+  std::vector<bf16> v(n);
   for (std::size_t i = 0; i < n; ++i)
-    v[i] = float_to_bf16(static_cast<float>(static_cast<int>((i * 7 + seed) % 5) - 2));
+    v[i] = bf16(static_cast<float>(static_cast<int>((i * 7 + seed) % 5) - 2));
   return v;
 }
 
 // C = A B (row-major, m x k times k x n, or B stored n x k when tb) in exact arithmetic.
-std::vector<float> reference(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
+std::vector<float> reference(const std::vector<bf16>& a, const std::vector<bf16>& b,
                              int64_t m, int64_t n, int64_t k, bool tb) {
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float s = 0.0f;
       for (int64_t p = 0; p < k; ++p)
-        s += bf16_to_float(a[static_cast<std::size_t>(i * k + p)]) *
-             bf16_to_float(b[static_cast<std::size_t>(tb ? j * k + p : p * n + j)]);
+        s += static_cast<float>(a[static_cast<std::size_t>(i * k + p)]) *
+             static_cast<float>(b[static_cast<std::size_t>(tb ? j * k + p : p * n + j)]);
       c[static_cast<std::size_t>(i * n + j)] = s;
     }
   return c;

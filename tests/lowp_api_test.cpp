@@ -16,8 +16,8 @@ namespace {
 constexpr int64_t kBig = std::numeric_limits<int64_t>::max();
 
 struct Bufs {
-  std::vector<std::uint16_t> a = std::vector<std::uint16_t>(4096, 0x3f80);
-  std::vector<std::uint16_t> b = std::vector<std::uint16_t>(4096, 0x3f80);
+  std::vector<bf16> a = std::vector<bf16>(4096, bf16(1.0f));
+  std::vector<bf16> b = std::vector<bf16>(4096, bf16(1.0f));
   std::vector<float> c = std::vector<float>(4096, 7.0f);
   std::vector<std::uint8_t> a8 = std::vector<std::uint8_t>(4096, 1);
   std::vector<std::int8_t> b8 = std::vector<std::int8_t>(4096, 1);
@@ -78,7 +78,7 @@ TEST_F(LowpErrors, OverflowNullAliasing) {
                          4, *ctx_),
             Status::NullPointer);
   // C overlapping A (same buffer, bf16 output on A's grid) and C overlapping B (int8).
-  std::vector<std::uint16_t> buf(64, 0x3f80);
+  std::vector<adaptcore::bf16> buf(64, adaptcore::bf16(1.0f));
   EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, buf.data(), 4, b_.b.data(), 4, 0.0f,
                       buf.data() + 2, 4, *ctx_),
             Status::Aliasing);
@@ -126,15 +126,15 @@ TEST(LowpCApi, MatchesCpp) {
   std::vector<std::int32_t> c32(8, 1);
   const std::int32_t azp = 10, bzp[4] = {1, 2, 3, 4};
   ASSERT_EQ(ac_gemm_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, a8.data(), 3, &azp, 1,
-                            b8.data(), 4, bzp, 4, 1, c32.data(), 4),
+                            b8.data(), 4, bzp, 4, 1, c32.data(), 4, AC_OFFSET_NONE, nullptr),
             AC_STATUS_OK);
   for (int j = 0; j < 4; ++j) EXPECT_EQ(c32[static_cast<std::size_t>(j)], 1 + 3 * 190 * (-7 - bzp[j]));
   ASSERT_EQ(ac_gemm_s8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, s8.data(), 3, nullptr,
-                            0, b8.data(), 4, nullptr, 0, 0, c32.data(), 4),
+                            0, b8.data(), 4, nullptr, 0, 0, c32.data(), 4, AC_OFFSET_NONE, nullptr),
             AC_STATUS_OK);
   for (auto v : c32) EXPECT_EQ(v, 3 * -100 * -7);
   EXPECT_EQ(ac_gemm_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, a8.data(), 3, &azp, 3,
-                            b8.data(), 4, nullptr, 0, 0, c32.data(), 4),
+                            b8.data(), 4, nullptr, 0, 0, c32.data(), 4, AC_OFFSET_NONE, nullptr),
             AC_STATUS_INVALID_ARGUMENT);
 }
 
@@ -143,7 +143,7 @@ TEST(LowpPlans, DistinctCacheKeysAndPlanFileRoundTrip) {
   const int64_t m = 64, n = 96, k = 80;
   std::vector<float> af(static_cast<std::size_t>(m * k), 1.0f), bf(static_cast<std::size_t>(k * n), 1.0f),
       cf(static_cast<std::size_t>(m * n));
-  std::vector<std::uint16_t> ab(af.size(), 0x3f80), bb(bf.size(), 0x3f80);
+  std::vector<bf16> ab(af.size(), bf16(1.0f)), bb(bf.size(), bf16(1.0f));
   std::vector<std::uint8_t> a8(af.size(), 1);
   std::vector<std::int8_t> b8(bf.size(), 1);
   std::vector<std::int32_t> c32(cf.size());

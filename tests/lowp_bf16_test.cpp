@@ -173,11 +173,11 @@ TEST(LowpBf16, AlphaZeroAndEmptyDepth) {
                       3, 0.5f, c.data(), 3, *ctx),
             Status::Ok);
   for (float v : c) EXPECT_EQ(v, 1.0f);
-  std::vector<std::uint16_t> cb(6, float_to_bf16(3.0f));
+  std::vector<bf16> cb(6, bf16(3.0f));
   ASSERT_EQ(gemm_bf16(Layout::ColMajor, Trans::No, Trans::No, 2, 3, 0, 1.0f, nullptr, 2, nullptr,
                       1, 2.0f, cb.data(), 2, *ctx),
             Status::Ok);
-  for (auto v : cb) EXPECT_EQ(bf16_to_float(v), 6.0f);
+  for (auto v : cb) EXPECT_EQ(static_cast<float>(v), 6.0f);
 }
 
 }  // namespace

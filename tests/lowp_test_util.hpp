@@ -70,14 +70,14 @@ struct LowpRunner {
       switch (call.kind) {
         case LowpKind::Bf16F32:
           return gemm_bf16(call.layout, call.transa, call.transb, call.m, call.n, call.k,
-                           call.alpha, static_cast<const std::uint16_t*>(call.a), call.lda,
-                           static_cast<const std::uint16_t*>(call.b), call.ldb, call.beta,
+                           call.alpha, static_cast<const bf16*>(call.a), call.lda,
+                           static_cast<const bf16*>(call.b), call.ldb, call.beta,
                            static_cast<float*>(call.c), call.ldc, *ctx);
         case LowpKind::Bf16Bf16:
           return gemm_bf16(call.layout, call.transa, call.transb, call.m, call.n, call.k,
-                           call.alpha, static_cast<const std::uint16_t*>(call.a), call.lda,
-                           static_cast<const std::uint16_t*>(call.b), call.ldb, call.beta,
-                           static_cast<std::uint16_t*>(call.c), call.ldc, *ctx);
+                           call.alpha, static_cast<const bf16*>(call.a), call.lda,
+                           static_cast<const bf16*>(call.b), call.ldb, call.beta,
+                           static_cast<bf16*>(call.c), call.ldc, *ctx);
         case LowpKind::U8S8S32:
           return gemm_u8s8s32(call.layout, call.transa, call.transb, call.m, call.n, call.k,
                               static_cast<const std::uint8_t*>(call.a), call.lda, call.a_zp,

@@ -44,8 +44,6 @@ struct Operands {
   }
 };
 
-std::uint16_t bf16(int v) { return float_to_bf16(static_cast<float>(v)); }
-
 // One checked call of the given kind; an empty string when it is right.
 std::string checked_call(Context& ctx, const Operands& o, int kind) {
   const std::size_t mn = static_cast<std::size_t>(o.m * o.n);
@@ -60,9 +58,9 @@ std::string checked_call(Context& ctx, const Operands& o, int kind) {
       return {};
     }
     case 1: {  // bf16 x bf16 -> fp32
-      std::vector<std::uint16_t> a(o.a.size()), b(o.b.size());
-      for (std::size_t i = 0; i < a.size(); ++i) a[i] = bf16(o.a[i]);
-      for (std::size_t i = 0; i < b.size(); ++i) b[i] = bf16(o.b[i]);
+      std::vector<bf16> a(o.a.size()), b(o.b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = bf16(static_cast<float>(o.a[i]));
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = bf16(static_cast<float>(o.b[i]));
       std::vector<float> c(mn, -1.0f);
       const Status s = gemm_bf16(Layout::RowMajor, Trans::No, Trans::No, o.m, o.n, o.k, 1.0f,
                                  a.data(), o.k, b.data(), o.n, 0.0f, c.data(), o.n, ctx);
@@ -91,12 +89,12 @@ std::string checked_call(Context& ctx, const Operands& o, int kind) {
       for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(o.b[i]);
       std::vector<float> scales(static_cast<std::size_t>(o.n), 1.0f);
       QuantizedWeights qw;
-      Status s = quantize_weights_s8(ctx, Layout::RowMajor, Trans::No, o.k, o.n, w.data(), o.n,
-                                     scales.data(), WeightQuantSpec{}, qw);
+      Status s = quantize_weights_s8(Layout::RowMajor, Trans::No, o.k, o.n, w.data(), o.n,
+                                     scales.data(), WeightQuantSpec{}, qw, ctx);
       if (s != Status::Ok) return std::string("quantize: ") + to_string(s);
       std::vector<float> a(o.a.begin(), o.a.end()), c(mn, -1.0f);
-      s = gemm_quantized(ctx, Layout::RowMajor, Trans::No, o.m, a.data(), o.k, qw, 0.0f, c.data(),
-                         o.n);
+      s = gemm_quantized(Layout::RowMajor, Trans::No, o.m, a.data(), o.k, qw, 0.0f, c.data(), o.n,
+                         ActivationParts::Two, ctx);
       if (s != Status::Ok) return std::string("w8a16: ") + to_string(s);
       // Activations of |a| <= 3 split into two int8 parts: far inside the documented bound.
       const double tol = 1e-3 * static_cast<double>(o.k) * 9.0 + 1e-3;

@@ -15,7 +15,7 @@ namespace {
 QuantizedWeights make(Context& ctx, int64_t k, int64_t n, WeightQuantSpec spec = {}) {
   std::vector<float> w(static_cast<std::size_t>(k * n), 0.25f);
   QuantizedWeights h;
-  EXPECT_EQ(quantize_weights(ctx, Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h), Status::Ok);
+  EXPECT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h, ctx), Status::Ok);
   return h;
 }
 
@@ -26,7 +26,7 @@ TEST(WqApi, QuantizeErrors) {
   std::vector<float> s(64 * 64, 1.0f);
   QuantizedWeights h;
   auto f = [&](Layout l, Trans t, int64_t k, int64_t n, const float* p, int64_t ld, WeightQuantSpec spec) {
-    return quantize_weights(ctx, l, t, k, n, p, ld, spec, h);
+    return quantize_weights(l, t, k, n, p, ld, spec, h, ctx);
   };
   const WeightQuantSpec ok{};
   EXPECT_EQ(f(static_cast<Layout>(7), Trans::No, 8, 8, w.data(), 8, ok), Status::InvalidLayout);
@@ -48,7 +48,7 @@ TEST(WqApi, QuantizeErrors) {
   EXPECT_FALSE(h.valid());  // nothing was made
   // From integers: range per format, scales present and finite.
   auto g = [&](const std::int8_t* p, const float* sc, WeightQuantSpec spec) {
-    return quantize_weights_s8(ctx, Layout::RowMajor, Trans::No, 64, 8, p, 8, sc, spec, h);
+    return quantize_weights_s8(Layout::RowMajor, Trans::No, 64, 8, p, 8, sc, spec, h, ctx);
   };
   EXPECT_EQ(g(q.data(), nullptr, ok), Status::NullPointer);
   EXPECT_EQ(g(nullptr, s.data(), ok), Status::NullPointer);
@@ -66,7 +66,7 @@ TEST(WqApi, GemmErrors) {
   std::vector<float> a(10 * 40, 1.0f), c(10 * 24, 3.0f);
   auto f = [&](Layout l, Trans t, int64_t m, const float* pa, int64_t lda, const QuantizedWeights& w, float* pc, int64_t ldc,
                ActivationParts parts = ActivationParts::Two) {
-    return gemm_quantized(ctx, l, t, m, pa, lda, w, 0.0f, pc, ldc, parts);
+    return gemm_quantized(l, t, m, pa, lda, w, 0.0f, pc, ldc, parts, ctx);
   };
   EXPECT_EQ(f(static_cast<Layout>(0), Trans::No, 10, a.data(), 40, h, c.data(), 24), Status::InvalidLayout);
   EXPECT_EQ(f(Layout::RowMajor, static_cast<Trans>(0), 10, a.data(), 40, h, c.data(), 24), Status::InvalidTranspose);
@@ -87,10 +87,10 @@ TEST(WqApi, GemmErrors) {
   // m == 0: nothing read or written, even through null operands.
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 0, nullptr, 40, h, nullptr, 24), Status::Ok);
   // bf16 activations: the same checks in bytes.
-  std::vector<std::uint16_t> ab(10 * 40, float_to_bf16(1.0f));
-  EXPECT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 10, ab.data(), 39, h, 0.0f, c.data(), 24),
+  std::vector<bf16> ab(10 * 40, bf16(1.0f));
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 39, h, 0.0f, c.data(), 24, ActivationParts::Two, ctx),
             Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 10, ab.data(), 40, h, 0.0f, c.data(), 24), Status::Ok);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 40, h, 0.0f, c.data(), 24, ActivationParts::Two, ctx), Status::Ok);
   // 0.25 everywhere quantizes exactly (scale 0.25 / 127, q = 127); x = 1 exactly: 40 x 0.25.
   for (float v : c) ASSERT_NEAR(v, 10.0f, 1e-4f);
 }
@@ -107,8 +107,8 @@ TEST(WqApi, HandleIsMoveOnly) {
   EXPECT_FALSE(h.valid());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
   EXPECT_EQ(h.k(), 0);
   std::vector<float> a(64, 1.0f), c(32);
-  EXPECT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 1, a.data(), 64, h, 0.0f, c.data(), 32), Status::NullPointer);
-  EXPECT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 1, a.data(), 64, moved, 0.0f, c.data(), 32), Status::Ok);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, h, 0.0f, c.data(), 32, ActivationParts::Two, ctx), Status::NullPointer);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, moved, 0.0f, c.data(), 32, ActivationParts::Two, ctx), Status::Ok);
 }
 
 TEST(WqApi, CApi) {
@@ -145,18 +145,18 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
   o.threads = 1;
   Context ctx(o);
   std::vector<float> a(8 * 256, 1.0f), c(8 * 64);
-  std::vector<std::uint16_t> ab(8 * 256, float_to_bf16(1.0f));
+  std::vector<bf16> ab(8 * 256, bf16(1.0f));
   const QuantizedWeights w8 = make(ctx, 256, 64);
   const QuantizedWeights w8g = make(ctx, 256, 64, WeightQuantSpec{WeightFormat::Int8, 128});
   const QuantizedWeights w4 = make(ctx, 256, 64, WeightQuantSpec{WeightFormat::Int4, 128});
   const std::size_t before = ctx.cached_plans();
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64), Status::Ok);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::One), Status::Ok);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, a.data(), 256, w8g, 0.0f, c.data(), 64), Status::Ok);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, a.data(), 256, w4, 0.0f, c.data(), 64), Status::Ok);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, ab.data(), 256, w4, 0.0f, c.data(), 64), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::One, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8g, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w4, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, ab.data(), 256, w4, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
   EXPECT_EQ(ctx.cached_plans(), before + 5);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
   EXPECT_EQ(ctx.cached_plans(), before + 5);
 }
 

@@ -42,8 +42,8 @@ QuantizedWeights handle_of(Context& ctx, const IntWeights& w) {
   WeightQuantSpec spec;
   spec.format = w.int4 ? WeightFormat::Int4 : WeightFormat::Int8;
   spec.group_size = w.group;
-  EXPECT_EQ(quantize_weights_s8(ctx, Layout::RowMajor, Trans::No, w.k, w.n, w.q.data(), w.n,
-                                w.scale.data(), spec, h),
+  EXPECT_EQ(quantize_weights_s8(Layout::RowMajor, Trans::No, w.k, w.n, w.q.data(), w.n,
+                                w.scale.data(), spec, h, ctx),
             Status::Ok);
   return h;
 }
@@ -150,7 +150,7 @@ TEST(WqWeights, QuantizeFromFloats) {
       wt[5] = 0.0f;
       QuantizedWeights h;
       WeightQuantSpec spec{int4 ? WeightFormat::Int4 : WeightFormat::Int8, group};
-      ASSERT_EQ(quantize_weights(ctx, Layout::RowMajor, Trans::Yes, k, n, wt.data(), k, spec, h), Status::Ok);
+      ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::Yes, k, n, wt.data(), k, spec, h, ctx), Status::Ok);
       ASSERT_EQ(h.k(), k);
       ASSERT_EQ(h.n(), n);
       const detail::QuantizedWeightsImpl& im = *h.impl();
@@ -189,12 +189,12 @@ void run_case(Context& ctx, std::mt19937_64& rng, const Case& cs, const std::str
   const QuantizedWeights h = handle_of(ctx, w);
   std::vector<float> a(static_cast<std::size_t>(cs.m * cs.k));
   for (int64_t i = 0; i < cs.m; ++i) fill_row(rng, static_cast<RowKind>(rng() % 6), a.data() + i * cs.k, cs.k);
-  std::vector<std::uint16_t> ab;
+  std::vector<bf16> ab;
   if (cs.bf16) {
     ab.resize(a.size());
     for (std::size_t x = 0; x < a.size(); ++x) {
-      ab[x] = float_to_bf16(a[x]);
-      a[x] = bf16_to_float(ab[x]);
+      ab[x] = bf16(a[x]);
+      a[x] = static_cast<float>(ab[x]);
     }
   }
   std::vector<float> c0(static_cast<std::size_t>(cs.m * cs.n));
@@ -202,8 +202,8 @@ void run_case(Context& ctx, std::mt19937_64& rng, const Case& cs, const std::str
   for (auto& v : c0) v = nd(rng);
   std::vector<float> c = c0;
   const auto parts = cs.parts == 2 ? ActivationParts::Two : ActivationParts::One;
-  const Status s = cs.bf16 ? gemm_quantized(ctx, Layout::RowMajor, Trans::No, cs.m, ab.data(), cs.k, h, cs.beta, c.data(), cs.n, parts)
-                           : gemm_quantized(ctx, Layout::RowMajor, Trans::No, cs.m, a.data(), cs.k, h, cs.beta, c.data(), cs.n, parts);
+  const Status s = cs.bf16 ? gemm_quantized(Layout::RowMajor, Trans::No, cs.m, ab.data(), cs.k, h, cs.beta, c.data(), cs.n, parts, ctx)
+                           : gemm_quantized(Layout::RowMajor, Trans::No, cs.m, a.data(), cs.k, h, cs.beta, c.data(), cs.n, parts, ctx);
   ASSERT_EQ(s, Status::Ok) << where;
   const int64_t act_group = cs.group > 0 ? cs.group : kWqColumnActGroup;
   const Bounded b = check_bound(a, cs.m, cs.k, w, act_group, cs.parts, cs.beta, c0, c, cs.n);
@@ -243,7 +243,7 @@ TEST(WqGemm, NonFiniteActivationsGiveNaNRows) {
   a[100 + 17] = std::numeric_limits<float>::infinity();
   a[200 + 99] = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> c(3 * 40, 0.0f);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, 3, a.data(), 100, h, 0.0f, c.data(), 40), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 3, a.data(), 100, h, 0.0f, c.data(), 40, ActivationParts::Two, ctx), Status::Ok);
   for (int j = 0; j < 40; ++j) {
     EXPECT_FALSE(std::isnan(c[static_cast<std::size_t>(j)]));
     EXPECT_TRUE(std::isnan(c[static_cast<std::size_t>(40 + j)]));
@@ -261,7 +261,7 @@ TEST(WqGemm, LayoutsAgree) {
   std::vector<float> a(static_cast<std::size_t>(m * k));
   for (int64_t i = 0; i < m; ++i) fill_row(rng, RowKind::Gauss, a.data() + i * k, k);
   std::vector<float> want(static_cast<std::size_t>(m * n));
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, want.data(), n), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, want.data(), n, ActivationParts::Two, ctx), Status::Ok);
   for (Layout lay : {Layout::RowMajor, Layout::ColMajor})
     for (Trans ta : {Trans::No, Trans::Yes}) {
       const bool a_rows_contig = (lay == Layout::RowMajor) == (ta == Trans::No);
@@ -271,7 +271,7 @@ TEST(WqGemm, LayoutsAgree) {
         for (int64_t p = 0; p < k; ++p)
           as[static_cast<std::size_t>(a_rows_contig ? i * lda + p : p * lda + i)] = a[static_cast<std::size_t>(i * k + p)];
       std::vector<float> c(static_cast<std::size_t>(ldc * (lay == Layout::RowMajor ? m : n)), 5.0f);
-      ASSERT_EQ(gemm_quantized(ctx, lay, ta, m, as.data(), lda, h, 0.0f, c.data(), ldc), Status::Ok);
+      ASSERT_EQ(gemm_quantized(lay, ta, m, as.data(), lda, h, 0.0f, c.data(), ldc, ActivationParts::Two, ctx), Status::Ok);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j)
           ASSERT_EQ(c[static_cast<std::size_t>(lay == Layout::RowMajor ? i * ldc + j : j * ldc + i)],
@@ -289,8 +289,8 @@ TEST(WqGemm, TwoPartsFarMoreAccurateThanOne) {
   std::vector<float> a(static_cast<std::size_t>(m * k));
   for (int64_t i = 0; i < m; ++i) fill_row(rng, RowKind::Gauss, a.data() + i * k, k);
   std::vector<float> c1(static_cast<std::size_t>(m * n)), c2 = c1, c0 = c1;
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c1.data(), n, ActivationParts::One), Status::Ok);
-  ASSERT_EQ(gemm_quantized(ctx, Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c2.data(), n, ActivationParts::Two), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c1.data(), n, ActivationParts::One, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c2.data(), n, ActivationParts::Two, ctx), Status::Ok);
   const Bounded b1 = check_bound(a, m, k, w, kWqColumnActGroup, 1, 0.0f, c0, c1, n);
   const Bounded b2 = check_bound(a, m, k, w, kWqColumnActGroup, 2, 0.0f, c0, c2, n);
   EXPECT_LE(b1.worst_ratio, 1.0);

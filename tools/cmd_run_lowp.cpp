@@ -40,24 +40,24 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   auto ctx = make_context(ctx_args);
   if (!ctx) throw CLI::RuntimeError(1);
   const int threads = ctx->threads();
-  const bool bf16 = dtype == DType::Bf16;
+  const bool is_bf16 = dtype == DType::Bf16;
   const auto a_rows = s.transa ? s.k : s.m, b_rows = s.transb ? s.n : s.k;
   const auto a_elems = static_cast<std::size_t>(a_rows * s.lda());
   const auto b_elems = static_cast<std::size_t>(b_rows * s.ldb());
   const auto c_elems = static_cast<std::size_t>(s.m * s.ldc());
 
-  std::vector<std::uint16_t> a16, b16;
+  std::vector<bf16> a16, b16;
   std::vector<std::uint8_t> a8;
   std::vector<std::int8_t> b8;
   std::vector<float> cf;
   std::vector<std::int32_t> c32;
-  if (bf16) {
+  if (is_bf16) {
     std::mt19937_64 rng(1);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     a16.resize(a_elems);
     b16.resize(b_elems);
-    for (auto& x : a16) x = float_to_bf16(u(rng));
-    for (auto& x : b16) x = float_to_bf16(u(rng));
+    for (auto& x : a16) x = bf16(u(rng));
+    for (auto& x : b16) x = bf16(u(rng));
     cf.assign(c_elems, 0.0f);
   } else {
     a8 = random_bytes<std::uint8_t>(a_elems, 1, 0, 255);
@@ -65,7 +65,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     c32.assign(c_elems, 0);
   }
   auto call = [&] {
-    if (bf16)
+    if (is_bf16)
       return gemm_bf16(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, 1.0f, a16.data(), s.lda(),
                        b16.data(), s.ldb(), 0.0f, cf.data(), s.ldc(), *ctx);
     return gemm_u8s8s32(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, a8.data(), s.lda(), {},
@@ -90,8 +90,9 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
       for (int64_t p = 0; p < s.k; ++p) {
         const std::size_t ai = static_cast<std::size_t>(s.transa ? p * s.lda() + i : i * s.lda() + p);
         const std::size_t bi = static_cast<std::size_t>(s.transb ? j * s.ldb() + p : p * s.ldb() + j);
-        if (bf16) {
-          const double x = bf16_to_float(a16[ai]) * static_cast<double>(bf16_to_float(b16[bi]));
+        if (is_bf16) {
+          const double x =
+              static_cast<float>(a16[ai]) * static_cast<double>(static_cast<float>(b16[bi]));
           ref += x;
           mag += std::fabs(x);
         } else {
@@ -99,7 +100,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
         }
       }
       const std::size_t ci = static_cast<std::size_t>(i * s.ldc() + j);
-      if (bf16)
+      if (is_bf16)
         worst = std::max(worst, std::fabs(cf[ci] - ref) / std::max(mag, 1e-30));
       else if (c32[ci] != static_cast<std::int32_t>(static_cast<std::uint32_t>(iref)))
         ++mismatches;
@@ -126,7 +127,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   const double med = median(times), best = minimum(times);
   const double g_med = gemm_gflops(s.m, s.n, s.k, med), g_best = gemm_gflops(s.m, s.n, s.k, best);
   const double frac = peak.gflops > 0 ? g_med / peak.gflops : 0.0;
-  const char* unit = bf16 ? "GFLOP/s" : "GOP/s";
+  const char* unit = is_bf16 ? "GFLOP/s" : "GOP/s";
 
   if (opt.json) {
     nlohmann::ordered_json j;
@@ -143,7 +144,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     j["min_us"] = best * 1e6;
     j["gops_median"] = g_med;
     j["gops_best"] = g_best;
-    if (bf16) j["max_rel_error"] = worst;
+    if (is_bf16) j["max_rel_error"] = worst;
     else j["sampled_mismatches"] = mismatches;
     j["measured_peak_gops"] = peak.gflops;
     j["measured_peak_path"] = to_string(probe);
@@ -162,7 +163,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
               << unit << "      " << format_fixed(g_med, 2) << " (median), "
               << format_fixed(g_best, 2) << " (best)\n";
     if (opt.check) {
-      if (bf16)
+      if (is_bf16)
         std::cout << "check        max relative error " << std::scientific << worst
                   << std::defaultfloat << " over 64 sampled entries\n";
       else

@@ -109,15 +109,15 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   std::vector<float> w(static_cast<std::size_t>(k * n)), a(static_cast<std::size_t>(m * k));
   for (auto& v : w) v = nd(rng);
   for (auto& v : a) v = nd(rng);
-  std::vector<std::uint16_t> a16(a.size());
-  for (std::size_t x = 0; x < a.size(); ++x) a16[x] = float_to_bf16(a[x]);
+  std::vector<bf16> a16(a.size());
+  for (std::size_t x = 0; x < a.size(); ++x) a16[x] = bf16(a[x]);
   if (wq.bf16_activations)
-    for (std::size_t x = 0; x < a.size(); ++x) a[x] = bf16_to_float(a16[x]);
+    for (std::size_t x = 0; x < a.size(); ++x) a[x] = static_cast<float>(a16[x]);
 
   QuantizedWeights h;
   const WeightQuantSpec spec{wq_dtype_int4(dtype) ? WeightFormat::Int4 : WeightFormat::Int8, group};
   const double q0 = now_seconds();
-  Status st = quantize_weights(*ctx, Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h);
+  Status st = quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h, *ctx);
   const double quantize_s = now_seconds() - q0;
   if (st != Status::Ok) {
     std::cerr << "error: quantize_weights failed: " << to_string(st) << '\n';
@@ -130,8 +130,10 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
   auto call = [&] {
     return wq.bf16_activations
-               ? gemm_quantized(*ctx, Layout::RowMajor, Trans::No, m, a16.data(), k, h, 0.0f, c.data(), n, ap)
-               : gemm_quantized(*ctx, Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c.data(), n, ap);
+               ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, h, 0.0f, c.data(),
+                                n, ap, *ctx)
+               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c.data(),
+                                n, ap, *ctx);
   };
   const double first_s = time_once([&] { st = call(); });
   if (st != Status::Ok) {
@@ -161,8 +163,8 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   Timed tb, tf, td;
   Err err_bf16;
   if (opt.compare) {
-    std::vector<std::uint16_t> wb(wd.size());
-    for (std::size_t x = 0; x < wd.size(); ++x) wb[x] = float_to_bf16(wd[x]);
+    std::vector<bf16> wb(wd.size());
+    for (std::size_t x = 0; x < wd.size(); ++x) wb[x] = bf16(wd[x]);
     std::vector<float> cb(c.size(), 0.0f);
     auto bf = [&] {
       return gemm_bf16(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a16.data(), k,

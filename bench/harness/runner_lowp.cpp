@@ -147,8 +147,8 @@ void run_adaptcore(Context& ctx, const LowpGemmCall& g) {
   switch (g.type) {
     case LowpType::Bf16:
       st = gemm_bf16(Layout::RowMajor, ta, tb, g.m, g.n, g.k, 1.0f,
-                     static_cast<const std::uint16_t*>(g.a), g.lda,
-                     static_cast<const std::uint16_t*>(g.b), g.ldb, 0.0f,
+                     static_cast<const bf16*>(g.a), g.lda,
+                     static_cast<const bf16*>(g.b), g.ldb, 0.0f,
                      static_cast<float*>(g.c), g.ldc, ctx);
       break;
     case LowpType::U8S8:

@@ -130,8 +130,9 @@ class QuantShape final : public ShapeBench {
     switch (p.kind) {
       case PathKind::Quantized:
         if (handles_.empty()) make_handles();
-        check_status(gemm_quantized(env_.ctx, Layout::RowMajor, Trans::No, m_, x_[s].get(), k_,
-                                    handles_[s % handles_.size()], 0.0f, c_[s].get(), n_, p.parts));
+        check_status(gemm_quantized(Layout::RowMajor, Trans::No, m_, x_[s].get(), k_,
+                                    handles_[s % handles_.size()], 0.0f, c_[s].get(), n_, p.parts,
+                                    env_.ctx));
         break;
       case PathKind::Dequant: {
         dequantize_weights(weights(s), w_f32_.get());
@@ -148,9 +149,11 @@ class QuantShape final : public ShapeBench {
         if (p.vendor != nullptr) {
           p.vendor->run_lowp(bf16_call(s));
         } else {
+          // The buffers hold bf16 bit patterns (convert_to_bf16); bf16 is layout-compatible.
           check_status(gemm_bf16(Layout::RowMajor, Trans::No, Trans::Yes, m_, n_, k_, 1.0f,
-                                 x_bf16_.data(), k_, w_bf16_[s % w_bf16_.size()].data(), k_, 0.0f,
-                                 c_[s].get(), n_, env_.ctx));
+                                 reinterpret_cast<const bf16*>(x_bf16_.data()), k_,
+                                 reinterpret_cast<const bf16*>(w_bf16_[s % w_bf16_.size()].data()),
+                                 k_, 0.0f, c_[s].get(), n_, env_.ctx));
         }
         break;
       }
@@ -198,8 +201,8 @@ class QuantShape final : public ShapeBench {
       spec.group_size = groups == 1 ? 0 : w.group;
       QuantizedWeights h;
       const double t = am::time_once([&] {
-        check_status(quantize_weights_s8(env_.ctx, Layout::RowMajor, Trans::Yes, k_, n_, w.q.data(),
-                                         k_, scales.data(), spec, h));
+        check_status(quantize_weights_s8(Layout::RowMajor, Trans::Yes, k_, n_, w.q.data(), k_,
+                                         scales.data(), spec, h, env_.ctx));
       });
       if (handles_.empty()) handle_seconds_ = t;
       handles_.push_back(std::move(h));

@@ -6,6 +6,7 @@
 #ifndef ADAPTCORE_ADAPTCORE_H
 #define ADAPTCORE_ADAPTCORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -13,7 +14,12 @@ extern "C" {
 #endif
 
 /* Every function returns its errors as statuses: none throws (C++ callers see noexcept), none
- * aborts, none prints except where a comment says so. */
+ * aborts, none prints except where a comment says so.
+ *
+ * Each GEMM entry point exists twice: on the process-wide default context (configured by
+ * ac_set_num_threads, ac_set_isa, ac_load_plan_file and the ADAPTCORE_* environment variables),
+ * and as a `_ctx` variant taking an ac_context handle as its last argument, the position of
+ * the C++ API's context argument. A NULL handle is AC_STATUS_NULL_POINTER. */
 #ifdef __cplusplus
 #define AC_NOEXCEPT noexcept
 #else
@@ -56,9 +62,11 @@ AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transp
                             int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                             int64_t ldc) AC_NOEXCEPT;
 
-/* bf16 x bf16 -> fp32: C = alpha * op(A) * op(B) + beta * C, A and B bf16 (16-bit patterns),
- * fp32 accumulation. The bf16bf16bf16 variant rounds the fp32 result once to bf16 (nearest
- * even). */
+/* bf16 x bf16 -> fp32: C = alpha * op(A) * op(B) + beta * C, A and B bf16, fp32 accumulation.
+ * The bf16bf16bf16 variant rounds the fp32 result once to bf16 (nearest even). C has no bf16
+ * type: bf16 values are passed as uint16_t bit patterns (the top half of an fp32), so nothing
+ * but the declaration tells them from fp16 or integer data; C++ callers get a distinct type,
+ * adaptcore::bf16 (adaptcore/bf16.hpp). */
 AC_API ac_status_t ac_gemm_bf16bf16f32(ac_layout_t layout, ac_transpose_t transa,
                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                        float alpha, const uint16_t* A, int64_t lda,
@@ -70,22 +78,35 @@ AC_API ac_status_t ac_gemm_bf16bf16bf16(ac_layout_t layout, ac_transpose_t trans
                                         const uint16_t* B, int64_t ldb, float beta, uint16_t* C,
                                         int64_t ldc) AC_NOEXCEPT;
 
-/* int8: C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C in int32 (two's complement, modulo
- * 2^32; exact whenever the true result fits in int32). Zero points: count 0 (none, pointer may
- * be NULL), 1 (whole matrix), m (per row of op(A)) for a_zp, n (per column of op(B)) for b_zp;
- * another count is AC_STATUS_INVALID_ARGUMENT. beta == 0 never reads C. */
+/* int8: C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C + c_offset in int32 (two's complement,
+ * modulo 2^32; exact whenever the true result fits in int32). Zero points: count 0 (none,
+ * pointer may be NULL), 1 (whole matrix), m (per row of op(A)) for a_zp, n (per column of
+ * op(B)) for b_zp; another count is AC_STATUS_INVALID_ARGUMENT. beta == 0 never reads C. The C
+ * offset: AC_OFFSET_NONE (c_offset may be NULL), AC_OFFSET_FIXED (one value),
+ * AC_OFFSET_PER_ROW (m values, c_offset[i] added to row i of C) or AC_OFFSET_PER_COLUMN (n
+ * values); oneDNN's offsetc 'F' / 'C' / 'R' are FIXED / PER_ROW / PER_COLUMN. There is no
+ * alpha (docs/LOWP.md says why and how oneDNN's and MKL's arguments map onto these). */
+typedef enum {
+  AC_OFFSET_NONE = 0,
+  AC_OFFSET_FIXED = 1,
+  AC_OFFSET_PER_ROW = 2,
+  AC_OFFSET_PER_COLUMN = 3
+} ac_offset_t;
+
 AC_API ac_status_t ac_gemm_u8s8s32(ac_layout_t layout, ac_transpose_t transa,
                                    ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                    const uint8_t* A, int64_t lda, const int32_t* a_zp,
                                    int64_t a_zp_count, const int8_t* B, int64_t ldb,
                                    const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc) AC_NOEXCEPT;
+                                   int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                   const int32_t* c_offset) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa,
                                    ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                    const int8_t* A, int64_t lda, const int32_t* a_zp,
                                    int64_t a_zp_count, const int8_t* B, int64_t ldb,
                                    const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc) AC_NOEXCEPT;
+                                   int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                   const int32_t* c_offset) AC_NOEXCEPT;
 
 /* Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md). op(W) is k x n; weights are
  * quantized once into a handle owning their packed layout, then C = op(A) * dequant(W) +
@@ -132,6 +153,111 @@ AC_API ac_status_t ac_load_plan_file(const char* path) AC_NOEXCEPT;
 
 /* Library version as "MAJOR.MINOR.PATCH". */
 AC_API const char* ac_version(void) AC_NOEXCEPT;
+
+/* ---- Contexts: what adaptcore::Context is to the C++ API. A context owns its thread count,
+ * hardware profile, ISA path, plan cache and worker threads; many threads may call GEMMs on
+ * one context at once. Every function taking a context returns AC_STATUS_NULL_POINTER for a
+ * NULL one; ac_context_destroy(NULL) does nothing. */
+typedef struct ac_context ac_context;
+
+/* adaptcore::ContextOptions. ac_context_options_init fills in the defaults (those of a NULL
+ * options pointer); a zeroed struct differs only in read_environment = 0. */
+typedef struct {
+  int threads;              /* 0: ADAPTCORE_NUM_THREADS if read and set, else all cores */
+  ac_isa_t isa;             /* AC_ISA_AUTO: ADAPTCORE_ISA if read and set, else the best */
+  const char* profile_path; /* JSON hardware profile; NULL or "": ADAPTCORE_HW_PROFILE or
+                               detection */
+  const char* plan_file;    /* plan file to preload; NULL or "": ADAPTCORE_PLAN_FILE if read */
+  int read_environment;     /* nonzero: honour the ADAPTCORE_* variables above */
+} ac_context_options;
+
+AC_API void ac_context_options_init(ac_context_options* options) AC_NOEXCEPT;
+
+/* Makes a context (*out, NULL on failure). A negative thread count or an unknown ISA value is
+ * AC_STATUS_INVALID_ARGUMENT; out of memory AC_STATUS_OUT_OF_MEMORY. Configuration that cannot
+ * be honoured (an unreadable profile or plan file, an ISA the CPU lacks, a bad environment
+ * variable) still makes a usable context that falls back to detection, and is reported by
+ * ac_context_init_status, as in C++. */
+AC_API ac_status_t ac_context_create(const ac_context_options* options,
+                                     ac_context** out) AC_NOEXCEPT;
+/* Frees the context; no call may be running on it. */
+AC_API void ac_context_destroy(ac_context* ctx) AC_NOEXCEPT;
+
+/* The construction status (AC_STATUS_OK when every option was honoured) and, when message is
+ * not NULL, a description of what was not ("" if nothing), valid until the context is
+ * destroyed. */
+AC_API ac_status_t ac_context_init_status(const ac_context* ctx,
+                                          const char** message) AC_NOEXCEPT;
+
+AC_API ac_status_t ac_context_set_num_threads(ac_context* ctx, int threads) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_get_num_threads(const ac_context* ctx, int* threads) AC_NOEXCEPT;
+/* AC_ISA_AUTO restores the best path; get reports the active path, never AC_ISA_AUTO. */
+AC_API ac_status_t ac_context_set_isa(ac_context* ctx, ac_isa_t isa) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_get_isa(const ac_context* ctx, ac_isa_t* isa) AC_NOEXCEPT;
+
+/* File operations. A NULL path is AC_STATUS_INVALID_ARGUMENT (as for ac_load_plan_file). On
+ * failure the reason is copied into error (at most error_size - 1 characters and a NUL) when
+ * error is not NULL and error_size > 0; on success error holds "". Replacing the hardware
+ * profile clears the plan cache. Loading a plan file adds all of its plans or none (the reason
+ * also goes to stderr); saving writes the cached plans of the active ISA path. */
+AC_API ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path,
+                                                    char* error, size_t error_size) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_load_plan_file(ac_context* ctx, const char* path, char* error,
+                                             size_t error_size) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_save_plan_file(ac_context* ctx, const char* path, char* error,
+                                             size_t error_size) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_cached_plans(const ac_context* ctx, size_t* count) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_clear_plan_cache(ac_context* ctx) AC_NOEXCEPT;
+
+/* The GEMM entry points on a given context: the arguments of the function without `_ctx`,
+ * then the context. */
+AC_API ac_status_t ac_sgemm_ctx(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                                int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                                int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                int64_t ldc, ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_bf16bf16f32_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                           ac_transpose_t transb, int64_t m, int64_t n,
+                                           int64_t k, float alpha, const uint16_t* A,
+                                           int64_t lda, const uint16_t* B, int64_t ldb,
+                                           float beta, float* C, int64_t ldc,
+                                           ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_bf16bf16bf16_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                            ac_transpose_t transb, int64_t m, int64_t n,
+                                            int64_t k, float alpha, const uint16_t* A,
+                                            int64_t lda, const uint16_t* B, int64_t ldb,
+                                            float beta, uint16_t* C, int64_t ldc,
+                                            ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_u8s8s32_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                       ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                       const uint8_t* A, int64_t lda, const int32_t* a_zp,
+                                       int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                       const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                       int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                       const int32_t* c_offset, ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_s8s8s32_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                       ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                       const int8_t* A, int64_t lda, const int32_t* a_zp,
+                                       int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                       const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                       int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                       const int32_t* c_offset, ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_quantize_weights_f32_ctx(ac_layout_t layout, ac_transpose_t transw,
+                                               int64_t k, int64_t n, const float* W, int64_t ldw,
+                                               ac_weight_format_t format, int64_t group_size,
+                                               ac_weights_t* out, ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_quantize_weights_s8_ctx(ac_layout_t layout, ac_transpose_t transw,
+                                              int64_t k, int64_t n, const int8_t* W, int64_t ldw,
+                                              const float* scales, ac_weight_format_t format,
+                                              int64_t group_size, ac_weights_t* out,
+                                              ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_wq_f32_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                      const float* A, int64_t lda, ac_weights_t W, float beta,
+                                      float* C, int64_t ldc, ac_wq_parts_t parts,
+                                      ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_wq_bf16_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                       const uint16_t* A, int64_t lda, ac_weights_t W,
+                                       float beta, float* C, int64_t ldc, ac_wq_parts_t parts,
+                                       ac_context* ctx) AC_NOEXCEPT;
 
 #ifdef __cplusplus
 }

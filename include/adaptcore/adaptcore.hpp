@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "adaptcore/bf16.hpp"
 #include "adaptcore/hardware.hpp"
 #include "adaptcore/types.hpp"
 
@@ -86,6 +87,8 @@ class Context {
 // call tries again. Construction errors of its configuration are in init_status().
 Context& default_context() noexcept;
 
+// Every entry point below takes its context as the last argument, defaulting to this one.
+
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
@@ -98,33 +101,17 @@ Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             Context& ctx = default_context()) noexcept;
 
 // ---- Low-precision GEMM (bf16 and int8). Same validation, statuses and layout rules as gemm.
-
-// bf16 values are stored as their 16-bit patterns (the top half of an fp32).
-inline float bf16_to_float(std::uint16_t x) noexcept {
-  const std::uint32_t u = static_cast<std::uint32_t>(x) << 16;
-  float f;
-  __builtin_memcpy(&f, &u, sizeof f);
-  return f;
-}
-// Round to nearest, ties to even; NaN stays NaN (quieted), infinities stay infinite.
-inline std::uint16_t float_to_bf16(float f) noexcept {
-  std::uint32_t u;
-  __builtin_memcpy(&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<std::uint16_t>(u >> 16);
-}
-
-// C = alpha * op(A) * op(B) + beta * C with A, B bf16 and fp32 accumulation. C is fp32, or bf16
-// (the fp32 result rounded once, to nearest even). On AVX512-BF16 CPUs the products run on
-// vdpbf16ps, which treats bf16 subnormals as zero and flushes subnormal sums to zero.
+// C = alpha * op(A) * op(B) + beta * C with A, B bf16 (adaptcore/bf16.hpp) and fp32
+// accumulation. C is fp32, or bf16 (the fp32 result rounded once, to nearest even). On
+// AVX512-BF16 CPUs the products run on vdpbf16ps, which treats bf16 subnormals as zero and
+// flushes subnormal sums to zero. Buffers of bf16 bit patterns held as uint16_t (the C API's
+// type) are passed with reinterpret_cast<const bf16*>; bf16 is layout-compatible with uint16_t.
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, std::uint16_t* c, int64_t ldc,
-                 Context& ctx = default_context()) noexcept;
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 bf16* c, int64_t ldc, Context& ctx = default_context()) noexcept;
 
 // Zero points of an int8 operand: count 0 (none; values may be null), 1 (one for the whole
 // matrix), or one per row of op(A) (count m) / per column of op(B) (count n).
@@ -133,21 +120,44 @@ struct ZeroPoints {
   int64_t count = 0;
 };
 
-// C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C in 32-bit integers, A u8 (or s8), B s8.
-// Zero points are applied by compensation (row sums of A, column sums of B), never by shifting
-// the inputs. Arithmetic is two's complement modulo 2^32 like the vpdpbusd instruction: the
-// result is exact whenever the true value fits in int32, which always holds for K <= 65793
-// without zero points (|a b| <= 255 * 128) and K <= 33025 with any u8/s8 zero points.
-// beta == 0 never reads C.
+// An offset added to every element of an int32 result (oneDNN's and MKL's C offset): none, one
+// value for all of C, one per row of C (m values, values[i] added to row i) or one per column
+// of C (n values). Rows and columns are those of the m x n C of the call, in either layout.
+// oneDNN offsetc 'F' / 'C' / 'R' and MKL CblasFixOffset / CblasColOffset / CblasRowOffset are
+// Fixed / PerRow / PerColumn (docs/LOWP.md, "Mapping from oneDNN and MKL").
+enum class OffsetKind : int { None = 0, Fixed = 1, PerRow = 2, PerColumn = 3 };
+struct COffset {
+  OffsetKind kind = OffsetKind::None;
+  const std::int32_t* values = nullptr;  // 1, m or n values; may be null for None
+};
+
+// C = (op(A) - a_zp) * (op(B) - b_zp) + beta * C [+ c_offset] in 32-bit integers, A u8 (or
+// s8), B s8. Zero points are applied by compensation (row sums of A, column sums of B), never
+// by shifting the inputs. Arithmetic is two's complement modulo 2^32 like the vpdpbusd
+// instruction: the result is exact whenever the true value fits in int32, which always holds
+// for K <= 65793 without zero points (|a b| <= 255 * 128) and K <= 33025 with any u8/s8 zero
+// points. beta == 0 never reads C. There is no alpha: a scale on an int32 result would need a
+// rounding rule, and the caller's own requantization scale absorbs it with one rounding
+// (docs/LOWP.md). The C offset is added in a pass over C after the product (exact, modulo
+// 2^32); an invalid kind is InvalidArgument, null values with a kind other than None
+// NullPointer.
 Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
                     Context& ctx = default_context()) noexcept;
+Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, Context& ctx = default_context()) noexcept;
 // s8 x s8: runs as (A + 128) x B with a zero point of A raised by 128 (the compensation trick).
 Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
                     Context& ctx = default_context()) noexcept;
+Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, Context& ctx = default_context()) noexcept;
 
 // ---- Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md).
 //
@@ -204,27 +214,32 @@ class QuantizedWeights {
 // `transw` like B of gemm. Symmetric quantization: scale = max|w| / 127 (int8) or / 7 (int4)
 // per column or per (group, column); an all-zero column or group gets scale 0. Non-finite
 // weights: InvalidArgument. On success `out` holds the new handle (its old one is released).
-Status quantize_weights(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
-                        const float* w, int64_t ldw, WeightQuantSpec spec,
-                        QuantizedWeights& out) noexcept;
+// The handle does not depend on the context (any context may run it); the context argument
+// keeps the calling convention of every entry point.
+Status quantize_weights(Layout layout, Trans transw, int64_t k, int64_t n, const float* w,
+                        int64_t ldw, WeightQuantSpec spec, QuantizedWeights& out,
+                        Context& ctx = default_context()) noexcept;
 // From already-quantized integers (what checkpoints ship): op(W) k x n of int8 values in
 // [-128, 127] (Int8) or [-8, 7] (Int4, one value per byte; others: InvalidArgument), and
 // fp32 scales, scales[g * n + j] for group g of column j (ceil(k / group_size) groups, or one
 // per column when group_size is 0). Scales must be finite.
-Status quantize_weights_s8(Context& ctx, Layout layout, Trans transw, int64_t k, int64_t n,
+Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n,
                            const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out) noexcept;
+                           WeightQuantSpec spec, QuantizedWeights& out,
+                           Context& ctx = default_context()) noexcept;
 
-// C = op(A) * dequant(W) + beta * C, op(A) m x k fp32 (or bf16 bit patterns), C m x n fp32,
-// both in `layout`. beta == 0 never reads C. m == 0 returns at once. A non-finite activation
-// makes every output of its row NaN (the row's parts cannot represent it). Error bound:
+// C = op(A) * dequant(W) + beta * C, op(A) m x k fp32 (or bf16), C m x n fp32, both in
+// `layout`. beta == 0 never reads C. m == 0 returns at once. A non-finite activation makes
+// every output of its row NaN (the row's parts cannot represent it). Error bound:
 // docs/QUANT.md.
-Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m, const float* a,
-                      int64_t lda, const QuantizedWeights& w, float beta, float* c, int64_t ldc,
-                      ActivationParts parts = ActivationParts::Two) noexcept;
-Status gemm_quantized(Context& ctx, Layout layout, Trans transa, int64_t m,
-                      const std::uint16_t* a, int64_t lda, const QuantizedWeights& w, float beta,
-                      float* c, int64_t ldc, ActivationParts parts = ActivationParts::Two) noexcept;
+Status gemm_quantized(Layout layout, Trans transa, int64_t m, const float* a, int64_t lda,
+                      const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                      ActivationParts parts = ActivationParts::Two,
+                      Context& ctx = default_context()) noexcept;
+Status gemm_quantized(Layout layout, Trans transa, int64_t m, const bf16* a, int64_t lda,
+                      const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                      ActivationParts parts = ActivationParts::Two,
+                      Context& ctx = default_context()) noexcept;
 
 const char* version() noexcept;
 

@@ -1,24 +1,48 @@
-// The C API: a thin layer over the C++ one on the default context. Never throws: the C++
-// calls it makes are noexcept and return statuses (default_context() included).
+// The C API: a thin layer over the C++ one, on the default context or on a handle's context.
+// Never throws: the C++ calls it makes are noexcept and return statuses (default_context()
+// included).
 #include "adaptcore/adaptcore.h"
-
-#include "adaptcore/adaptcore.hpp"
 
 #include <new>
 #include <string>
 
+#include "adaptcore/adaptcore.hpp"
+#include "capi/c_context.hpp"
+
+using adaptcore::Context;
 using adaptcore::Layout;
 using adaptcore::Status;
 using adaptcore::Trans;
+using adaptcore::capi::to_c;
+
+namespace {
+
+ac_status_t sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
+                  int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
+                  int64_t ldb, float beta, float* C, int64_t ldc, Context& ctx) noexcept {
+  return to_c(adaptcore::gemm(static_cast<Layout>(layout), static_cast<Trans>(transa),
+                              static_cast<Trans>(transb), m, n, k, alpha, A, lda, B, ldb, beta, C,
+                              ldc, ctx));
+}
+
+}  // namespace
 
 extern "C" {
 
 ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
-                     int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
-                     const float* B, int64_t ldb, float beta, float* C, int64_t ldc) noexcept {
-  return static_cast<ac_status_t>(adaptcore::gemm(
-      static_cast<Layout>(layout), static_cast<Trans>(transa), static_cast<Trans>(transb), m, n, k,
-      alpha, A, lda, B, ldb, beta, C, ldc, adaptcore::default_context()));
+                     int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
+                     int64_t ldb, float beta, float* C, int64_t ldc) noexcept {
+  return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+               adaptcore::default_context());
+}
+
+ac_status_t ac_sgemm_ctx(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                         int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                         const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                         ac_context* ctx) noexcept {
+  return adaptcore::capi::on_context(ctx, [&](Context& c) {
+    return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, c);
+  });
 }
 
 const char* ac_status_string(ac_status_t status) noexcept {
@@ -26,25 +50,25 @@ const char* ac_status_string(ac_status_t status) noexcept {
 }
 
 ac_status_t ac_set_num_threads(int threads) noexcept {
-  return static_cast<ac_status_t>(adaptcore::default_context().set_threads(threads));
+  return to_c(adaptcore::default_context().set_threads(threads));
 }
 
 int ac_get_num_threads(void) noexcept { return adaptcore::default_context().threads(); }
 
 ac_status_t ac_set_isa(ac_isa_t isa) noexcept {
-  if (isa != AC_ISA_AUTO && isa != AC_ISA_GENERIC && isa != AC_ISA_AVX2 && isa != AC_ISA_AVX512)
-    return AC_STATUS_INVALID_ARGUMENT;
-  return static_cast<ac_status_t>(
-      adaptcore::default_context().set_isa(static_cast<adaptcore::Isa>(isa)));
+  if (!adaptcore::capi::valid_isa(isa)) return AC_STATUS_INVALID_ARGUMENT;
+  return to_c(adaptcore::default_context().set_isa(static_cast<adaptcore::Isa>(isa)));
 }
 
-ac_isa_t ac_get_isa(void) noexcept { return static_cast<ac_isa_t>(adaptcore::default_context().isa()); }
+ac_isa_t ac_get_isa(void) noexcept {
+  return static_cast<ac_isa_t>(adaptcore::default_context().isa());
+}
 
 ac_status_t ac_load_plan_file(const char* path) noexcept {
   if (path == nullptr) return AC_STATUS_INVALID_ARGUMENT;
   try {
     const std::string p(path);
-    return static_cast<ac_status_t>(adaptcore::default_context().load_plan_file(p));
+    return to_c(adaptcore::default_context().load_plan_file(p));
   } catch (const std::bad_alloc&) {  // the path's copy
     return AC_STATUS_OUT_OF_MEMORY;
   }

@@ -1,9 +1,10 @@
 // The weight-quantized C API: an opaque handle around QuantizedWeights, thin wrappers over the
-// C++ functions on the default context.
+// C++ functions on the default context or on a handle's context.
 #include <new>
 
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
+#include "capi/c_context.hpp"
 
 struct ac_weights_s {
   adaptcore::QuantizedWeights w;
@@ -11,8 +12,12 @@ struct ac_weights_s {
 
 namespace {
 
+using adaptcore::Context;
 using adaptcore::Layout;
 using adaptcore::Trans;
+using adaptcore::capi::as_bf16;
+using adaptcore::capi::on_context;
+using adaptcore::capi::to_c;
 
 adaptcore::WeightQuantSpec spec_of(ac_weight_format_t format, int64_t group_size) {
   adaptcore::WeightQuantSpec spec;
@@ -30,7 +35,7 @@ ac_status_t make_handle(ac_weights_t* out, F&& quantize) noexcept {
     const auto s = quantize(h->w);
     if (s != adaptcore::Status::Ok) {
       delete h;
-      return static_cast<ac_status_t>(s);
+      return to_c(s);
     }
     *out = h;
     return AC_STATUS_OK;
@@ -41,29 +46,74 @@ ac_status_t make_handle(ac_weights_t* out, F&& quantize) noexcept {
   }
 }
 
+ac_status_t quantize_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k, int64_t n,
+                         const float* W, int64_t ldw, ac_weight_format_t format, int64_t group_size,
+                         ac_weights_t* out, Context& ctx) noexcept {
+  return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
+    return adaptcore::quantize_weights(static_cast<Layout>(layout), static_cast<Trans>(transw), k,
+                                       n, W, ldw, spec_of(format, group_size), w, ctx);
+  });
+}
+
+ac_status_t quantize_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k, int64_t n,
+                        const int8_t* W, int64_t ldw, const float* scales,
+                        ac_weight_format_t format, int64_t group_size, ac_weights_t* out,
+                        Context& ctx) noexcept {
+  return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
+    return adaptcore::quantize_weights_s8(static_cast<Layout>(layout), static_cast<Trans>(transw),
+                                          k, n, W, ldw, scales, spec_of(format, group_size), w,
+                                          ctx);
+  });
+}
+
+// A: const float* or const adaptcore::bf16* (the C API's uint16_t bit patterns, viewed as the
+// layout-compatible bf16).
+template <class A>
+ac_status_t wq_gemm(ac_layout_t layout, ac_transpose_t transa, int64_t m, const A* a, int64_t lda,
+                    ac_weights_t W, float beta, float* C, int64_t ldc, ac_wq_parts_t parts,
+                    Context& ctx) noexcept {
+  if (W == nullptr) return AC_STATUS_NULL_POINTER;
+  return to_c(adaptcore::gemm_quantized(static_cast<Layout>(layout), static_cast<Trans>(transa), m,
+                                        a, lda, W->w, beta, C, ldc,
+                                        static_cast<adaptcore::ActivationParts>(parts), ctx));
+}
+
 }  // namespace
 
 extern "C" {
 
-ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k,
-                                    int64_t n, const float* W, int64_t ldw,
-                                    ac_weight_format_t format, int64_t group_size,
-                                    ac_weights_t* out) noexcept {
-  return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
-    return adaptcore::quantize_weights(adaptcore::default_context(), static_cast<Layout>(layout),
-                                       static_cast<Trans>(transw), k, n, W, ldw,
-                                       spec_of(format, group_size), w);
+ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k, int64_t n,
+                                    const float* W, int64_t ldw, ac_weight_format_t format,
+                                    int64_t group_size, ac_weights_t* out) noexcept {
+  return quantize_f32(layout, transw, k, n, W, ldw, format, group_size, out,
+                      adaptcore::default_context());
+}
+
+ac_status_t ac_quantize_weights_f32_ctx(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                        int64_t n, const float* W, int64_t ldw,
+                                        ac_weight_format_t format, int64_t group_size,
+                                        ac_weights_t* out, ac_context* ctx) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return on_context(ctx, [&](Context& c) {
+    return quantize_f32(layout, transw, k, n, W, ldw, format, group_size, out, c);
   });
 }
 
-ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k,
-                                   int64_t n, const int8_t* W, int64_t ldw, const float* scales,
+ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k, int64_t n,
+                                   const int8_t* W, int64_t ldw, const float* scales,
                                    ac_weight_format_t format, int64_t group_size,
                                    ac_weights_t* out) noexcept {
-  return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
-    return adaptcore::quantize_weights_s8(adaptcore::default_context(),
-                                          static_cast<Layout>(layout), static_cast<Trans>(transw),
-                                          k, n, W, ldw, scales, spec_of(format, group_size), w);
+  return quantize_s8(layout, transw, k, n, W, ldw, scales, format, group_size, out,
+                     adaptcore::default_context());
+}
+
+ac_status_t ac_quantize_weights_s8_ctx(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                       int64_t n, const int8_t* W, int64_t ldw, const float* scales,
+                                       ac_weight_format_t format, int64_t group_size,
+                                       ac_weights_t* out, ac_context* ctx) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return on_context(ctx, [&](Context& c) {
+    return quantize_s8(layout, transw, k, n, W, ldw, scales, format, group_size, out, c);
   });
 }
 
@@ -72,19 +122,31 @@ void ac_weights_destroy(ac_weights_t weights) noexcept { delete weights; }
 ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m, const float* A,
                            int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,
                            ac_wq_parts_t parts) noexcept {
-  if (W == nullptr) return AC_STATUS_NULL_POINTER;
-  return static_cast<ac_status_t>(adaptcore::gemm_quantized(
-      adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
-      A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
+  return wq_gemm(layout, transa, m, A, lda, W, beta, C, ldc, parts, adaptcore::default_context());
 }
 
-ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
-                            const uint16_t* A, int64_t lda, ac_weights_t W, float beta, float* C,
-                            int64_t ldc, ac_wq_parts_t parts) noexcept {
-  if (W == nullptr) return AC_STATUS_NULL_POINTER;
-  return static_cast<ac_status_t>(adaptcore::gemm_quantized(
-      adaptcore::default_context(), static_cast<Layout>(layout), static_cast<Trans>(transa), m,
-      A, lda, W->w, beta, C, ldc, static_cast<adaptcore::ActivationParts>(parts)));
+ac_status_t ac_gemm_wq_f32_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m, const float* A,
+                               int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,
+                               ac_wq_parts_t parts, ac_context* ctx) noexcept {
+  return on_context(ctx, [&](Context& c) {
+    return wq_gemm(layout, transa, m, A, lda, W, beta, C, ldc, parts, c);
+  });
+}
+
+ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m, const uint16_t* A,
+                            int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,
+                            ac_wq_parts_t parts) noexcept {
+  return wq_gemm(layout, transa, m, as_bf16(A), lda, W, beta, C, ldc, parts,
+                 adaptcore::default_context());
+}
+
+ac_status_t ac_gemm_wq_bf16_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
+                                float* C, int64_t ldc, ac_wq_parts_t parts,
+                                ac_context* ctx) noexcept {
+  return on_context(ctx, [&](Context& c) {
+    return wq_gemm(layout, transa, m, as_bf16(A), lda, W, beta, C, ldc, parts, c);
+  });
 }
 
 }  // extern "C"

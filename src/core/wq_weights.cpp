@@ -127,9 +127,9 @@ std::size_t QuantizedWeights::packed_bytes() const noexcept {
   return impl_ ? impl_->packed_size() : 0;
 }
 
-Status quantize_weights(Context& /*ctx*/, Layout layout, Trans transw, int64_t k, int64_t n,
-                        const float* w, int64_t ldw, WeightQuantSpec spec,
-                        QuantizedWeights& out) noexcept {
+Status quantize_weights(Layout layout, Trans transw, int64_t k, int64_t n, const float* w,
+                        int64_t ldw, WeightQuantSpec spec, QuantizedWeights& out,
+                        Context& /*ctx*/) noexcept {
   ByteOperand op{};
   const Status s = check_weights_call(layout, transw, k, n, w, ldw, 4, spec, op);
   if (s != Status::Ok) return s;
@@ -164,9 +164,10 @@ Status quantize_weights(Context& /*ctx*/, Layout layout, Trans transw, int64_t k
   }
 }
 
-Status quantize_weights_s8(Context& /*ctx*/, Layout layout, Trans transw, int64_t k, int64_t n,
+Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n,
                            const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out) noexcept {
+                           WeightQuantSpec spec, QuantizedWeights& out,
+                           Context& /*ctx*/) noexcept {
   ByteOperand op{};
   const Status s = check_weights_call(layout, transw, k, n, w, ldw, 1, spec, op);
   if (s != Status::Ok) return s;

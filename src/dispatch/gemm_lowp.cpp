@@ -6,17 +6,58 @@
 namespace adaptcore {
 namespace {
 
-Status run(const LowpCall& call, Context& ctx) noexcept {
+// After the checks of make_lowp_problem: a kind outside the enum is InvalidArgument, missing
+// values NullPointer (even for an empty C, like the zero points).
+Status check_c_offset(const COffset& co) noexcept {
+  switch (co.kind) {
+    case OffsetKind::None: return Status::Ok;
+    case OffsetKind::Fixed:
+    case OffsetKind::PerRow:
+    case OffsetKind::PerColumn: return co.values == nullptr ? Status::NullPointer : Status::Ok;
+  }
+  return Status::InvalidArgument;
+}
+
+// a + b in two's complement modulo 2^32 (the int8 GEMM's arithmetic; no signed overflow).
+std::int32_t wrapping_add(std::int32_t a, std::int32_t b) noexcept {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+
+// C(i, j) += offset, one pass over C in memory order; rows and columns are those of the
+// caller's m x n C in its layout.
+void add_c_offset(const LowpCall& call, const COffset& co) noexcept {
+  auto* c = static_cast<std::int32_t*>(call.c);
+  const bool row_major = call.layout == Layout::RowMajor;
+  const int64_t lines = row_major ? call.m : call.n, length = row_major ? call.n : call.m;
+  // A per-row offset varies along a line of a column-major C, a per-column one along a line of
+  // a row-major C; otherwise one value serves a whole line.
+  const bool along_line =
+      co.kind != OffsetKind::Fixed && (co.kind == OffsetKind::PerRow) != row_major;
+  for (int64_t l = 0; l < lines; ++l) {
+    std::int32_t* line = c + l * call.ldc;
+    if (along_line) {
+      for (int64_t x = 0; x < length; ++x) line[x] = wrapping_add(line[x], co.values[x]);
+    } else {
+      const std::int32_t add = co.values[co.kind == OffsetKind::Fixed ? 0 : l];
+      for (int64_t x = 0; x < length; ++x) line[x] = wrapping_add(line[x], add);
+    }
+  }
+}
+
+Status run(const LowpCall& call, Context& ctx, const COffset& co = {}) noexcept {
   LowpProblem prob;
-  const Status s = make_lowp_problem(call, prob);
+  Status s = make_lowp_problem(call, prob);
   if (s != Status::Ok) return s;
+  if (s = check_c_offset(co); s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return ctx.impl().run_lowp(prob);
+  s = ctx.impl().run_lowp(prob);
+  if (s == Status::Ok && co.kind != OffsetKind::None) add_c_offset(call, co);
+  return s;
 }
 
 LowpCall bf16_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, int64_t n,
-                   int64_t k, float alpha, const void* a, int64_t lda, const void* b,
-                   int64_t ldb, float beta, void* c, int64_t ldc) {
+                   int64_t k, float alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                   float beta, void* c, int64_t ldc) {
   LowpCall x;
   x.kind = kind;
   x.layout = layout, x.transa = ta, x.transb = tb;
@@ -28,8 +69,7 @@ LowpCall bf16_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
 
 LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, int64_t n,
                    int64_t k, const void* a, int64_t lda, ZeroPoints a_zp, const void* b,
-                   int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c,
-                   int64_t ldc) {
+                   int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc) {
   LowpCall x;
   x.kind = kind;
   x.layout = layout, x.transa = ta, x.transb = tb;
@@ -43,37 +83,53 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
 }  // namespace
 
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, float* c, int64_t ldc, Context& ctx) noexcept {
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 float* c, int64_t ldc, Context& ctx) noexcept {
   return run(bf16_call(LowpKind::Bf16F32, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
                        beta, c, ldc),
              ctx);
 }
 
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const std::uint16_t* a, int64_t lda, const std::uint16_t* b,
-                 int64_t ldb, float beta, std::uint16_t* c, int64_t ldc, Context& ctx) noexcept {
-  return run(bf16_call(LowpKind::Bf16Bf16, layout, transa, transb, m, n, k, alpha, a, lda, b,
-                       ldb, beta, c, ldc),
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 bf16* c, int64_t ldc, Context& ctx) noexcept {
+  return run(bf16_call(LowpKind::Bf16Bf16, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                       beta, c, ldc),
              ctx);
 }
 
 Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c,
-                    int64_t ldc, Context& ctx) noexcept {
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    Context& ctx) noexcept {
+  return gemm_u8s8s32(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,
+                      COffset{}, ctx);
+}
+
+Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, Context& ctx) noexcept {
   return run(int8_call(LowpKind::U8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
                        b_zp, beta, c, ldc),
-             ctx);
+             ctx, c_offset);
 }
 
 Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c,
-                    int64_t ldc, Context& ctx) noexcept {
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    Context& ctx) noexcept {
+  return gemm_s8s8s32(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,
+                      COffset{}, ctx);
+}
+
+Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, Context& ctx) noexcept {
   return run(int8_call(LowpKind::S8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
                        b_zp, beta, c, ldc),
-             ctx);
+             ctx, c_offset);
 }
 
 }  // namespace adaptcore

@@ -1,0 +1,37 @@
+// What the C API's entry points share: the ac_context behind the opaque handle, the one place
+// that turns a handle into a C++ context, and the conversions of statuses, ISA values and bf16
+// buffers.
+#pragma once
+
+#include "adaptcore/adaptcore.h"
+#include "adaptcore/adaptcore.hpp"
+
+struct ac_context {
+  explicit ac_context(const adaptcore::ContextOptions& options) : context(options) {}
+  adaptcore::Context context;
+};
+
+namespace adaptcore::capi {
+
+inline ac_status_t to_c(Status s) noexcept { return static_cast<ac_status_t>(s); }
+
+// C enums carry any int: only the declared ISA values reach the C++ API.
+inline bool valid_isa(ac_isa_t isa) noexcept {
+  return isa == AC_ISA_AUTO || isa == AC_ISA_GENERIC || isa == AC_ISA_AVX2 || isa == AC_ISA_AVX512;
+}
+
+// The C API passes bf16 as uint16_t bit patterns; adaptcore::bf16 is layout-compatible with
+// uint16_t (static_asserts in adaptcore/bf16.hpp).
+inline const bf16* as_bf16(const std::uint16_t* p) noexcept {
+  return reinterpret_cast<const bf16*>(p);
+}
+inline bf16* as_bf16(std::uint16_t* p) noexcept { return reinterpret_cast<bf16*>(p); }
+
+// Runs call(Context&) on the handle's context; a NULL handle is a null pointer.
+template <class Call>
+ac_status_t on_context(ac_context* ctx, Call&& call) noexcept {
+  if (ctx == nullptr) return AC_STATUS_NULL_POINTER;
+  return call(ctx->context);
+}
+
+}  // namespace adaptcore::capi
