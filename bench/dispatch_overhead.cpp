@@ -21,9 +21,9 @@
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
 #include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
 #include "planner/planner.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace {
 
@@ -120,7 +120,7 @@ adaptcore::GemmProblem small_problem(const Operands& op) {
 
 void BM_cache_find(benchmark::State& state) {
   adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
-  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Operands op(8);
   const adaptcore::ShapeKey key = impl.key_for(small_problem(op));
   impl.plan_for(key);  // warm
@@ -133,7 +133,7 @@ void BM_cache_find(benchmark::State& state) {
 
 void BM_key_and_find(benchmark::State& state) {
   adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
-  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Operands op(8);
   adaptcore::GemmProblem prob = small_problem(op);
   impl.plan_for(impl.key_for(prob));  // warm
@@ -164,7 +164,7 @@ adaptcore::ShapeKey llm_base_key(adaptcore::detail::ContextImpl& impl, const Ope
 
 void BM_make_plan(benchmark::State& state) {
   adaptcore::Context& ctx = context_for(static_cast<int>(state.range(0)));
-  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Operands op(8);
   const adaptcore::ShapeKey base = llm_base_key(impl, op);
   const adaptcore::HardwareProfile& hw = impl.hardware();
@@ -184,7 +184,7 @@ void BM_cache_miss(benchmark::State& state) {
   adaptcore::ContextOptions o;
   o.threads = static_cast<int>(state.range(0));
   adaptcore::Context ctx(o);
-  adaptcore::detail::ContextImpl& impl = ctx.impl();
+  adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Operands op(8);
   const adaptcore::ShapeKey base = llm_base_key(impl, op);
   static int64_t next = 0;  // keys stay unseen across repetitions of this benchmark

@@ -31,7 +31,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
 #include "measure/bench_util.hpp"
-#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace {
 
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
         opt.read_environment = false;
         if (lib == "adaptcore-pool") opt.threads = threads;  // explicit count, own pool
         auto ctx = std::make_unique<adaptcore::Context>(opt);
-        if (lib == "adaptcore-pool") ctx->impl().pool().set_threading(adaptcore::Threading::Pool);
+        if (lib == "adaptcore-pool") ::adaptcore::detail::impl_of(*ctx).pool().set_threading(adaptcore::Threading::Pool);
         adaptcore::Context* c = ctx.get();
         contexts.push_back(std::move(ctx));
         runners.push_back({lib, [c](const GemmCall& g) {

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -37,7 +37,7 @@ TEST(Determinism, SplitKIsBitwiseReproducible) {
       ASSERT_EQ(make_problem(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
                              a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), prob),
                 Status::Ok);
-      const Plan plan = ctx->impl().plan_for(ctx->impl().key_for(prob));
+      const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(prob));
       std::printf("[ plan     ] %s %lldx%lldx%lld: %s\n", to_string(isa),
                   static_cast<long long>(d.m), static_cast<long long>(d.n),
                   static_cast<long long>(d.k), describe(plan).c_str());

@@ -20,8 +20,8 @@
 
 #include "adaptcore/adaptcore.h"
 #include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -221,7 +221,7 @@ int run_case(const Case& c, uint64_t seed, std::vector<Config>& configs, Stats& 
     // Plan (informational, and named in a failure): how much ran in parallel / split-K.
     std::string plan_text;
     if (ps == Status::Ok && prob.m > 0 && prob.n > 0 && prob.k > 0 && prob.alpha != 0.0f) {
-      const Plan plan = cfg.ctx->impl().plan_for(cfg.ctx->impl().key_for(prob));
+      const Plan plan = ::adaptcore::detail::impl_of(*cfg.ctx).plan_for(::adaptcore::detail::impl_of(*cfg.ctx).key_for(prob));
       plan_text = describe(plan);
       ++stats.calls[cfg.name()];
       if (plan.threads() > 1) ++stats.parallel_plans[cfg.name()];

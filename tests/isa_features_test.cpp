@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
-#include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "hw/feature_claims.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -115,7 +115,7 @@ void run_int8(Context& ctx, int64_t m, int64_t n, int64_t k, bool tb) {
 
 // The key of the one plan a fresh call put in the cache.
 ShapeKey only_key(Context& ctx) {
-  const auto entries = ctx.impl().cache().snapshot();
+  const auto entries = ::adaptcore::detail::impl_of(ctx).cache().snapshot();
   EXPECT_EQ(entries.size(), 1u);
   return entries.empty() ? ShapeKey{} : entries.front().first;
 }
@@ -162,9 +162,9 @@ TEST(IsaFeatures, ProfileDisablingDotProductsSelectsFallbackKernels) {
   EXPECT_FALSE(ctx->hardware().avx512_vnni);
   EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::Bf16));
   EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::U8S8));
-  EXPECT_STREQ(ctx->impl().lowp_kernels(DType::Bf16, ctx->isa())->name, "fp32-convert");
-  EXPECT_STREQ(ctx->impl().lowp_kernels(DType::U8S8, ctx->isa())->name, "int32-generic");
-  EXPECT_STREQ(ctx->impl().wq_kernels(ctx->isa()).name, "int32-generic");
+  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, ctx->isa())->name, "fp32-convert");
+  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, ctx->isa())->name, "int32-generic");
+  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).wq_kernels(ctx->isa()).name, "int32-generic");
   std::remove(profile.c_str());
 }
 
@@ -264,11 +264,11 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
                    b.data(), 64, 0.0f, c.data(), 64, ctx),
               Status::Ok);
     const ShapeKey key = only_key(ctx);
-    Plan bad = *ctx.impl().cache().find(key);
+    Plan bad = *::adaptcore::detail::impl_of(ctx).cache().find(key);
     ASSERT_FALSE(bad.is_dot());
     bad.nr *= 2;
     ctx.clear_plan_cache();
-    ctx.impl().cache().insert(key, bad);
+    ::adaptcore::detail::impl_of(ctx).cache().insert(key, bad);
     std::fill(c.begin(), c.end(), -7.0f);
     EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64,
                    b.data(), 64, 0.0f, c.data(), 64, ctx),
@@ -282,12 +282,12 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
     const Bf16Call s{64, 64, 64, false};
     run_bf16_checked(ctx, s);
     const ShapeKey key = only_key(ctx);
-    const kernels::LowpKernels& ks = *ctx.impl().lowp_kernels(DType::Bf16, ctx.isa());
+    const kernels::LowpKernels& ks = *::adaptcore::detail::impl_of(ctx).lowp_kernels(DType::Bf16, ctx.isa());
     ASSERT_GE(ks.tiles.size(), 1u);
     const Plan bad = native_packed_plan(key, 0, ks.tiles[0].mr == 6 ? 14 : 6,
                                         ks.tiles[0].nr == 64 ? 32 : 64);
     ctx.clear_plan_cache();
-    ctx.impl().cache().insert(key, bad);
+    ::adaptcore::detail::impl_of(ctx).cache().insert(key, bad);
     std::vector<float> c(64 * 64, -7.0f);
     EXPECT_EQ(run_bf16(ctx, s, c), Status::InternalError);
     EXPECT_EQ(c, std::vector<float>(64 * 64, -7.0f)) << "C written by a rejected plan";
@@ -306,7 +306,7 @@ TEST(IsaFeatures, ExecutorRejectsNativeTileOnFallbackContext) {
   const int tile = tile_index(*kernels::bf16_avx512_kernels(), 6, 64);
   ASSERT_GE(tile, 0);
   ctx->clear_plan_cache();
-  ctx->impl().cache().insert(key, native_packed_plan(key, tile, 6, 64));
+  ::adaptcore::detail::impl_of(*ctx).cache().insert(key, native_packed_plan(key, tile, 6, 64));
   std::vector<float> c(64 * 64, -7.0f);
   EXPECT_EQ(run_bf16(*ctx, s, c), Status::InternalError);
   EXPECT_EQ(c, std::vector<float>(64 * 64, -7.0f)) << "C written by a rejected plan";

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "adaptcore/adaptcore.h"
-#include "dispatch/context_impl.hpp"
 #include "lowp_test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -184,8 +184,8 @@ TEST(LowpPlans, KernelChoicePerPath) {
   const HardwareProfile& hw = detected_hardware();
   for (Isa isa : available_isas()) {
     auto ctx = make_context(isa, 1);
-    const auto* bf = ctx->impl().lowp_kernels(DType::Bf16, isa);
-    const auto* i8 = ctx->impl().lowp_kernels(DType::U8S8, isa);
+    const auto* bf = ::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, isa);
+    const auto* i8 = ::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, isa);
     ASSERT_NE(bf, nullptr);
     ASSERT_NE(i8, nullptr);
     const bool avx512 = isa == Isa::Avx512;
@@ -215,7 +215,7 @@ TEST(LowpPlans, PlanFileChecksLowpEntries) {
     key.isa = ctx->isa();
     key.threads = 2;
     key.dtype = d;
-    const Plan good = ctx->impl().plan_for(key);
+    const Plan good = ::adaptcore::detail::impl_of(*ctx).plan_for(key);
     EXPECT_EQ(check_plan_entry(key, good), "") << describe(good);
     Plan bad = good;
     bad.pk = 2;

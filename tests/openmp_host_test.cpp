@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
-#include "dispatch/context_impl.hpp"
 #include "exec/host_openmp.hpp"
 #include "process_test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -70,7 +70,7 @@ TEST(OpenMPHost, CallsRunOnTheHostTeamWithoutThreadsOfTheirOwn) {
   opt.read_environment = false;
   opt.threads = 1;  // the pool starts with no workers...
   Context ctx(opt);
-  ctx.impl().pool().set_threading(Threading::Auto);
+  ::adaptcore::detail::impl_of(ctx).pool().set_threading(Threading::Auto);
   // ...and a default context follows the host: 2 threads, on the host's team.
   ContextOptions follow;
   follow.read_environment = false;
@@ -80,7 +80,7 @@ TEST(OpenMPHost, CallsRunOnTheHostTeamWithoutThreadsOfTheirOwn) {
     ASSERT_EQ(run(host, g), Status::Ok);
     ASSERT_EQ(g.c, g.want);
   }
-  EXPECT_EQ(host.impl().pool().runner(2), std::string("openmp"));
+  EXPECT_EQ(::adaptcore::detail::impl_of(host).pool().runner(2), std::string("openmp"));
   // The pool of `host` was sized at construction (cores - 1 workers); calls added none.
   EXPECT_LE(thread_count(), before + (host.hardware().cores - 1));
 }
@@ -106,8 +106,8 @@ TEST(OpenMPHost, PoolModeKeepsItsOwnWorkers) {
   opt.read_environment = false;
   opt.threads = 2;
   Context ctx(opt);
-  ctx.impl().pool().set_threading(Threading::Pool);
-  EXPECT_EQ(ctx.impl().pool().runner(2), std::string("pool"));
+  ::adaptcore::detail::impl_of(ctx).pool().set_threading(Threading::Pool);
+  EXPECT_EQ(::adaptcore::detail::impl_of(ctx).pool().runner(2), std::string("pool"));
   omp_set_num_threads(1);
   EXPECT_EQ(ctx.threads(), 2);
   IntGemm g(256, 256, 256);

@@ -13,9 +13,9 @@
 
 #include "adaptcore/adaptcore.h"
 #include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "dispatch/plan_file.hpp"
 #include "test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -108,7 +108,7 @@ ShapeKey run_checked(Context& ctx, const Shape& s) {
             Status::Ok);
   const test::Reference r = test::reference_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a, b, 0.5f, c0);
   EXPECT_EQ(test::check_result(c, r), "") << s.m << "x" << s.n << "x" << s.k;
-  return ctx.impl().key_for(p);
+  return ::adaptcore::detail::impl_of(ctx).key_for(p);
 }
 
 TEST(PlanFile, EntrySizeIsFixed) {
@@ -116,7 +116,7 @@ TEST(PlanFile, EntrySizeIsFixed) {
   const std::string empty = write_plan_bytes({}, ctx->hardware(), ctx->isa());
   EXPECT_EQ(empty.size(), count_offset() + 8 + 8);
   const ShapeKey key = run_checked(*ctx, shapes()[1]);
-  const Plan plan = ctx->impl().plan_for(key);
+  const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(key);
   const std::string one = write_plan_bytes({{key, plan}}, ctx->hardware(), ctx->isa());
   EXPECT_EQ(one.size(), empty.size() + kPlanEntryBytes);
   EXPECT_EQ(one.substr(0, 8), std::string("ACPLAN\0\0", 8));
@@ -136,8 +136,8 @@ TEST(PlanFile, RoundTripPlansIdenticalAndUsed) {
   ASSERT_EQ(ctx2->load_plan_file(path, &err), Status::Ok) << err;
   EXPECT_EQ(ctx2->cached_plans(), shapes().size());
   for (const ShapeKey& key : keys) {
-    const Plan* a = ctx->impl().cache().find(key);
-    const Plan* b = ctx2->impl().cache().find(key);
+    const Plan* a = ::adaptcore::detail::impl_of(*ctx).cache().find(key);
+    const Plan* b = ::adaptcore::detail::impl_of(*ctx2).cache().find(key);
     ASSERT_NE(a, nullptr);
     ASSERT_NE(b, nullptr);
     EXPECT_TRUE(same_plan(*a, *b)) << describe(*a) << " vs " << describe(*b);
@@ -155,7 +155,7 @@ TEST(PlanFile, LoadedPlanIsTheOneRun) {
     for (const Shape& s : shapes()) {
       auto probe = fresh(2, isa);
       const ShapeKey key = run_checked(*probe, s);
-      const Explanation e = probe->impl().explain(key);
+      const Explanation e = ::adaptcore::detail::impl_of(*probe).explain(key);
       ASSERT_FALSE(e.candidates.empty());
       // Every candidate the planner can produce passes the loader's checks.
       for (const auto& c : e.candidates)
@@ -165,13 +165,13 @@ TEST(PlanFile, LoadedPlanIsTheOneRun) {
       auto ctx2 = fresh(2, isa);
       const std::string bytes = write_plan_bytes({{key, odd}}, ctx2->hardware(), ctx2->isa());
       std::string err;
-      ASSERT_EQ(load_plan_bytes(ctx2->impl(), bytes, &err), Status::Ok) << err;
-      const Plan* got = ctx2->impl().cache().find(key);
+      ASSERT_EQ(load_plan_bytes(::adaptcore::detail::impl_of(*ctx2), bytes, &err), Status::Ok) << err;
+      const Plan* got = ::adaptcore::detail::impl_of(*ctx2).cache().find(key);
       ASSERT_NE(got, nullptr);
       EXPECT_TRUE(same_plan(*got, odd));
       run_checked(*ctx2, s);
       EXPECT_EQ(ctx2->cached_plans(), 1u);
-      EXPECT_TRUE(same_plan(*ctx2->impl().cache().find(key), odd));
+      EXPECT_TRUE(same_plan(*::adaptcore::detail::impl_of(*ctx2).cache().find(key), odd));
     }
   }
 }
@@ -180,19 +180,19 @@ std::string small_file(Context& ctx) {
   std::vector<PlanEntry> entries;
   for (std::size_t i = 0; i < 3; ++i) {
     const ShapeKey key = run_checked(ctx, shapes()[i]);
-    entries.emplace_back(key, *ctx.impl().cache().find(key));
+    entries.emplace_back(key, *::adaptcore::detail::impl_of(ctx).cache().find(key));
   }
   return write_plan_bytes(entries, ctx.hardware(), ctx.isa());
 }
 
 Status load(Context& ctx, const std::string& bytes, std::string* why = nullptr) {
-  return load_plan_bytes(ctx.impl(), bytes, why);
+  return load_plan_bytes(::adaptcore::detail::impl_of(ctx), bytes, why);
 }
 
 TEST(PlanFile, ForeignHardwareRejected) {
   auto ctx = fresh();
   const ShapeKey key = run_checked(*ctx, shapes()[1]);
-  const std::vector<PlanEntry> entries = {{key, *ctx->impl().cache().find(key)}};
+  const std::vector<PlanEntry> entries = {{key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
   auto target = fresh();
   std::string why;
   ASSERT_EQ(load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa()), &why),
@@ -245,7 +245,7 @@ TEST(PlanFile, OtherIsaRejected) {
 TEST(PlanFile, OtherVersionsRejected) {
   auto ctx = fresh();
   const ShapeKey key = run_checked(*ctx, shapes()[0]);
-  const std::vector<PlanEntry> entries = {{key, *ctx->impl().cache().find(key)}};
+  const std::vector<PlanEntry> entries = {{key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
   auto target = fresh();
   std::string why;
   EXPECT_EQ(load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa(), "0.0.0-other"),
@@ -339,7 +339,7 @@ TEST(PlanFile, AbsurdCountRejected) {
 TEST(PlanFile, InvalidPlansRejected) {
   auto ctx = fresh(2);
   const ShapeKey key = run_checked(*ctx, shapes()[1]);  // NN, 67 x 131 x 300
-  const Plan good = *ctx->impl().cache().find(key);
+  const Plan good = *::adaptcore::detail::impl_of(*ctx).cache().find(key);
   ASSERT_FALSE(good.is_dot());
   const ShapeKey dkey = run_checked(*ctx, shapes()[2]);  // NT: A and B contiguous along k
   ASSERT_TRUE(dkey.a_k_unit && dkey.b_k_unit);

@@ -60,6 +60,13 @@ static_assert(!std::is_convertible_v<const std::uint16_t*, const bf16*>);
 static_assert(std::is_constructible_v<bf16, float> && std::is_constructible_v<float, bf16>);
 static_assert(sizeof(bf16) == 2 && alignof(bf16) == alignof(std::uint16_t));
 static_assert(std::is_trivially_copyable_v<bf16> && std::is_standard_layout_v<bf16>);
+
+// Nothing internal is reachable through the public handles: no impl() accessor (the
+// constructor of QuantizedWeights from its internal state is private).
+template <class T>
+concept HasImplAccessor = requires(T& t) { t.impl(); };
+static_assert(!HasImplAccessor<Context> && !HasImplAccessor<const Context>);
+static_assert(!HasImplAccessor<QuantizedWeights> && !HasImplAccessor<const QuantizedWeights>);
 // Conversion is the round-to-nearest-even of float_to_bf16, and usable at compile time.
 static_assert(bf16(1.0f).bits == 0x3f80);
 static_assert(bf16(std::bit_cast<float>(0x3f808000u)).bits == 0x3f80);  // tie, even below
@@ -213,7 +220,6 @@ concept NothrowEntryPoints = requires(Ctx& ctx, const Ctx& cctx, const float* f,
   requires noexcept(cw.format());
   requires noexcept(cw.group_size());
   requires noexcept(cw.packed_bytes());
-  requires noexcept(cw.impl());
   // HardwareProfile
   requires noexcept(hw.best_isa());
   requires noexcept(hw.supports(Isa::Avx2));

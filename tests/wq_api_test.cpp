@@ -7,7 +7,7 @@
 
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
-#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {

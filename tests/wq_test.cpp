@@ -10,6 +10,7 @@
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
 #include "wq_test_util.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -61,7 +62,7 @@ TEST(WqKernel, Int32PathIsExact) {
           IntWeights w = random_int_weights(rng, k, n, 256, int4, extremes);
           for (auto& s : w.scale) s = 1.0f;
           const QuantizedWeights h = handle_of(ctx, w);
-          const detail::QuantizedWeightsImpl& im = *h.impl();
+          const detail::QuantizedWeightsImpl& im = *::adaptcore::detail::impl_of(h);
           const int mr = ks->mr(parts);
           std::vector<std::int8_t> ap(static_cast<std::size_t>(im.quads * mr * parts * 4));
           std::uniform_int_distribution<int> qd(-127, 127);
@@ -153,7 +154,7 @@ TEST(WqWeights, QuantizeFromFloats) {
       ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::Yes, k, n, wt.data(), k, spec, h, ctx), Status::Ok);
       ASSERT_EQ(h.k(), k);
       ASSERT_EQ(h.n(), n);
-      const detail::QuantizedWeightsImpl& im = *h.impl();
+      const detail::QuantizedWeightsImpl& im = *::adaptcore::detail::impl_of(h);
       const float qmax = int4 ? 7.0f : 127.0f;
       const int64_t gs = group > 0 ? group : k;
       for (int64_t j = 0; j < n; ++j)

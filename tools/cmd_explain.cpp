@@ -10,8 +10,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "dispatch/context_impl.hpp"
 #include "planner/planner.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -73,7 +73,7 @@ void run_explain(const ExplainArgs& args) {
   }
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
-  detail::ContextImpl& impl = ctx->impl();
+  detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*ctx);
   DType dtype = DType::F32;
   parse_dtype(args.dtype, dtype);
   ShapeKey key = impl.key_for(prob);

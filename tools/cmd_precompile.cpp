@@ -12,8 +12,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "dispatch/context_impl.hpp"
 #include "dispatch/plan_file.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -121,7 +121,7 @@ void run_precompile(const PrecompileArgs& args) {
 
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
-  detail::ContextImpl& impl = ctx->impl();
+  detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*ctx);
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<PlanEntry> entries;

@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -106,7 +106,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
         ++mismatches;
     }
   }
-  const kernels::LowpKernels& ks = *ctx->impl().lowp_kernels(dtype, ctx->isa());
+  const kernels::LowpKernels& ks = *::adaptcore::detail::impl_of(*ctx).lowp_kernels(dtype, ctx->isa());
   const FmaPath probe = probe_for(ks, ctx->isa());
   PeakResult peak;
   if (opt.peak) peak = measure_peak(probe, threads);
@@ -123,7 +123,7 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   }
   LowpProblem lp;
   shape_problem_lowp(s, dtype, lp);
-  const Plan plan = ctx->impl().plan_for(ctx->impl().key_for(lp));
+  const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(lp));
   const double med = median(times), best = minimum(times);
   const double g_med = gemm_gflops(s.m, s.n, s.k, med), g_best = gemm_gflops(s.m, s.n, s.k, best);
   const double frac = peak.gflops > 0 ? g_med / peak.gflops : 0.0;

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/wq_weights.hpp"
-#include "dispatch/context_impl.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
 #include "measure/read_bandwidth.hpp"
 #include "model/wq_model.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -124,7 +124,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
     throw CLI::RuntimeError(2);
   }
   std::vector<float> wd(w.size());
-  dequantize(*h.impl(), wd.data());
+  dequantize(*::adaptcore::detail::impl_of(h), wd.data());
 
   const auto ap = parts == 2 ? ActivationParts::Two : ActivationParts::One;
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
@@ -179,9 +179,9 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
     std::vector<float> splain(static_cast<std::size_t>(groups * n));
     for (int64_t p = 0; p < k; ++p)
       for (int64_t j = 0; j < n; ++j) {
-        const float sc = h.impl()->group_scale
-                             ? h.impl()->group_scale.get()[((j / kWqNr) * h.impl()->groups + p / h.impl()->act_group) * kWqNr + j % kWqNr]
-                             : h.impl()->col_scale.get()[j];
+        const float sc = ::adaptcore::detail::impl_of(h)->group_scale
+                             ? ::adaptcore::detail::impl_of(h)->group_scale.get()[((j / kWqNr) * ::adaptcore::detail::impl_of(h)->groups + p / ::adaptcore::detail::impl_of(h)->act_group) * kWqNr + j % kWqNr]
+                             : ::adaptcore::detail::impl_of(h)->col_scale.get()[j];
         splain[static_cast<std::size_t>((group > 0 ? p / group : 0) * n + j)] = sc;
         qplain[static_cast<std::size_t>(p * n + j)] =
             static_cast<std::int8_t>(sc == 0.0f ? 0 : std::lrint(wd[static_cast<std::size_t>(p * n + j)] / sc));
@@ -198,13 +198,13 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   if (opt.peak) peak = measure_peak(FmaPath::Int8Dot, threads);
   const double dram = opt.peak ? measure::measure_read_bandwidth(threads, 256ll << 20, 3) : 0.0;
 
-  const ShapeKey key = ctx->impl().key_for([&] {
+  const ShapeKey key = ::adaptcore::detail::impl_of(*ctx).key_for([&] {
     WqProblem p;
     make_wq_problem(Layout::RowMajor, Trans::No, m, wq.bf16_activations ? static_cast<const void*>(a16.data()) : a.data(),
                     wq.bf16_activations, k, h, 0.0f, c.data(), n, ap, p);
     return p;
   }());
-  const Plan plan = ctx->impl().plan_for(key);
+  const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(key);
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const double gflops = flops / tw.median_s / 1e9;
   const double dot_ops = flops * parts;  // multiply-adds the dot unit does, x 2
@@ -214,7 +214,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   const double frac_dram = dram > 0 ? wgbs / dram : 0.0;
   const double g_bf16 = opt.compare ? flops / tb.median_s / 1e9 : 0.0;
   const double g_f32 = opt.compare ? flops / (tf.median_s + td.median_s) / 1e9 : 0.0;
-  const char* kname = ctx->impl().wq_kernels(ctx->isa()).name;
+  const char* kname = ::adaptcore::detail::impl_of(*ctx).wq_kernels(ctx->isa()).name;
 
   if (opt.json) {
     nlohmann::ordered_json j;

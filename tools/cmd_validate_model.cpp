@@ -14,11 +14,11 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "dispatch/context_impl.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "measure/bench_util.hpp"
 #include "model_validation.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -80,7 +80,7 @@ std::vector<Shape> sample_shapes(int count, std::uint64_t seed, double max_gflop
 void run_validate(const ValidateArgs& args) {
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
-  detail::ContextImpl& impl = ctx->impl();
+  detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*ctx);
   const std::vector<Shape> shapes = args.shapes_file.empty()
                                         ? sample_shapes(args.sample, args.seed, args.max_gflop)
                                         : read_shapes(args.shapes_file);

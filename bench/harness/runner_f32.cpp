@@ -8,10 +8,10 @@
 #include <stdexcept>
 
 #include "core/problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "plan/plan.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -88,7 +88,7 @@ Contender adaptcore_contender(Context& ctx) {
     if (make_problem(Layout::RowMajor, op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, 1.0f, g.a,
                      g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, prob) != Status::Ok)
       throw std::runtime_error("invalid shape");
-    ::adaptcore::detail::ContextImpl& impl = ctx.impl();
+    ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
     const ShapeKey key = impl.key_for(prob);
     return am::time_once([&] { (void)impl.plan_for(key); });
   };
@@ -176,7 +176,7 @@ ModelView model_view(Context& ctx, const SuiteShape& s) {
   if (make_problem(Layout::RowMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 0.0f, &dummy,
                    s.lda, &dummy, s.ldb, 0.0f, &out, s.ldc, prob) != Status::Ok)
     throw std::runtime_error("invalid shape " + shape_text(s));
-  const ::adaptcore::detail::ContextImpl& impl = ctx.impl();
+  const ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Explanation e = impl.explain(impl.key_for(prob));
   const CandidateCost& chosen = e.candidates.at(e.chosen);
   return ModelView{describe(chosen.plan), chosen.cost.total_us};

@@ -10,11 +10,11 @@
 #include <stdexcept>
 
 #include "core/lowp_problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
 #include "plan/plan.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -182,7 +182,7 @@ class LowpShape final : public ShapeBench {
     // adaptcore's setup: planning the shape (a plan-cache miss), which a first call pays.
     LowpProblem prob;
     if (make_lowp_problem(adaptcore_call(g), prob) != Status::Ok) throw std::runtime_error("invalid shape");
-    ::adaptcore::detail::ContextImpl& impl = env_.ctx.impl();
+    ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(env_.ctx);
     const ShapeKey key = impl.key_for(prob);
     const double t = am::time_once([&] { plan_ = impl.plan_for(key); });
     planned_ = true;

@@ -21,6 +21,7 @@ namespace adaptcore {
 
 namespace detail {
 class ContextImpl;
+struct InternalAccess;
 }
 
 struct ContextOptions {
@@ -71,10 +72,9 @@ class Context {
   // False only for the stand-in default_context() returns when memory for the real one cannot
   // be had: every call on it returns OutOfMemory.
   bool usable() const noexcept { return impl_ != nullptr; }
-  detail::ContextImpl& impl() noexcept { return *impl_; }
-  const detail::ContextImpl& impl() const noexcept { return *impl_; }
 
  private:
+  friend struct detail::InternalAccess;
   struct Unusable {};
   explicit Context(Unusable) noexcept;
   friend Context& default_context() noexcept;
@@ -202,11 +202,11 @@ class QuantizedWeights {
   int64_t group_size() const noexcept;  // 0: per column
   std::size_t packed_bytes() const noexcept;  // packed weight bytes a call streams
 
-  const detail::QuantizedWeightsImpl* impl() const noexcept { return impl_.get(); }
-  // Takes ownership (used by the quantize functions).
-  explicit QuantizedWeights(std::unique_ptr<detail::QuantizedWeightsImpl> impl) noexcept;
 
  private:
+  friend struct detail::InternalAccess;
+  // Takes ownership (the quantize functions make handles through detail::InternalAccess).
+  explicit QuantizedWeights(std::unique_ptr<detail::QuantizedWeightsImpl> impl) noexcept;
   std::unique_ptr<detail::QuantizedWeightsImpl> impl_;
 };
 

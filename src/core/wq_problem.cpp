@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/operand_bytes.hpp"
+#include "core/internal_access.hpp"
 
 namespace adaptcore {
 
@@ -27,7 +28,7 @@ Status make_wq_problem(Layout layout, Trans transa, int64_t m, const void* a, bo
   if (a_len < 0 || c_len < 0) return Status::SizeOverflow;
   if (m == 0) {
     out = WqProblem{};
-    out.w = w.impl();
+    out.w = detail::impl_of(w);
     return Status::Ok;
   }
   if (a == nullptr || c == nullptr) return Status::NullPointer;
@@ -40,7 +41,7 @@ Status make_wq_problem(Layout layout, Trans transa, int64_t m, const void* a, bo
   if (m == 1) p.c_rs = 1;
   p.beta = beta;
   p.parts = static_cast<int>(parts);
-  p.w = w.impl();
+  p.w = detail::impl_of(w);
   out = p;
   return Status::Ok;
 }

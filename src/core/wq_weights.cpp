@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/operand_bytes.hpp"
+#include "core/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -99,7 +100,7 @@ Status build(int64_t k, int64_t n, WeightQuantSpec spec, const std::vector<std::
                                 static_cast<std::size_t>(j % kWqNr)] =
             scales[g * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)];
   }
-  out = QuantizedWeights(std::move(impl));
+  out = detail::InternalAccess::make_weights(std::move(impl));
   return Status::Ok;
 }
 

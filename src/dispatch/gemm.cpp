@@ -2,6 +2,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 
@@ -13,7 +14,7 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
       make_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return ctx.impl().run(prob);
+  return detail::impl_of(ctx).run(prob);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
@@ -22,7 +23,7 @@ Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
   const Status s = make_problem(transa, transb, alpha, a, b, beta, c, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return ctx.impl().run(prob);
+  return detail::impl_of(ctx).run(prob);
 }
 
 const char* version() noexcept { return ADAPTCORE_VERSION_STRING; }

@@ -2,6 +2,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/lowp_problem.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -50,7 +51,7 @@ Status run(const LowpCall& call, Context& ctx, const COffset& co = {}) noexcept 
   if (s != Status::Ok) return s;
   if (s = check_c_offset(co); s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  s = ctx.impl().run_lowp(prob);
+  s = detail::impl_of(ctx).run_lowp(prob);
   if (s == Status::Ok && co.kind != OffsetKind::None) add_c_offset(call, co);
   return s;
 }

@@ -2,6 +2,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/wq_problem.hpp"
 #include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -14,7 +15,7 @@ Status run(Layout layout, Trans transa, int64_t m, const void* a, bool a_is_bf16
       make_wq_problem(layout, transa, m, a, a_is_bf16, lda, w, beta, c, ldc, parts, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return ctx.impl().run_wq(prob);
+  return detail::impl_of(ctx).run_wq(prob);
 }
 
 }  // namespace

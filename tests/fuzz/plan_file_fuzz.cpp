@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "core/lowp_problem.hpp"
-#include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
@@ -34,6 +33,7 @@
 #include "kernels/ukernel.hpp"
 #include "dispatch/planning.hpp"
 #include "planner/planner.hpp"
+#include "dispatch/internal_access.hpp"
 
 namespace {
 
@@ -401,7 +401,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 0: {
       check_and_run(std::string(in.rest()), target, seed);
       // The context entry point too (its own ISA): never a crash, all or nothing.
-      detail::ContextImpl& impl = st.ctx->impl();
+      detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*st.ctx);
       const std::size_t before = impl.cache().size();
       std::size_t loaded = 0;
       if (load_plan_bytes(impl, in.rest(), nullptr, &loaded) != Status::Ok &&
