@@ -1,7 +1,5 @@
 #include "exec/epilogue.hpp"
 
-#include <cstring>
-
 namespace adaptcore {
 namespace {
 
@@ -15,30 +13,24 @@ std::int32_t int8_value(const LowpSide& s, std::uint8_t e) {
 
 }  // namespace
 
-ZeroPointCompensation::ZeroPointCompensation(const LowpProblem& g) noexcept
-    : g_(&g),
-      needs_colsum_(g.dtype() == DType::U8S8 && g.a.has_zp()),
-      needs_rowsum_(g.dtype() == DType::U8S8 && g.b.has_zp()) {}
-
 // The row sums of A over rows [m0, m1), as the kernels read its bytes.
-void ZeroPointCompensation::prepare(int64_t m0, int64_t m1,
-                                    const EpilogueBuffers& b) const noexcept {
-  if (!needs_rowsum_) return;
+void ZeroPointCompensation::row_sums(int64_t m0, int64_t m1,
+                                     std::int32_t* rowsum) const noexcept {
   const LowpProblem& g = *g_;
   const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
   for (int64_t i = m0; i < m1; ++i) {
     std::uint32_t sum = 0;
     const auto* row = a_bytes + i * g.a.rs;
     for (int64_t q = 0; q < g.k; ++q) sum += u32(int8_value(g.a, row[q * g.a.cs]));
-    b.rowsum[i - m0] = static_cast<std::int32_t>(sum);
+    rowsum[i - m0] = static_cast<std::int32_t>(sum);
   }
 }
 
 // Written as C(i, j) += (k za_i - rowsum_i) zb_j - za_i colsum_j with the column terms in
 // arrays, so the inner loop is two multiply-adds the compiler vectorises. rowsum is indexed
 // from the block's first row, colsum and zb from its first column.
-void ZeroPointCompensation::apply(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
-  if (!active()) return;
+void ZeroPointCompensation::compensate(const CBlock& blk,
+                                       const EpilogueBuffers& b) const noexcept {
   const LowpProblem& g = *g_;
   const bool za = g.a.has_zp(), has_zb = g.b.has_zp();
   auto* c = static_cast<std::int32_t*>(g.c);
@@ -61,8 +53,7 @@ void ZeroPointCompensation::apply(const CBlock& blk, const EpilogueBuffers& b) c
 
 // One rounding of alpha * AB + beta * C to bf16, nearest even, from the fp32 block (row i at
 // acc + (i - m0) * width).
-void Bf16Rounding::apply(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
-  if (!active()) return;
+void Bf16Rounding::round(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
   const LowpProblem& g = *g_;
   auto* c = static_cast<std::uint16_t*>(g.c);
   const int64_t nb = blk.width();
@@ -78,37 +69,6 @@ void Bf16Rounding::apply(const CBlock& blk, const EpilogueBuffers& b) const noex
         row[j] = float_to_bf16(acc[j] + g.beta * bf16_to_float(row[j]));
     }
   }
-}
-
-LowpEpilogue::LowpEpilogue(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
-    : zero_points_(g), rounding_(g, ks) {
-  store_.alpha = g.alpha;
-  // A bf16 C's old values join in the rounding stage; the kernels start from zero.
-  store_.beta = rounding_.active() ? 0.0f : g.beta;
-  store_.ibeta = g.ibeta;
-}
-
-LowpEpilogue::Sizes LowpEpilogue::sizes(int64_t rows, int64_t cols) const noexcept {
-  auto bytes = [](bool used, int64_t count) {
-    return used ? static_cast<std::size_t>(count) * 4 : std::size_t{0};
-  };
-  return {bytes(zero_points_.needs_rowsum(), rows), bytes(zero_points_.needs_colsum(), cols),
-          bytes(zero_points_.active(), cols), bytes(rounding_.active(), rows * cols)};
-}
-
-void LowpEpilogue::prepare(int64_t m0, int64_t m1, const EpilogueBuffers& b) const noexcept {
-  zero_points_.prepare(m0, m1, b);
-}
-
-void LowpEpilogue::begin_panel(const CBlock& panel, const EpilogueBuffers& b) const noexcept {
-  // B's column sums are added by the main loop panel by panel, from zero.
-  if (zero_points_.needs_colsum())
-    std::memset(b.colsum, 0, static_cast<std::size_t>(panel.width()) * 4);
-}
-
-void LowpEpilogue::apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
-  zero_points_.apply(block, b);
-  rounding_.apply(block, b);
 }
 
 }  // namespace adaptcore

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "core/lowp_problem.hpp"
 #include "kernels/lowp.hpp"
@@ -56,15 +57,25 @@ struct EpilogueBuffers {
 // loop gathers while reading B.
 class ZeroPointCompensation {
  public:
-  explicit ZeroPointCompensation(const LowpProblem& g) noexcept;
+  explicit ZeroPointCompensation(const LowpProblem& g) noexcept
+      : g_(&g),
+        needs_colsum_(g.dtype() == DType::U8S8 && g.a.has_zp()),
+        needs_rowsum_(g.dtype() == DType::U8S8 && g.b.has_zp()) {}
   bool active() const noexcept { return needs_colsum_ || needs_rowsum_; }
   bool needs_colsum() const noexcept { return needs_colsum_; }
   bool needs_rowsum() const noexcept { return needs_rowsum_; }
 
-  void prepare(int64_t m0, int64_t m1, const EpilogueBuffers& b) const noexcept;
-  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  void prepare(int64_t m0, int64_t m1, const EpilogueBuffers& b) const noexcept {
+    if (needs_rowsum_) row_sums(m0, m1, b.rowsum);
+  }
+  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
+    if (active()) compensate(block, b);
+  }
 
  private:
+  void row_sums(int64_t m0, int64_t m1, std::int32_t* rowsum) const noexcept;
+  void compensate(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+
   const LowpProblem* g_;
   bool needs_colsum_, needs_rowsum_;
 };
@@ -76,9 +87,13 @@ class Bf16Rounding {
   Bf16Rounding(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
       : g_(&g), ks_(&ks) {}
   bool active() const noexcept { return g_->bf16_out(); }
-  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
+    if (active()) round(block, b);
+  }
 
  private:
+  void round(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+
   const LowpProblem* g_;
   const kernels::LowpKernels* ks_;
 };
@@ -87,7 +102,13 @@ class Bf16Rounding {
 // (int8 with zero points), then the bf16 rounding (bf16 C).
 class LowpEpilogue {
  public:
-  LowpEpilogue(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept;
+  LowpEpilogue(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
+      : zero_points_(g), rounding_(g, ks) {
+    store_.alpha = g.alpha;
+    // A bf16 C's old values join in the rounding stage; the kernels start from zero.
+    store_.beta = rounding_.active() ? 0.0f : g.beta;
+    store_.ibeta = g.ibeta;
+  }
 
   const LinearStore& store() const noexcept { return store_; }
   // Whether the kernels write the fp32 accumulation block instead of C.
@@ -99,12 +120,27 @@ class LowpEpilogue {
   struct Sizes {
     std::size_t rowsum, colsum, zb, acc;
   };
-  Sizes sizes(int64_t rows, int64_t cols) const noexcept;
+  Sizes sizes(int64_t rows, int64_t cols) const noexcept {
+    auto bytes = [](bool used, int64_t count) {
+      return used ? static_cast<std::size_t>(count) * 4 : std::size_t{0};
+    };
+    return {bytes(zero_points_.needs_rowsum(), rows), bytes(zero_points_.needs_colsum(), cols),
+            bytes(zero_points_.active(), cols), bytes(rounding_.active(), rows * cols)};
+  }
 
-  // Before a core block's main loop, and before each of its panels (columns [n0, n1)).
-  void prepare(int64_t m0, int64_t m1, const EpilogueBuffers& b) const noexcept;
-  void begin_panel(const CBlock& panel, const EpilogueBuffers& b) const noexcept;
-  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  // Before a core block's main loop, and before each of its panels (columns [n0, n1)): B's
+  // column sums are added by the main loop panel by panel, from zero.
+  void prepare(int64_t m0, int64_t m1, const EpilogueBuffers& b) const noexcept {
+    zero_points_.prepare(m0, m1, b);
+  }
+  void begin_panel(const CBlock& panel, const EpilogueBuffers& b) const noexcept {
+    if (zero_points_.needs_colsum())
+      std::memset(b.colsum, 0, static_cast<std::size_t>(panel.width()) * 4);
+  }
+  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
+    zero_points_.apply(block, b);
+    rounding_.apply(block, b);
+  }
 
  private:
   LinearStore store_;

@@ -17,7 +17,6 @@ struct SplitBuffer {
   float* scale;
   std::int32_t* comp;
   float* row_factor;
-  float* staging;  // one row of k fp32 values per thread (bf16 or strided A)
   std::size_t tile_parts_bytes, tile_meta;  // per tile: parts bytes, groups x mr entries
   int mr;
 
@@ -93,13 +92,16 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   const std::size_t scale = scratch.shared(ut * buf.tile_meta * 4);
   const std::size_t comp = scratch.shared(ut * buf.tile_meta * 4);
   const std::size_t row_factor = scratch.shared(ut * static_cast<std::size_t>(mr) * 4);
+  // One row of k fp32 values per task (bf16 or strided A).
   const std::size_t staging = scratch.per_task(static_cast<std::size_t>(w.k) * 4);
   if (!scratch.reserve(threads)) return Status::OutOfMemory;
   buf.parts = reinterpret_cast<std::int8_t*>(scratch.shared_at(parts));
   buf.scale = reinterpret_cast<float*>(scratch.shared_at(scale));
   buf.comp = reinterpret_cast<std::int32_t*>(scratch.shared_at(comp));
   buf.row_factor = reinterpret_cast<float*>(scratch.shared_at(row_factor));
-  auto staging_of = [&](int tid) { return reinterpret_cast<float*>(scratch.task(tid) + staging); };
+  auto staging_of = [&](int tid) {
+    return reinterpret_cast<float*>(scratch.task(tid) + staging);
+  };
 
   // The split: O(mk), on the plan's quantizing threads, each a run of whole tiles.
   run_tasks(pool, plan.quantize_threads, [&](int tid) {

@@ -21,6 +21,7 @@ struct Range {
   int64_t begin = 0, end = 0;
 };
 inline Range split_range(int64_t total, int64_t unit, int parts, int idx) noexcept {
+  if (parts == 1) return {0, total};  // the common case, without the divisions
   const int64_t per = ceil_div(ceil_div(total, unit), int64_t{parts});
   return {std::min(total, idx * per * unit), std::min(total, (idx + 1) * per * unit)};
 }
@@ -40,9 +41,10 @@ struct GridCell {
 inline GridCell grid_cell(const Plan& p, int tid, int64_t m, int64_t n, int64_t k,
                           int64_t m_unit, int64_t n_unit) noexcept {
   GridCell c;
-  c.tk = tid % p.pk;
-  c.tn = (tid / p.pk) % p.pn;
-  c.tm = tid / (p.pk * p.pn);
+  int rest = tid;  // divisions only along the grid's split axes
+  if (p.pk > 1) c.tk = rest % p.pk, rest /= p.pk;
+  if (p.pn > 1) c.tn = rest % p.pn, rest /= p.pn;
+  c.tm = rest;
   const Range r = split_range(m, m_unit, p.pm, c.tm), s = split_range(n, n_unit, p.pn, c.tn),
               d = split_range(k, 1, p.pk, c.tk);
   c.block = {r.begin, r.end, s.begin, s.end, d.begin, d.end};

@@ -56,7 +56,6 @@ struct TileCall {
   void* c;                 // the tile's C in the target
   int64_t ldc;
   int64_t kb, steps;       // depth of the block in k values and in packed words
-  int64_t pc;              // the block's first depth step
   int64_t jr;              // the tile's column within its panel
   int mv, nv;
   bool first;              // the first depth block of the core's slice: the store applies beta
@@ -112,7 +111,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
                         ? std::min(p.kc, blk.k1 - pc - kb) : 0;
 
         TileCall t{};
-        t.kb = kb, t.steps = steps, t.pc = pc, t.first = first;
+        t.kb = kb, t.steps = steps, t.first = first;
         for (int64_t jr = 0; jr < nb; jr += nr) {
           t.nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
           t.jr = jr;
