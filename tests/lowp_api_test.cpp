@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 #include "adaptcore/adaptcore.h"
@@ -232,6 +233,89 @@ TEST(LowpPlans, PlanFileChecksLowpEntries) {
     ShapeKey f32 = key;  // an fp32 key cannot have byte-sized leading-dimension classes
     f32.dtype = DType::F32;
     EXPECT_NE(check_plan_entry(f32, good), "");
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::test
+
+namespace adaptcore::test {
+namespace {
+
+// Packing A as 32-bit words is the plan's choice (APacking): the candidates take it where the
+// key allows it (a group type, row-major A with word-aligned rows), the plan-file check rejects
+// it elsewhere, files carry it, and the executor follows it where the operand allows it. Both
+// packers lay out the same panels: the same bits whichever runs, for an A on a word boundary
+// and one off it, and with depth blocks ending in a partial group.
+TEST(LowpPlans, APackingIsThePlans) {
+  for (DType d : {DType::Bf16, DType::U8S8}) {
+    auto ctx = make_context(Isa::Auto, 2);
+    const kernels::LowpKernels* ks = ctx->impl().lowp_kernels(d, ctx->isa());
+    ASSERT_NE(ks, nullptr);
+    const int eb = d == DType::Bf16 ? 2 : 1;
+    const int64_t m = 37, n = 70, k = 255;
+    ShapeKey key;
+    key.m = m, key.n = n, key.k = k;
+    key.a_row_unit = true;
+    key.a_ld_log2 = static_cast<std::uint8_t>(stride_log2(k + 1, eb));  // rows k + 1 apart
+    key.b_ld_log2 = static_cast<std::uint8_t>(stride_log2(n, eb));
+    key.isa = ctx->isa();
+    key.threads = 2;
+    key.dtype = d;
+    const Plan planned = ctx->impl().plan_for(key);
+    ShapeKey odd = key;  // rows one element apart from a word boundary
+    odd.a_ld_log2 = static_cast<std::uint8_t>(stride_log2(k, eb));
+    EXPECT_EQ(ctx->impl().plan_for(odd).a_packing, APacking::Elements);
+    if (ks->group == 1) {  // bf16 widened to fp32: no groups to read as words
+      EXPECT_EQ(planned.a_packing, APacking::Elements);
+      continue;
+    }
+    ASSERT_EQ(planned.a_packing, APacking::Words) << describe(planned);
+    EXPECT_EQ(check_plan_entry(key, planned), "");
+    EXPECT_NE(check_plan_entry(odd, planned), "");
+    ShapeKey transposed = key;  // A stored transposed: its rows are not contiguous
+    transposed.a_row_unit = false;
+    EXPECT_NE(check_plan_entry(transposed, planned), "");
+    std::vector<PlanEntry> loaded;
+    ASSERT_EQ(parse_plan_bytes(write_plan_bytes({{key, planned}}, ctx->hardware(), ctx->isa()),
+                               {&ctx->hardware(), ctx->isa()}, loaded),
+              Status::Ok);
+    ASSERT_EQ(loaded.size(), 1u);
+    EXPECT_EQ(loaded[0].second.a_packing, APacking::Words);
+
+    // Rows k + 1 apart (word-aligned: k + 1 = 256 values), depth blocks of 64 and a last one
+    // of 63 (a partial group), one copy of A on a word boundary and one 2 bytes past it.
+    std::vector<unsigned char> a(static_cast<std::size_t>(m * (k + 1) * eb) + 8),
+        b(static_cast<std::size_t>(k * n * eb));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 37 % 101);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(i * 11 % 97);
+    if (d == DType::Bf16) {  // finite bf16 values: clear each element's top exponent bit
+      for (std::size_t i = 1; i < a.size(); i += 2) a[i] &= 0x3f;
+      for (std::size_t i = 1; i < b.size(); i += 2) b[i] &= 0x3f;
+    }
+    Plan words = planned;
+    words.kc = 64;
+    Plan elements = words;
+    elements.a_packing = APacking::Elements;
+    auto run = [&](const Plan& p, std::size_t offset) {
+      std::vector<unsigned char> c(static_cast<std::size_t>(m * n) * 4, 0xab);
+      LowpCall call;
+      call.kind = d == DType::Bf16 ? LowpKind::Bf16F32 : LowpKind::U8S8S32;
+      call.m = m, call.n = n, call.k = k;
+      call.a = a.data() + offset, call.lda = k + 1;
+      call.b = b.data(), call.ldb = n;
+      call.c = c.data(), call.ldc = n;
+      LowpProblem prob;
+      EXPECT_EQ(make_lowp_problem(call, prob), Status::Ok);
+      ThreadPool pool(p.threads());
+      EXPECT_EQ(execute(p, prob, *ks, pool), Status::Ok) << describe(p);
+      return c;
+    };
+    const std::vector<unsigned char> reference = run(elements, 0);
+    EXPECT_EQ(run(words, 0), reference);
+    std::memmove(a.data() + 2, a.data(), a.size() - 2);  // the same A, 2 bytes further
+    EXPECT_EQ(run(words, 2), reference);
+    EXPECT_EQ(run(elements, 2), reference);
   }
 }
 

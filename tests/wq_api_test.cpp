@@ -3,6 +3,7 @@
 // of the W* dtypes are cached under their own keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "adaptcore/adaptcore.h"
@@ -158,6 +159,73 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
   EXPECT_EQ(ctx.cached_plans(), before + 5);
   ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
   EXPECT_EQ(ctx.cached_plans(), before + 5);
+}
+
+}  // namespace
+}  // namespace adaptcore
+
+#include "core/wq_problem.hpp"
+#include "exec/executor_wq.hpp"
+#include "plan/wq_planner.hpp"
+
+namespace adaptcore {
+namespace {
+
+// Which threads split the activations is the plan's choice (Plan::quantize_threads): the
+// planner gives the split to every core when each gets whole row tiles and there are at least
+// 2^16 elements, else to the calling thread; the check takes 1 or all of the plan's threads;
+// the executor follows it, refuses a plan asking for more threads than it has, and the result
+// does not depend on who split.
+TEST(WqApi, PlanSaysWhoQuantizes) {
+  ContextOptions o;
+  o.read_environment = false;
+  o.threads = 2;
+  Context ctx(o);
+  const detail::ContextImpl& impl = ctx.impl();
+  const kernels::WqKernels& ks = impl.wq_kernels(impl.isa());
+  const int64_t m = 64, n = 96, k = 1024;  // m * k = 2^16
+  const DType dtype = wq_dtype(WeightFormat::Int8, 2);
+  const ShapeKey big = make_wq_shape_key(m, n, k, dtype, 0, false, impl.isa(), 2);
+  const ShapeKey one_row = make_wq_shape_key(1, n, k, dtype, 0, false, impl.isa(), 2);
+  for (const auto& c : explain_wq_plan(big, impl.hardware(), ks).candidates)
+    EXPECT_EQ(c.plan.quantize_threads, c.plan.threads()) << describe(c.plan);
+  for (const auto& c : explain_wq_plan(one_row, impl.hardware(), ks).candidates)
+    EXPECT_EQ(c.plan.quantize_threads, 1) << describe(c.plan);
+
+  Plan plan = ctx.impl().plan_for(big);
+  plan.pm = 2, plan.pn = 1;
+  plan.mc = plan.mr;
+  plan.quantize_threads = 2;
+  EXPECT_EQ(check_wq_plan(big, plan, ks), "");
+  Plan bad = plan;
+  bad.quantize_threads = 3;
+  EXPECT_NE(check_wq_plan(big, bad, ks), "");
+
+  std::vector<float> w(static_cast<std::size_t>(k * n)), a(static_cast<std::size_t>(m * k));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 13) - 6.0f;
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 29) * 0.37f - 5.0f;
+  const QuantizedWeights qw = [&] {
+    QuantizedWeights h;
+    EXPECT_EQ(quantize_weights(ctx, Layout::RowMajor, Trans::No, k, n, w.data(), n, {}, h),
+              Status::Ok);
+    return h;
+  }();
+  ThreadPool pool(2);
+  auto run = [&](const Plan& p, Status expected) {
+    std::vector<float> c(static_cast<std::size_t>(m * n), 7.0f);
+    WqProblem prob;
+    EXPECT_EQ(make_wq_problem(Layout::RowMajor, Trans::No, m, a.data(), false, k, qw, 0.0f,
+                              c.data(), n, ActivationParts::Two, prob),
+              Status::Ok);
+    EXPECT_EQ(execute(p, prob, ks, pool), expected);
+    return c;
+  };
+  const std::vector<float> all = run(plan, Status::Ok);
+  Plan caller = plan;
+  caller.quantize_threads = 1;
+  EXPECT_EQ(run(caller, Status::Ok), all);
+  const std::vector<float> refused = run(bad, Status::InternalError);
+  EXPECT_TRUE(std::all_of(refused.begin(), refused.end(), [](float v) { return v == 7.0f; }));
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 30;
 
 // Key flag bits.
 constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8;
-// Plan flag bits.
-constexpr std::uint8_t kPackA = 1, kPackB = 2, kDot = 4;
+// Plan flag bits. kAWords: packed A blocks packed as 32-bit words (APacking::Words); a file
+// written before the bit existed loads its plans with the group packer (same results).
+constexpr std::uint8_t kPackA = 1, kPackB = 2, kDot = 4, kAWords = 8;
 
 class Writer {
  public:
@@ -125,7 +126,8 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i32(p.mr);
   w.i32(p.nr);
   w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
-                                 (p.is_dot() ? kDot : 0)));
+                                 (p.is_dot() ? kDot : 0) |
+                                 (p.a_packing == APacking::Words ? kAWords : 0)));
   w.i64(p.mc);
   w.i64(p.nc);
   w.i64(p.kc);
@@ -161,7 +163,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "unknown key flag bits";
     return false;
   }
-  if ((pflags & ~(kPackA | kPackB | kDot)) != 0) {
+  if ((pflags & ~(kPackA | kPackB | kDot | kAWords)) != 0) {
     why = "unknown plan flag bits";
     return false;
   }
@@ -192,6 +194,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   p.pack_a = (pflags & kPackA) != 0;
   p.pack_b = (pflags & kPackB) != 0;
   p.kind = (pflags & kDot) != 0 ? PlanKind::Dot : PlanKind::Blocked;
+  p.a_packing = (pflags & kAWords) != 0 ? APacking::Words : APacking::Elements;
   p.tail = static_cast<TailStrategy>(tail);
   p.cls.capacity = static_cast<CapacityClass>(cap);
   p.cls.parallel = static_cast<ParallelClass>(par);
@@ -283,6 +286,7 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
     return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
   if (static_cast<std::uint8_t>(p.tail) > static_cast<std::uint8_t>(TailStrategy::Padded))
     return "unknown tail strategy";
+  if (p.a_packing == APacking::Words && !p.pack_a) return "A packed as words but not packed";
   if (static_cast<std::uint8_t>(p.cls.capacity) > static_cast<std::uint8_t>(CapacityClass::Dram) ||
       static_cast<std::uint8_t>(p.cls.parallel) > static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";

@@ -1,10 +1,14 @@
+// The fp32 executor: the fp32 adapter of the macro-kernel (exec/macro_kernel.hpp), with the
+// options only fp32 plans have: A read in place by the register tiles, the padded tail, and
+// split-K with a deterministic reduction.
 #include "exec/executor.hpp"
-#include "core/int_math.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "exec/workspace.hpp"
+#include "core/int_math.hpp"
+#include "exec/grid_tasks.hpp"
+#include "exec/macro_kernel.hpp"
 
 namespace adaptcore {
 namespace {
@@ -12,130 +16,126 @@ namespace {
 using kernels::AMode;
 using kernels::UKernelArgs;
 
+// What both fp32 adapters share: the operands as bytes, where the kernels write, and an
+// epilogue that is the kernels' store alone (alpha, beta), nothing after it.
+struct F32Operands {
+  static constexpr int64_t group = 1;
+  ByteMatrix a, b;
+  CTarget target;
 
-// Half-open range of part `idx` of `parts` when `total` is split in whole units of `unit`.
-void split(int64_t total, int64_t unit, int parts, int idx, int64_t& begin, int64_t& end) {
-  const int64_t units = ceil_div(total, unit);
-  const int64_t per = ceil_div(units, parts);
-  begin = std::min(total, idx * per * unit);
-  end = std::min(total, (idx + 1) * per * unit);
-}
-
-// One core's block of C: rows [m0, m1), cols [n0, n1), depth [k0, k1).
-struct Block {
-  int64_t m0, m1, n0, n1, k0, k1;
+  F32Operands(const GemmProblem& g, CTarget c) noexcept
+      : a{reinterpret_cast<const unsigned char*>(g.a), g.a_rs, g.a_cs, 4},
+        b{reinterpret_cast<const unsigned char*>(g.b), g.b_rs, g.b_cs, 4},
+        target(c) {}
+  void prepare(const Block&) const noexcept {}
+  CTarget begin_panel(const CBlock&) const noexcept { return target; }
+  void finish(const CBlock&) const noexcept {}
 };
 
-struct Scratch {
-  float* pack_a;  // ceil(mc / mr) * mr * kc floats
-  float* pack_b;  // ceil(nc / nr) * nr * kc floats
-};
+// The fp32 adapter of blocked plans: fp32 pack functions and register tiles over fp32 C (or
+// a split-K partial buffer), A or B read in place, the padded tail.
+class F32Op : public F32Operands {
+ public:
+  static constexpr bool kPrefetchInPlaceB = true;
 
-// The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
-// [pack A] -> jr -> ir -> micro-kernel. Writes C = alpha * A B + beta * C for its block.
-void run_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
-               const Block& blk, float* c, int64_t ldc, float alpha, float beta,
-               const Scratch& s) {
-  const auto& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-  const int mr = p.mr, nr = p.nr;
-  const AMode direct_mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
-  alignas(64) float edge[kernels::kMaxMr * 64];  // scratch tile for the padded tail strategy
+  F32Op(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks, CTarget c,
+        LinearStore store) noexcept
+      : F32Operands(g, c),
+        ks_(ks),
+        store_(store),
+        mr_(p.mr),
+        nr_(p.nr),
+        pack_a_(p.pack_a),
+        pack_b_(p.pack_b),
+        padded_(p.tail == TailStrategy::Padded),
+        direct_mode_(g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit),
+        a_stride_(direct_mode_ == AMode::ColUnit ? g.a_cs : g.a_rs),
+        tile_(ks.tiles[static_cast<std::size_t>(p.tile)]) {}
 
-  for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
-    const int64_t nb = std::min(p.nc, blk.n1 - jc);
-    for (int64_t pc = blk.k0; pc < blk.k1; pc += p.kc) {
-      const int64_t kb = std::min(p.kc, blk.k1 - pc);
-      const float beta_eff = pc == blk.k0 ? beta : 1.0f;
-      const float* b_base = g.b + pc * g.b_rs + jc * g.b_cs;
-      if (p.pack_b) ks.pack_b(kb, nb, b_base, g.b_rs, g.b_cs, nr, s.pack_b);
+  void pack_b(const unsigned char* src, int64_t kb, int64_t nb, unsigned char* out) const {
+    ks_.pack_b(kb, nb, reinterpret_cast<const float*>(src), b.rs, b.cs, nr_,
+               reinterpret_cast<float*>(out));
+  }
+  void pack_a(const unsigned char* src, int64_t mb, int64_t kb, int64_t,
+              unsigned char* out) const {
+    ks_.pack_a(mb, kb, reinterpret_cast<const float*>(src), a.rs, a.cs, mr_,
+               reinterpret_cast<float*>(out));
+  }
 
-      for (int64_t ic = blk.m0; ic < blk.m1; ic += p.mc) {
-        const int64_t mb = std::min(p.mc, blk.m1 - ic);
-        const float* a_base = g.a + ic * g.a_rs + pc * g.a_cs;
-        if (p.pack_a) ks.pack_a(mb, kb, a_base, g.a_rs, g.a_cs, mr, s.pack_a);
+  void tile(const TileCall& t) const {
+    const AMode mode = pack_a_ ? AMode::ColUnit : direct_mode_;
+    const UKernelArgs args{.k = t.kb,
+                           .a = reinterpret_cast<const float*>(t.a),
+                           .a_stride = pack_a_ ? mr_ : a_stride_,
+                           .b = reinterpret_cast<const float*>(t.b),
+                           .ldb = pack_b_ ? nr_ : b.rs,
+                           .c = static_cast<float*>(t.c),
+                           .ldc = t.ldc,
+                           .alpha = store_.alpha,
+                           .beta = store_.beta_at(t.first),
+                           .n = t.nv};
+    if (padded_ && (t.mv < mr_ || t.nv < nr_))
+      padded_tile(args, mode, t.mv);
+    else
+      tile_.get(mode, t.mv)(args);
+  }
 
-        UKernelArgs args{};
-        args.k = kb;
-        args.alpha = alpha;
-        // B read in place: ask for this panel's rows of the next depth block now, a whole
-        // block traversal (every other panel) before the kernel needs them. B rows from DRAM
-        // are one prefetch stream each and the hardware follows only a few, so short blocks
-        // over long rows otherwise wait on every miss.
-        const int64_t kb_next = ic == blk.m0 && !p.pack_b && g.b_cs == 1
-                                    ? std::min(p.kc, blk.k1 - pc - kb) : 0;
-        for (int64_t jr = 0; jr < nb; jr += nr) {
-          const int nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
-          args.b = p.pack_b ? s.pack_b + jr * kb : b_base + jr;
-          args.ldb = p.pack_b ? nr : g.b_rs;
-          if (kb_next > 0) {
-            const float* next = b_base + kb * g.b_rs + jr;
-            for (int64_t r = 0; r < kb_next; ++r)
-              for (int64_t col = 0; col < nv; col += 16)
-                __builtin_prefetch(next + r * g.b_rs + col, 0, 2);
-          }
-          for (int64_t ir = 0; ir < mb; ir += mr) {
-            const int mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
-            AMode mode;
-            if (p.pack_a) {
-              args.a = s.pack_a + ir * kb;
-              args.a_stride = mr;
-              mode = AMode::ColUnit;
-            } else {
-              args.a = a_base + ir * g.a_rs;
-              args.a_stride = direct_mode == AMode::ColUnit ? g.a_cs : g.a_rs;
-              mode = direct_mode;
-            }
-            float* cp = c + (ic + ir - blk.m0) * ldc + (jc + jr - blk.n0);
-            if (p.tail == TailStrategy::Padded && (mv < mr || nv < nr)) {
-              // Full tile on the zero-padded panels into scratch, then merge the valid part.
-              args.c = edge;
-              args.ldc = nr;
-              args.beta = 0.0f;
-              args.n = nr;
-              tile.get(mode, mr)(args);
-              for (int i = 0; i < mv; ++i) {
-                float* row = cp + i * ldc;
-                const float* e = edge + i * nr;
-                if (beta_eff == 0.0f) {
-                  for (int j = 0; j < nv; ++j) row[j] = e[j];
-                } else {
-                  for (int j = 0; j < nv; ++j) row[j] = e[j] + beta_eff * row[j];
-                }
-              }
-            } else {
-              args.c = cp;
-              args.ldc = ldc;
-              args.beta = beta_eff;
-              args.n = nv;
-              tile.get(mode, mv)(args);
-            }
-          }
-        }
+ private:
+  // The padded tail: the full tile on the zero-padded panels into a scratch tile, then the
+  // valid part (mv x args.n) merged into C.
+  void padded_tile(const UKernelArgs& args, AMode mode, int mv) const {
+    alignas(64) float edge[kernels::kMaxMr * 64];
+    UKernelArgs full = args;
+    full.c = edge;
+    full.ldc = nr_;
+    full.beta = 0.0f;
+    full.n = nr_;
+    tile_.get(mode, mr_)(full);
+    for (int i = 0; i < mv; ++i) {
+      float* row = args.c + i * args.ldc;
+      const float* e = edge + i * nr_;
+      if (args.beta == 0.0f) {
+        for (int j = 0; j < args.n; ++j) row[j] = e[j];
+      } else {
+        for (int j = 0; j < args.n; ++j) row[j] = e[j] + args.beta * row[j];
       }
     }
   }
-}
 
-// Dot-product plans: column groups outer (B read once, in order), row groups inner (A stays
-// cached), each tile one kernel call over the whole depth.
-void run_dot_block(const GemmProblem& g, const kernels::IsaKernels& ks, const Block& blk) {
-  kernels::DotArgs args{};
-  args.k = g.k;
-  args.lda = g.a_rs;
-  args.ldb = g.b_cs;
-  args.ldc = g.ldc;
-  args.alpha = g.alpha;
-  args.beta = g.beta;
-  for (int64_t j = blk.n0; j < blk.n1; j += kernels::kDotNr) {
-    const int nv = static_cast<int>(std::min<int64_t>(kernels::kDotNr, blk.n1 - j));
-    args.b = g.b + j * g.b_cs;
-    for (int64_t i = blk.m0; i < blk.m1; i += kernels::kDotMr) {
-      const int mv = static_cast<int>(std::min<int64_t>(kernels::kDotMr, blk.m1 - i));
-      args.a = g.a + i * g.a_rs;
-      args.c = g.c + i * g.ldc + j;
-      ks.dot->get(mv, nv)(args);
-    }
+  const kernels::IsaKernels& ks_;
+  LinearStore store_;
+  int mr_, nr_;
+  bool pack_a_, pack_b_, padded_;
+  AMode direct_mode_;
+  int64_t a_stride_;
+  const kernels::TileKernels& tile_;
+};
+
+// The fp32 adapter of dot plans: the fp32 dot-product tiles.
+class F32DotOp : public F32Operands {
+ public:
+  F32DotOp(const GemmProblem& g, const kernels::IsaKernels& ks) noexcept
+      : F32Operands(g, {reinterpret_cast<unsigned char*>(g.c), g.ldc, 0, 0}),
+        dot_(*ks.dot),
+        args_{.k = g.k, .a = nullptr, .lda = g.a_rs, .b = nullptr, .ldb = g.b_cs, .c = nullptr,
+              .ldc = g.ldc, .alpha = g.alpha, .beta = g.beta} {}
+  void dot_tile(const DotCall& d) {
+    args_.a = reinterpret_cast<const float*>(d.a);
+    args_.b = reinterpret_cast<const float*>(d.b);
+    args_.c = static_cast<float*>(d.c);
+    dot_.get(d.mv, d.nv)(args_);
   }
+
+ private:
+  const kernels::DotKernels& dot_;
+  kernels::DotArgs args_;
+};
+
+// One core's dot-product block (a one-thread dot plan runs it without the pool).
+void run_dot_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
+                   const Block& blk) {
+  F32DotOp op(g, ks);
+  run_dot(p, op, blk);
 }
 
 // Whether the plan's tile is one of this table's, with its shape: the plan may come from a
@@ -155,22 +155,21 @@ bool execute_single_tile(const Plan& p, const GemmProblem& g,
                          const kernels::IsaKernels& ks) noexcept {
   if (p.threads() != 1 || !plan_matches(p, ks)) return false;  // execute() reports a mismatch
   if (p.is_dot()) {  // one thread: the dot loop needs neither the pool nor a workspace
-    run_dot_block(g, ks, Block{0, g.m, 0, g.n, 0, g.k});
+    run_dot_block(p, g, ks, Block{0, g.m, 0, g.n, 0, g.k});
     return true;
   }
   if (p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr || g.k > p.kc) return false;
   const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
-  UKernelArgs args{};
-  args.k = g.k;
-  args.a = g.a;
-  args.a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs;
-  args.b = g.b;
-  args.ldb = g.b_rs;
-  args.c = g.c;
-  args.ldc = g.ldc;
-  args.alpha = g.alpha;
-  args.beta = g.beta;
-  args.n = static_cast<int>(g.n);
+  const UKernelArgs args{.k = g.k,
+                         .a = g.a,
+                         .a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs,
+                         .b = g.b,
+                         .ldb = g.b_rs,
+                         .c = g.c,
+                         .ldc = g.ldc,
+                         .alpha = g.alpha,
+                         .beta = g.beta,
+                         .n = static_cast<int>(g.n)};
   ks.tiles[static_cast<std::size_t>(p.tile)].get(mode, static_cast<int>(g.m))(args);
   return true;
 }
@@ -191,68 +190,62 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
   if (!plan_matches(p, ks)) return Status::InternalError;
   const int threads = p.threads();
   if (p.is_dot()) {
-    pool.run(threads, [&](int tid) {
-      Block blk{};
-      split(g.m, p.mr, p.pm, tid / p.pn, blk.m0, blk.m1);
-      split(g.n, p.nr, p.pn, tid % p.pn, blk.n0, blk.n1);
-      if (blk.m0 < blk.m1 && blk.n0 < blk.n1) run_dot_block(g, ks, blk);
+    run_tasks(pool, threads, [&](int tid) {
+      const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
+      if (!blk.empty()) run_dot_block(p, g, ks, blk);
     });
     return Status::Ok;
   }
   const int64_t kc = std::min(p.kc, g.k);
-  const std::size_t pa = p.pack_a ? static_cast<std::size_t>(round_up(p.mc, p.mr) * kc) : 0;
-  const std::size_t pb = p.pack_b ? static_cast<std::size_t>(round_up(p.nc, p.nr) * kc) : 0;
+  ScratchLayout scratch;
+  const std::size_t pack_a =
+      scratch.per_task(p.pack_a ? static_cast<std::size_t>(round_up(p.mc, p.mr) * kc) * 4 : 0);
+  const std::size_t pack_b =
+      scratch.per_task(p.pack_b ? static_cast<std::size_t>(round_up(p.nc, p.nr) * kc) * 4 : 0);
   // Split-K partials: depth slices 1..pk-1 each write a full m x n buffer (slice 0 goes to C).
   const std::size_t partial = static_cast<std::size_t>(g.m * g.n);
-  const std::size_t per_thread = (pa + pb + 15) / 16 * 16;
-  const std::size_t total =
-      per_thread * static_cast<std::size_t>(threads) + partial * static_cast<std::size_t>(p.pk - 1);
-  float* ws = total > 0 ? Workspace::local().reserve(total) : nullptr;
-  if (total > 0 && ws == nullptr) return Status::OutOfMemory;
-  float* partials = ws + per_thread * static_cast<std::size_t>(threads);
+  const std::size_t partials_at = scratch.shared(partial * 4 * static_cast<std::size_t>(p.pk - 1));
+  if (!scratch.reserve(threads)) return Status::OutOfMemory;
+  auto* partials = reinterpret_cast<float*>(scratch.shared_at(partials_at));
 
-  auto task = [&](int tid) {
-    const int tk = tid % p.pk;
-    const int tn = (tid / p.pk) % p.pn;
-    const int tm = tid / (p.pk * p.pn);
-    Block blk{};
-    split(g.m, p.mr, p.pm, tm, blk.m0, blk.m1);
-    split(g.n, p.nr, p.pn, tn, blk.n0, blk.n1);
-    split(g.k, 1, p.pk, tk, blk.k0, blk.k1);
-    if (blk.m0 >= blk.m1 || blk.n0 >= blk.n1) return;
-    Scratch s{ws + per_thread * static_cast<std::size_t>(tid),
-              ws + per_thread * static_cast<std::size_t>(tid) + pa};
-    if (tk == 0) {
+  run_tasks(pool, threads, [&](int tid) {
+    const GridCell cell = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr);
+    const Block& blk = cell.block;
+    if (blk.empty()) return;
+    const PackBuffers s{scratch.task(tid) + pack_a, scratch.task(tid) + pack_b};
+    if (cell.tk == 0) {
       if (blk.k0 >= blk.k1) return;  // cannot happen: slice 0 is never empty when k > 0
-      run_block(p, g, ks, blk, g.c + blk.m0 * g.ldc + blk.n0, g.ldc, g.alpha, g.beta, s);
+      const CTarget c{reinterpret_cast<unsigned char*>(g.c + blk.m0 * g.ldc + blk.n0), g.ldc,
+                      blk.m0, blk.n0};
+      F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0});
+      run_blocked(p, op, blk, s);
     } else {
-      float* part = partials + static_cast<std::size_t>(tk - 1) * partial;
-      float* dst = part + blk.m0 * g.n + blk.n0;
+      float* part = partials + static_cast<std::size_t>(cell.tk - 1) * partial;
       if (blk.k0 >= blk.k1) {  // empty depth slice contributes zeros
         for (int64_t i = blk.m0; i < blk.m1; ++i)
           std::memset(part + i * g.n + blk.n0, 0,
                       static_cast<std::size_t>(blk.n1 - blk.n0) * sizeof(float));
         return;
       }
-      run_block(p, g, ks, blk, dst, g.n, g.alpha, 0.0f, s);
+      const CTarget c{reinterpret_cast<unsigned char*>(part + blk.m0 * g.n + blk.n0), g.n,
+                      blk.m0, blk.n0};
+      F32Op op(p, g, ks, c, LinearStore{g.alpha, 0.0f, 0});
+      run_blocked(p, op, blk, s);
     }
-  };
-  pool.run(threads, task);
+  });
 
   if (p.pk > 1) {
     // Deterministic reduction: C += P1 + P2 + ... in slice order, rows split over threads.
-    auto reduce = [&](int tid) {
-      int64_t r0 = 0, r1 = 0;
-      split(g.m, 1, threads, tid, r0, r1);
-      for (int64_t i = r0; i < r1; ++i) {
+    run_tasks(pool, threads, [&](int tid) {
+      const Range rows = split_range(g.m, 1, threads, tid);
+      for (int64_t i = rows.begin; i < rows.end; ++i) {
         float* row = g.c + i * g.ldc;
         for (int s = 0; s < p.pk - 1; ++s) {
           const float* src = partials + static_cast<std::size_t>(s) * partial + i * g.n;
           for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
         }
       }
-    };
-    pool.run(threads, reduce);
+    });
   }
   return Status::Ok;
 }

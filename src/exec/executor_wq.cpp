@@ -1,15 +1,14 @@
 #include "exec/executor_wq.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "adaptcore/adaptcore.hpp"
-#include "exec/workspace.hpp"
+#include "core/int_math.hpp"
+#include "exec/epilogue.hpp"
+#include "exec/grid_tasks.hpp"
 
 namespace adaptcore {
 namespace {
-
-std::size_t round64(std::size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // Where the split activations of the call live (one buffer for all threads: every thread
 // reads every row tile of its grid row).
@@ -18,7 +17,6 @@ struct SplitBuffer {
   float* scale;
   std::int32_t* comp;
   float* row_factor;
-  float* staging;  // one row of k fp32 values per thread (bf16 or strided A)
   std::size_t tile_parts_bytes, tile_meta;  // per tile: parts bytes, groups x mr entries
   int mr;
 
@@ -65,68 +63,67 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
   }
 }
 
+// Whether the plan can run on this table: its row tile sizes the split buffer the kernels
+// read.
+bool plan_matches(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks) {
+  return plan.kind == PlanKind::WeightQuantized && plan.mr == ks.mr(prob.parts) &&
+         plan.nr == kWqNr && plan.pm >= 1 && plan.pn >= 1 && plan.pk == 1 && plan.mc >= 1 &&
+         plan.quantize_threads >= 1 && plan.quantize_threads <= plan.threads();
+}
+
 }  // namespace
 
 Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
-                  ThreadPool& pool) noexcept {
+               ThreadPool& pool) noexcept {
   if (prob.m == 0) return Status::Ok;
-  // The plan must be for this table: its row tile sizes the split buffer the kernels read.
-  if (plan.mr != ks.mr(prob.parts) || plan.pm < 1 || plan.pn < 1 || plan.mc < 1)
-    return Status::InternalError;
+  if (!plan_matches(plan, prob, ks)) return Status::InternalError;
   const detail::QuantizedWeightsImpl& w = *prob.w;
   const int mr = plan.mr;
-  const int threads = std::max(1, plan.threads());
-  const int64_t tiles = (prob.m + mr - 1) / mr;
-  const auto groups = static_cast<std::size_t>(w.groups);
+  const int threads = plan.threads();
+  const int64_t tiles = ceil_div(prob.m, int64_t{mr});
   SplitBuffer buf{};
   buf.mr = mr;
   buf.tile_parts_bytes = static_cast<std::size_t>(w.quads) * static_cast<std::size_t>(mr) *
                          static_cast<std::size_t>(prob.parts) * 4;
-  buf.tile_meta = groups * static_cast<std::size_t>(mr);
+  buf.tile_meta = static_cast<std::size_t>(w.groups) * static_cast<std::size_t>(mr);
   const auto ut = static_cast<std::size_t>(tiles);
-  const std::size_t parts_bytes = round64(ut * buf.tile_parts_bytes);
-  const std::size_t meta_bytes = round64(ut * buf.tile_meta * 4);
-  const std::size_t rf_bytes = round64(ut * static_cast<std::size_t>(mr) * 4);
-  const std::size_t staging_bytes = round64(static_cast<std::size_t>(w.k) * 4);
-  const std::size_t total = parts_bytes + 2 * meta_bytes + rf_bytes +
-                            staging_bytes * static_cast<std::size_t>(threads);
-  auto* base = reinterpret_cast<std::uint8_t*>(Workspace::local().reserve(total / 4));
-  if (base == nullptr) return Status::OutOfMemory;
-  buf.parts = reinterpret_cast<std::int8_t*>(base);
-  buf.scale = reinterpret_cast<float*>(base + parts_bytes);
-  buf.comp = reinterpret_cast<std::int32_t*>(base + parts_bytes + meta_bytes);
-  buf.row_factor = reinterpret_cast<float*>(base + parts_bytes + 2 * meta_bytes);
-  buf.staging = reinterpret_cast<float*>(base + parts_bytes + 2 * meta_bytes + rf_bytes);
-  auto staging = [&](int tid) {
-    return buf.staging + static_cast<std::size_t>(tid) * staging_bytes / 4;
+  ScratchLayout scratch;
+  const std::size_t parts = scratch.shared(ut * buf.tile_parts_bytes);
+  const std::size_t scale = scratch.shared(ut * buf.tile_meta * 4);
+  const std::size_t comp = scratch.shared(ut * buf.tile_meta * 4);
+  const std::size_t row_factor = scratch.shared(ut * static_cast<std::size_t>(mr) * 4);
+  // One row of k fp32 values per task (bf16 or strided A).
+  const std::size_t staging = scratch.per_task(static_cast<std::size_t>(w.k) * 4);
+  if (!scratch.reserve(threads)) return Status::OutOfMemory;
+  buf.parts = reinterpret_cast<std::int8_t*>(scratch.shared_at(parts));
+  buf.scale = reinterpret_cast<float*>(scratch.shared_at(scale));
+  buf.comp = reinterpret_cast<std::int32_t*>(scratch.shared_at(comp));
+  buf.row_factor = reinterpret_cast<float*>(scratch.shared_at(row_factor));
+  auto staging_of = [&](int tid) {
+    return reinterpret_cast<float*>(scratch.task(tid) + staging);
   };
 
-  // The split: O(mk), spread over the threads by whole tiles when there is enough of it.
-  const int64_t rows = tiles * mr;
-  const int split_threads =
-      (tiles >= threads && prob.m * w.k >= (int64_t{1} << 16)) ? threads : 1;
-  if (split_threads == 1) {
-    split_rows(prob, ks, buf, 0, rows, staging(0));
-  } else {
-    pool.run(split_threads, [&](int tid) {
-      const int64_t t0 = tiles * tid / split_threads, t1 = tiles * (tid + 1) / split_threads;
-      split_rows(prob, ks, buf, t0 * mr, t1 * mr, staging(tid));
-    });
-  }
+  // The split: O(mk), on the plan's quantizing threads, each a run of whole tiles.
+  run_tasks(pool, plan.quantize_threads, [&](int tid) {
+    const Range rows = split_range(tiles * mr, mr, plan.quantize_threads, tid);
+    split_rows(prob, ks, buf, rows.begin, rows.end, staging_of(tid));
+  });
 
+  // The product: row tiles x weight panels of each task's cell, row blocks of mc rows outer
+  // (a block's activations stay cached while the core's panels stream past).
   const bool int4 = w.int4();
-  const int64_t qpg = w.act_group / 4;
-  const int pm = plan.pm, pn = plan.pn;
+  const WqScaleFlush epilogue{prob.beta};
   const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
-  auto worker = [&](int tid) {
-    const int tm = tid / pn, tn = tid % pn;
-    const int64_t t0 = tiles * tm / pm, t1 = tiles * (tm + 1) / pm;
-    const int64_t p0 = w.panels * tn / pn, p1 = w.panels * (tn + 1) / pn;
+  run_tasks(pool, threads, [&](int tid) {
+    const Block blk = grid_cell(plan, tid, prob.m, w.n, w.k, mr, kWqNr).block;
+    if (blk.empty()) return;
+    const int64_t t0 = blk.m0 / mr, t1 = ceil_div(blk.m1, int64_t{mr});
+    const int64_t p0 = blk.n0 / kWqNr, p1 = ceil_div(blk.n1, kWqNr);
     kernels::WqArgs args{};
     args.quads = w.quads;
-    args.quads_per_group = qpg;
+    args.quads_per_group = w.act_group / 4;
     args.c_rs = prob.c_rs, args.c_cs = prob.c_cs;
-    args.beta = prob.beta;
+    args.beta = epilogue.beta;
     for (int64_t tb = t0; tb < t1; tb += block_tiles) {
       const int64_t te = std::min(t1, tb + block_tiles);
       for (int64_t pnl = p0; pnl < p1; ++pnl) {
@@ -142,11 +139,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
         }
       }
     }
-  };
-  if (threads == 1)
-    worker(0);
-  else
-    pool.run(threads, worker);
+  });
   return Status::Ok;
 }
 

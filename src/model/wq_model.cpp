@@ -99,10 +99,9 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
   const double c_us = std::min(m, tiles_t * mr) * panels_t * kWqNr * 4.0 / dram / 1e3;
   c.memory_us = weights_us + act_us + c_us;
 
-  // The split: read A (fp32 or bf16), write the parts; spread over the threads when the
-  // executor does (enough whole tiles).
-  const bool split_parallel = tiles >= threads && m * k >= 65536.0;
-  const double split_threads = split_parallel ? threads : 1.0;
+  // The split: read A (fp32 or bf16), write the parts, on the threads the plan gives it.
+  const double split_threads = p.quantize_threads;
+  const bool split_parallel = p.quantize_threads > 1;
   const double split_rate = ks_.native ? kSplitPerCycleNative : kSplitPerCycleGeneric;
   c.pack_us = m * k / split_threads / (split_rate * ghz * 1e3) +
               m * k * (key.a_bf16 ? 2.0 : 4.0) / split_threads / dram / 1e3;

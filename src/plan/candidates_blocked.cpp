@@ -19,6 +19,14 @@ namespace {
 // docs/MODEL.md, "Memory, exposed").
 constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 
+// How packed A blocks are packed: as 32-bit words by the path's fp32 packer where the key
+// allows it (a group type, A row-major with rows on 4-byte boundaries; see APacking), else by
+// the type's group packer.
+APacking a_packing_for(const ShapeKey& key, const TypeConfig& cfg) {
+  const bool words = cfg.group > 1 && key.a_row_unit && key.a_k_unit && key.a_ld_log2 >= 2;
+  return words ? APacking::Words : APacking::Elements;
+}
+
 // The in-place tile of its own (low precision): one block of all the core's rows and columns,
 // depths of 8 to 256 rows (the model's DRAM stream term decides), one core or N split.
 void add_direct_b(const ShapeKey& key, const ShapeClass& cls, const TypeConfig& cfg,
@@ -38,6 +46,7 @@ void add_direct_b(const ShapeKey& key, const ShapeClass& cls, const TypeConfig& 
       p.nr = t.nr;
       p.pack_a = true;
       p.pack_b = false;
+      p.a_packing = a_packing_for(key, cfg);
       p.kc = std::max<int64_t>(1, kc);
       p.mc = std::max<int64_t>(1, key.m);
       p.nc = std::max<int64_t>(1, ceil_div(ceil_div(key.n, int64_t{t.nr}), int64_t{pn}) * t.nr);
@@ -108,6 +117,7 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             p.nr = nr;
             p.pack_a = pack_a != 0;
             p.pack_b = pack_b != 0;
+            if (p.pack_a) p.a_packing = a_packing_for(key, cfg);
             p.kc = std::max<int64_t>(1, kc);
             // mc: the packed A block (mc x kc) and the B sliver it meets (kc x nr) share L2
             // with C lines and the next sliver: both in a third of L2 (docs/MODEL.md,
@@ -152,6 +162,9 @@ std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeCon
              " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) +
              "x" + std::to_string(t.nr) + ")";
   }
+  if (p.a_packing == APacking::Words &&
+      (!p.pack_a || a_packing_for(key, cfg) != APacking::Words))
+    return "A packed as words where A is not packed or its rows are not groups of words";
   if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";
   if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";
   if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))

@@ -28,6 +28,10 @@ const char* to_string(TailStrategy t) noexcept {
   return t == TailStrategy::Masked ? "masked" : "padded";
 }
 
+const char* to_string(APacking a) noexcept {
+  return a == APacking::Elements ? "elements" : "words";
+}
+
 const char* to_string(PlanKind k) noexcept {
   switch (k) {
     case PlanKind::Blocked: return "blocked";
@@ -47,10 +51,13 @@ std::string describe(const Plan& p) {
   if (p.is_dot()) {
     os << " dot";
   } else {
-    os << (p.pack_a ? " packA" : " directA") << (p.pack_b ? " packB" : " directB")
-       << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;
+    os << (p.pack_a ? " packA" : " directA");
+    if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";
+    os << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc
+       << " kc=" << p.kc;
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
+  if (p.kind == PlanKind::WeightQuantized) os << " quantize=" << p.quantize_threads;
   if (!p.is_dot()) os << ' ' << to_string(p.tail);
   return os.str();
 }

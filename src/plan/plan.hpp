@@ -38,6 +38,16 @@ enum class TailStrategy : std::uint8_t { Masked, Padded };
 //                    prepacked weights, mc the row block, kc the activation group
 enum class PlanKind : std::uint8_t { Blocked = 0, Dot = 1, WeightQuantized = 2 };
 
+// How a packed A block is packed (low precision): Elements by the type's own group packer;
+// Words by the ISA path's fp32 packer, which reads a row-major A whose rows start on 4-byte
+// boundaries as an fp32 matrix of 32-bit groups (a packed panel of groups is a packed fp32
+// panel) and packs it about 3x faster (in-register transposes on AVX-512). The key says the
+// rows are word-aligned; what it cannot say (the operand's address, an s8 A whose bytes the
+// packer must flip) the executor checks per call, and a depth block that does not start on a
+// word or hold whole groups (a last block ending in a partial group) goes through the group
+// packer: "Words where the operand allows it".
+enum class APacking : std::uint8_t { Elements = 0, Words = 1 };
+
 struct Plan {
   PlanKind kind = PlanKind::Blocked;
   Isa isa = Isa::Generic;
@@ -47,6 +57,10 @@ struct Plan {
   int64_t mc = 1, nc = 1, kc = 1;  // cache blocking: A block mc x kc (L2), B panel kc x nc (L3)
   int pm = 1, pn = 1, pk = 1;      // core grid over M, N and K (pk > 1: split-K)
   TailStrategy tail = TailStrategy::Masked;
+  APacking a_packing = APacking::Elements;  // blocked plans that pack A (low precision)
+  // Weight-quantized plans: threads that split (quantize) the activations in the pass before
+  // the product, 1 (the calling thread) or threads().
+  int quantize_threads = 1;
   ShapeClass cls;
   double predicted_us = 0.0;
 
@@ -57,9 +71,12 @@ struct Plan {
 const char* to_string(CapacityClass c) noexcept;
 const char* to_string(ParallelClass c) noexcept;
 const char* to_string(TailStrategy t) noexcept;
+const char* to_string(APacking a) noexcept;
 const char* to_string(PlanKind k) noexcept;
 std::string to_string(const ShapeClass& c);
-// One line, e.g. "avx512 14x32 packA packB mc=336 nc=2048 kc=256 grid=1x2x1 masked".
+// One line, e.g. "avx512 14x32 packA packB mc=336 nc=2048 kc=256 grid=1x2x1 masked"; A packed
+// as words shows as "packA(words)", a weight-quantized plan adds its quantizing threads
+// ("quantize=2").
 std::string describe(const Plan& p);
 
 }  // namespace adaptcore

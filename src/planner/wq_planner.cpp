@@ -33,6 +33,12 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
   std::vector<Plan> out;
   for (const CoreGrid& g : core_grids(key.threads, key.m, key.n, key.k, mr, kWqNr, false)) {
     const int64_t tiles_t = ceil_div(tiles, int64_t{g.pm});
+    // The activation split (O(mk), before the product) runs on every core of the grid when
+    // each gets whole tiles and there is enough of it (2^16 elements) to pay for a second
+    // fork/join; else on the calling thread alone.
+    const int threads = g.pm * g.pn;
+    const int quantize_threads =
+        tiles >= threads && key.m * key.k >= (int64_t{1} << 16) ? threads : 1;
     std::vector<int64_t> blocks;
     for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32},
                       tiles_t}) {
@@ -52,6 +58,7 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       p.nc = ceil_div(panels, int64_t{g.pn}) * kWqNr;
       p.kc = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
       p.pm = g.pm, p.pn = g.pn, p.pk = 1;
+      p.quantize_threads = quantize_threads;
       p.cls = cls;
       out.push_back(p);
     }
@@ -92,6 +99,8 @@ std::string check_wq_plan(const ShapeKey& key, const Plan& p, const kernels::WqK
     return "weight-quantized plan whose depth block is not the activation group";
   if (p.mc % p.mr != 0) return "weight-quantized row block not a whole number of tiles";
   if (p.pk != 1) return "weight-quantized plan with split-K";
+  if (p.quantize_threads != 1 && p.quantize_threads != p.threads())
+    return "weight-quantized plan splitting the activations on other than 1 or all its threads";
   if (p.tail != TailStrategy::Masked) return "weight-quantized plan with a padded tail";
   return "";
 }

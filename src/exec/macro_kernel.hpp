@@ -1,0 +1,168 @@
+// The one macro-kernel of blocked and dot plans, for every data type: the loops of one core's
+// block of C, written once over byte pointers. What differs per type comes from an adapter
+// `Op` (executor.cpp for fp32, executor_lowp.cpp for bf16 and int8), the per-type executor
+// configuration:
+//
+//   ByteMatrix a, b               op(A) (m x k) and op(B) (k x n) as bytes
+//   group                         k values per packed 32-bit word (fp32 1, bf16 2, int8 4)
+//   kPrefetchInPlaceB             whether B read in place by the register tiles is prefetched
+//                                 a depth block ahead (fp32; the low-precision in-place tile
+//                                 prefetches by itself)
+//   prepare(block)                before the block's loops (the epilogue's per-block state)
+//   begin_panel(panel) -> CTarget before a panel of nc columns: where the kernels write
+//   pack_b(src, kb, nb, out)      pack a kb x nb block of op(B) at src into panels
+//   pack_a(src, mb, kb, pc, out)  pack an mb x kb block of op(A) at src (depth offset pc)
+//   tile(TileCall)                one register tile: the kernel call with the type's store
+//   dot_tile(DotCall)             one dot-product tile over the whole depth
+//   finish(panel)                 after a panel's last depth block: the epilogue's stages
+//
+// Every packed panel is an array of 32-bit words (a packed fp32 value or a group of narrower
+// ones), so panel offsets are the same for every type.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/int_math.hpp"
+#include "exec/epilogue.hpp"
+#include "exec/grid_tasks.hpp"
+#include "plan/plan.hpp"
+
+namespace adaptcore {
+
+// An operand as bytes: element (r, c) at ptr + (r * rs + c * cs) * eb.
+struct ByteMatrix {
+  const unsigned char* ptr = nullptr;
+  int64_t rs = 1, cs = 1, eb = 4;
+  const unsigned char* at(int64_t r, int64_t c) const noexcept {
+    return ptr + (r * rs + c * cs) * eb;
+  }
+};
+
+// Where the kernels write C (C itself, a split-K partial buffer or an fp32 accumulation
+// block), 4-byte elements: element (i, j) of C at base + ((i - row0) * ld + (j - col0)) * 4.
+struct CTarget {
+  unsigned char* base = nullptr;
+  int64_t ld = 0, row0 = 0, col0 = 0;
+  void* at(int64_t i, int64_t j) const noexcept {
+    return base + ((i - row0) * ld + (j - col0)) * 4;
+  }
+};
+
+// One register tile of a depth block: mv x nv at row i, column j of C.
+struct TileCall {
+  const unsigned char* a;  // packed A panel, or op(A) at (i, pc) read in place
+  const unsigned char* b;  // packed B panel, or op(B) at (pc, j) read in place
+  void* c;                 // the tile's C in the target
+  int64_t ldc;
+  int64_t kb, steps;       // depth of the block in k values and in packed words
+  int64_t jr;              // the tile's column within its panel
+  int mv, nv;
+  bool first;              // the first depth block of the core's slice: the store applies beta
+  bool first_row;          // the block's first row tile in this depth block
+};
+
+// One dot-product tile: mv x nv at row i, column j of C, over the whole depth.
+struct DotCall {
+  const unsigned char* a;  // op(A) row i (contiguous along k)
+  const unsigned char* b;  // op(B) column j (contiguous along k)
+  void* c;
+  int64_t ldc;
+  int64_t col;             // j - the block's first column
+  int mv, nv;
+  bool first_row;          // the block's first row tile
+};
+
+// Per-task packing buffers (words).
+struct PackBuffers {
+  unsigned char* a = nullptr;  // ceil(mc / mr) * mr x ceil(kc / group) words
+  unsigned char* b = nullptr;  // ceil(nc / nr) * nr x ceil(kc / group) words
+};
+
+// The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
+// [pack A] -> jr -> ir -> micro-kernel, over the block's rows, columns and depth slice.
+template <class Op>
+void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) {
+  const int mr = p.mr, nr = p.nr;
+  const int64_t a_row_bytes = op.a.rs * op.a.eb, b_col_bytes = op.b.cs * op.b.eb;
+  op.prepare(blk);
+  for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
+    const int64_t nb = std::min(p.nc, blk.n1 - jc);
+    const CBlock panel{blk.m0, blk.m1, jc, jc + nb};
+    const CTarget target = op.begin_panel(panel);
+    for (int64_t pc = blk.k0; pc < blk.k1; pc += p.kc) {
+      const int64_t kb = std::min(p.kc, blk.k1 - pc);
+      const int64_t steps = ceil_div(kb, int64_t{op.group});
+      const bool first = pc == blk.k0;
+      const unsigned char* b_block = op.b.at(pc, jc);
+      if (p.pack_b) op.pack_b(b_block, kb, nb, s.b);
+
+      for (int64_t ic = blk.m0; ic < blk.m1; ic += p.mc) {
+        const int64_t mb = std::min(p.mc, blk.m1 - ic);
+        const unsigned char* a_block = op.a.at(ic, pc);
+        if (p.pack_a) op.pack_a(a_block, mb, kb, pc, s.a);
+        // B read in place: ask for this panel's rows of the next depth block now, a whole
+        // block traversal (every other panel) before the kernel needs them. B rows from DRAM
+        // are one prefetch stream each and the hardware follows only a few, so short blocks
+        // over long rows otherwise wait on every miss.
+        int64_t kb_next = 0;
+        if constexpr (Op::kPrefetchInPlaceB)
+          kb_next = ic == blk.m0 && !p.pack_b && op.b.cs == 1
+                        ? std::min(p.kc, blk.k1 - pc - kb) : 0;
+
+        TileCall t{};
+        t.kb = kb, t.steps = steps, t.first = first;
+        for (int64_t jr = 0; jr < nb; jr += nr) {
+          t.nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
+          t.jr = jr;
+          t.b = p.pack_b ? s.b + jr * steps * 4 : b_block + jr * b_col_bytes;
+          if constexpr (Op::kPrefetchInPlaceB) {
+            if (kb_next > 0) {
+              const unsigned char* next = op.b.at(pc + kb, jc + jr);
+              const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
+              for (int64_t r = 0; r < kb_next; ++r)
+                for (int64_t col = 0; col < bytes; col += 64)
+                  __builtin_prefetch(next + r * row_bytes + col, 0, 2);
+            }
+          }
+          for (int64_t ir = 0; ir < mb; ir += mr) {
+            t.mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
+            t.a = p.pack_a ? s.a + ir * steps * 4 : a_block + ir * a_row_bytes;
+            t.c = target.at(ic + ir, jc + jr);
+            t.ldc = target.ld;
+            t.first_row = ic == blk.m0 && ir == 0;
+            op.tile(t);
+          }
+        }
+      }
+    }
+    op.finish(panel);
+  }
+}
+
+// The dot-product loop of one core (A rows and B columns contiguous along k): column tiles
+// outer (B read once, in order), row tiles inner (A stays cached), each tile one kernel call
+// over the whole depth; nothing is packed.
+template <class Op>
+void run_dot(const Plan& p, Op& op, const Block& blk) {
+  const CBlock whole{blk.m0, blk.m1, blk.n0, blk.n1};
+  op.prepare(blk);
+  const CTarget target = op.begin_panel(whole);
+  DotCall d{};
+  d.ldc = target.ld;
+  for (int64_t j = blk.n0; j < blk.n1; j += p.nr) {
+    d.nv = static_cast<int>(std::min<int64_t>(p.nr, blk.n1 - j));
+    d.b = op.b.at(0, j);
+    d.col = j - blk.n0;
+    for (int64_t i = blk.m0; i < blk.m1; i += p.mr) {
+      d.mv = static_cast<int>(std::min<int64_t>(p.mr, blk.m1 - i));
+      d.a = op.a.at(i, 0);
+      d.c = target.at(i, j);
+      d.first_row = i == blk.m0;
+      op.dot_tile(d);
+    }
+  }
+  op.finish(whole);
+}
+
+}  // namespace adaptcore
