@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore {
 
 enum class DType : std::uint8_t {
@@ -29,17 +31,10 @@ inline int input_bytes(DType d) noexcept {
   return d == DType::Bf16 ? 2 : d == DType::U8S8 ? 1 : 4;
 }
 
-inline const char* to_string(DType d) noexcept {
-  switch (d) {
-    case DType::F32: return "f32";
-    case DType::Bf16: return "bf16";
-    case DType::U8S8: return "u8s8";
-    case DType::W8A16: return "w8a16";
-    case DType::W8A8: return "w8a8";
-    case DType::W4A16: return "w4a16";
-    case DType::W4A8: return "w4a8";
-  }
-  return "?";
-}
+inline constexpr EnumName<DType> kDTypeNames[] = {
+    {DType::F32, "f32"},   {DType::Bf16, "bf16"},   {DType::U8S8, "u8s8"}, {DType::W8A16, "w8a16"},
+    {DType::W8A8, "w8a8"}, {DType::W4A16, "w4a16"}, {DType::W4A8, "w4a8"}};
+
+inline const char* to_string(DType d) noexcept { return name_of(kDTypeNames, d, "?"); }
 
 }  // namespace adaptcore

@@ -2,40 +2,35 @@
 
 #include <sstream>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore {
 
-const char* to_string(CapacityClass c) noexcept {
-  switch (c) {
-    case CapacityClass::Registers: return "registers";
-    case CapacityClass::L1: return "L1";
-    case CapacityClass::L2: return "L2";
-    case CapacityClass::L3: return "L3";
-    case CapacityClass::Dram: return "DRAM";
-  }
-  return "?";
-}
+namespace {
 
-const char* to_string(ParallelClass c) noexcept {
-  switch (c) {
-    case ParallelClass::Serial: return "serial";
-    case ParallelClass::ManyTiles: return "many-tiles";
-    case ParallelClass::FewTiles: return "few-tiles";
-  }
-  return "?";
-}
+constexpr EnumName<CapacityClass> kCapacityClassNames[] = {{CapacityClass::Registers, "registers"},
+                                                           {CapacityClass::L1, "L1"},
+                                                           {CapacityClass::L2, "L2"},
+                                                           {CapacityClass::L3, "L3"},
+                                                           {CapacityClass::Dram, "DRAM"}};
+constexpr EnumName<ParallelClass> kParallelClassNames[] = {{ParallelClass::Serial, "serial"},
+                                                           {ParallelClass::ManyTiles, "many-tiles"},
+                                                           {ParallelClass::FewTiles, "few-tiles"}};
+constexpr EnumName<PlanKind> kPlanKindNames[] = {{PlanKind::Blocked, "blocked"},
+                                                 {PlanKind::Dot, "dot"},
+                                                 {PlanKind::WeightQuantized, "weight-quantized"}};
+
+}  // namespace
+
+const char* to_string(CapacityClass c) noexcept { return name_of(kCapacityClassNames, c, "?"); }
+
+const char* to_string(ParallelClass c) noexcept { return name_of(kParallelClassNames, c, "?"); }
 
 const char* to_string(TailStrategy t) noexcept {
   return t == TailStrategy::Masked ? "masked" : "padded";
 }
 
-const char* to_string(PlanKind k) noexcept {
-  switch (k) {
-    case PlanKind::Blocked: return "blocked";
-    case PlanKind::Dot: return "dot";
-    case PlanKind::WeightQuantized: return "weight-quantized";
-  }
-  return "?";
-}
+const char* to_string(PlanKind k) noexcept { return name_of(kPlanKindNames, k, "?"); }
 
 std::string to_string(const ShapeClass& c) {
   return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);

@@ -1,34 +1,29 @@
 #include "targets/ascend/tiling.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore::ascend {
 
-const char* to_string(NpuCapacity c) noexcept {
-  switch (c) {
-    case NpuCapacity::L0: return "L0";
-    case NpuCapacity::L1: return "L1";
-    case NpuCapacity::L2: return "L2";
-    case NpuCapacity::Hbm: return "HBM";
-  }
-  return "?";
-}
+namespace {
 
-const char* to_string(NpuParallel p) noexcept {
-  switch (p) {
-    case NpuParallel::Underfilled: return "underfilled";
-    case NpuParallel::WaveTail: return "wave-tail";
-    case NpuParallel::Balanced: return "balanced";
-  }
-  return "?";
-}
+constexpr EnumName<NpuCapacity> kNpuCapacityNames[] = {{NpuCapacity::L0, "L0"},
+                                                       {NpuCapacity::L1, "L1"},
+                                                       {NpuCapacity::L2, "L2"},
+                                                       {NpuCapacity::Hbm, "HBM"}};
+constexpr EnumName<NpuParallel> kNpuParallelNames[] = {{NpuParallel::Underfilled, "underfilled"},
+                                                       {NpuParallel::WaveTail, "wave-tail"},
+                                                       {NpuParallel::Balanced, "balanced"}};
+constexpr EnumName<Distribution> kDistributionNames[] = {{Distribution::DataParallel, "dp"},
+                                                         {Distribution::SplitK, "splitk"},
+                                                         {Distribution::StreamK, "streamk"}};
 
-const char* to_string(Distribution d) noexcept {
-  switch (d) {
-    case Distribution::DataParallel: return "dp";
-    case Distribution::SplitK: return "splitk";
-    case Distribution::StreamK: return "streamk";
-  }
-  return "?";
-}
+}  // namespace
+
+const char* to_string(NpuCapacity c) noexcept { return name_of(kNpuCapacityNames, c, "?"); }
+
+const char* to_string(NpuParallel p) noexcept { return name_of(kNpuParallelNames, p, "?"); }
+
+const char* to_string(Distribution d) noexcept { return name_of(kDistributionNames, d, "?"); }
 
 std::string to_string(const NpuClass& c) {
   return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);

@@ -2,10 +2,20 @@
 
 #include <algorithm>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore::ascend::sim {
 namespace {
 
 using Clock = std::array<uint32_t, kPipes>;
+
+constexpr EnumName<Pipe> kPipeNames[] = {{Pipe::Mte2, "MTE2"},
+                                         {Pipe::Mte1, "MTE1"},
+                                         {Pipe::Cube, "M"},
+                                         {Pipe::Fix, "FIX"},
+                                         {Pipe::Mte3, "MTE3"}};
+constexpr EnumName<Mem> kMemNames[] = {
+    {Mem::L1, "L1"}, {Mem::L0A, "L0A"}, {Mem::L0B, "L0B"}, {Mem::L0C, "L0C"}, {Mem::Ub, "UB"}};
 
 int pipe_index(Pipe p) { return static_cast<int>(p); }
 
@@ -58,27 +68,9 @@ struct FlagState {
 
 }  // namespace
 
-const char* to_string(Pipe p) noexcept {
-  switch (p) {
-    case Pipe::Mte2: return "MTE2";
-    case Pipe::Mte1: return "MTE1";
-    case Pipe::Cube: return "M";
-    case Pipe::Fix: return "FIX";
-    case Pipe::Mte3: return "MTE3";
-  }
-  return "?";
-}
+const char* to_string(Pipe p) noexcept { return name_of(kPipeNames, p, "?"); }
 
-const char* to_string(Mem m) noexcept {
-  switch (m) {
-    case Mem::L1: return "L1";
-    case Mem::L0A: return "L0A";
-    case Mem::L0B: return "L0B";
-    case Mem::L0C: return "L0C";
-    case Mem::Ub: return "UB";
-  }
-  return "?";
-}
+const char* to_string(Mem m) noexcept { return name_of(kMemNames, m, "?"); }
 
 Engine::Engine(const AscendProfile& hw, InDType dtype, int active_cores) : hw_(hw), dtype_(dtype) {
   const double cores = std::max(1, active_cores);
