@@ -31,10 +31,15 @@ inline int input_bytes(DType d) noexcept {
   return d == DType::Bf16 ? 2 : d == DType::U8S8 ? 1 : 4;
 }
 
-inline constexpr EnumName<DType> kDTypeNames[] = {
-    {DType::F32, "f32"},   {DType::Bf16, "bf16"},   {DType::U8S8, "u8s8"}, {DType::W8A16, "w8a16"},
-    {DType::W8A8, "w8a8"}, {DType::W4A16, "w4a16"}, {DType::W4A8, "w4a8"}};
-
-inline const char* to_string(DType d) noexcept { return name_of(kDTypeNames, d, "?"); }
+inline const char* to_string(DType d) noexcept {
+  using enum DType;
+  return name_of(d, {{F32, "f32"},
+                     {Bf16, "bf16"},
+                     {U8S8, "u8s8"},
+                     {W8A16, "w8a16"},
+                     {W8A8, "w8a8"},
+                     {W4A16, "w4a16"},
+                     {W4A8, "w4a8"}});
+}
 
 }  // namespace adaptcore

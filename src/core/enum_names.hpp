@@ -1,6 +1,6 @@
-// Names of enum values as data. Every to_string of an enum (and the parse function, where there
-// is one) looks the value up in one constexpr table of {value, name} pairs, so the names a type
-// prints and the names it reads are written once, next to each other.
+// Names of enum values as data. Every to_string of an enum looks the value up in a table of
+// {value, name} pairs, written in place (`using enum E; return name_of(value, {{A, "a"}, ...});`)
+// or, where a parse function reads the same names, as one constexpr table both use.
 //
 // A value's first entry is its name; a later entry for the same value is an alias that
 // parse_name accepts and name_of never returns (e.g. "portable" for Isa::Generic).
@@ -18,10 +18,10 @@ struct EnumName {
 };
 
 // The name of value in table, or fallback when the table does not list it (an enum variable may
-// hold any value of its underlying type).
+// hold any value of its underlying type). The table may be a braced list written in place.
 template <class E, std::size_t N>
-constexpr const char* name_of(const EnumName<E> (&table)[N], E value,
-                              const char* fallback) noexcept {
+constexpr const char* name_of(E value, const EnumName<E> (&table)[N],
+                              const char* fallback = "?") noexcept {
   for (const EnumName<E>& entry : table)
     if (entry.value == value) return entry.name;
   return fallback;

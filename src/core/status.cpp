@@ -8,24 +8,6 @@ namespace adaptcore {
 
 namespace {
 
-constexpr EnumName<Status> kStatusNames[] = {
-    {Status::Ok, "success"},
-    {Status::InvalidLayout, "invalid layout (expected row-major or column-major)"},
-    {Status::InvalidTranspose, "invalid transpose flag"},
-    {Status::InvalidDimension, "negative matrix dimension"},
-    {Status::InvalidLeadingDimension, "leading dimension smaller than the matrix"},
-    {Status::NullPointer, "null pointer for an operand that must be accessed"},
-    {Status::SizeOverflow, "matrix extent overflows the address space"},
-    {Status::Aliasing, "output C overlaps input A or B"},
-    {Status::ShapeMismatch, "operand shapes do not compose"},
-    {Status::InvalidArgument, "invalid argument"},
-    {Status::UnsupportedIsa, "instruction set not supported by this CPU or build"},
-    {Status::InvalidProfile, "hardware profile unreadable or malformed"},
-    {Status::OutOfMemory, "out of memory"},
-    {Status::InternalError, "internal error"},
-    {Status::InvalidPlanFile,
-     "plan file unreadable, corrupt, or made for another library version, CPU or ISA"}};
-
 // After the names, the spellings parse_isa accepts besides them.
 constexpr EnumName<Isa> kIsaNames[] = {{Isa::Auto, "auto"},        {Isa::Generic, "generic"},
                                        {Isa::Avx2, "avx2"},        {Isa::Avx512, "avx512"},
@@ -33,9 +15,30 @@ constexpr EnumName<Isa> kIsaNames[] = {{Isa::Auto, "auto"},        {Isa::Generic
 
 }  // namespace
 
-const char* to_string(Status s) noexcept { return name_of(kStatusNames, s, "unknown status"); }
+const char* to_string(Status s) noexcept {
+  using enum Status;
+  return name_of(
+      s,
+      {{Ok, "success"},
+       {InvalidLayout, "invalid layout (expected row-major or column-major)"},
+       {InvalidTranspose, "invalid transpose flag"},
+       {InvalidDimension, "negative matrix dimension"},
+       {InvalidLeadingDimension, "leading dimension smaller than the matrix"},
+       {NullPointer, "null pointer for an operand that must be accessed"},
+       {SizeOverflow, "matrix extent overflows the address space"},
+       {Aliasing, "output C overlaps input A or B"},
+       {ShapeMismatch, "operand shapes do not compose"},
+       {InvalidArgument, "invalid argument"},
+       {UnsupportedIsa, "instruction set not supported by this CPU or build"},
+       {InvalidProfile, "hardware profile unreadable or malformed"},
+       {OutOfMemory, "out of memory"},
+       {InternalError, "internal error"},
+       {InvalidPlanFile,
+        "plan file unreadable, corrupt, or made for another library version, CPU or ISA"}},
+      "unknown status");
+}
 
-const char* to_string(Isa isa) noexcept { return name_of(kIsaNames, isa, "unknown"); }
+const char* to_string(Isa isa) noexcept { return name_of(isa, kIsaNames, "unknown"); }
 
 bool parse_isa(std::string_view text, Isa& out) noexcept {
   std::string t;

@@ -6,31 +6,24 @@
 
 namespace adaptcore {
 
-namespace {
+const char* to_string(CapacityClass c) noexcept {
+  using enum CapacityClass;
+  return name_of(c, {{Registers, "registers"}, {L1, "L1"}, {L2, "L2"}, {L3, "L3"}, {Dram, "DRAM"}});
+}
 
-constexpr EnumName<CapacityClass> kCapacityClassNames[] = {{CapacityClass::Registers, "registers"},
-                                                           {CapacityClass::L1, "L1"},
-                                                           {CapacityClass::L2, "L2"},
-                                                           {CapacityClass::L3, "L3"},
-                                                           {CapacityClass::Dram, "DRAM"}};
-constexpr EnumName<ParallelClass> kParallelClassNames[] = {{ParallelClass::Serial, "serial"},
-                                                           {ParallelClass::ManyTiles, "many-tiles"},
-                                                           {ParallelClass::FewTiles, "few-tiles"}};
-constexpr EnumName<PlanKind> kPlanKindNames[] = {{PlanKind::Blocked, "blocked"},
-                                                 {PlanKind::Dot, "dot"},
-                                                 {PlanKind::WeightQuantized, "weight-quantized"}};
+const char* to_string(ParallelClass c) noexcept {
+  using enum ParallelClass;
+  return name_of(c, {{Serial, "serial"}, {ManyTiles, "many-tiles"}, {FewTiles, "few-tiles"}});
+}
 
-}  // namespace
-
-const char* to_string(CapacityClass c) noexcept { return name_of(kCapacityClassNames, c, "?"); }
-
-const char* to_string(ParallelClass c) noexcept { return name_of(kParallelClassNames, c, "?"); }
+const char* to_string(PlanKind k) noexcept {
+  using enum PlanKind;
+  return name_of(k, {{Blocked, "blocked"}, {Dot, "dot"}, {WeightQuantized, "weight-quantized"}});
+}
 
 const char* to_string(TailStrategy t) noexcept {
   return t == TailStrategy::Masked ? "masked" : "padded";
 }
-
-const char* to_string(PlanKind k) noexcept { return name_of(kPlanKindNames, k, "?"); }
 
 std::string to_string(const ShapeClass& c) {
   return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);

@@ -15,7 +15,7 @@ constexpr EnumName<InDType> kInDTypeNames[] = {{InDType::Fp16, "fp16"}, {InDType
 
 }  // namespace
 
-const char* to_string(InDType t) noexcept { return name_of(kInDTypeNames, t, "?"); }
+const char* to_string(InDType t) noexcept { return name_of(t, kInDTypeNames); }
 
 bool parse_in_dtype(const std::string& text, InDType& out) noexcept {
   return parse_name(kInDTypeNames, text, out);

@@ -4,26 +4,21 @@
 
 namespace adaptcore::ascend {
 
-namespace {
+const char* to_string(NpuCapacity c) noexcept {
+  using enum NpuCapacity;
+  return name_of(c, {{L0, "L0"}, {L1, "L1"}, {L2, "L2"}, {Hbm, "HBM"}});
+}
 
-constexpr EnumName<NpuCapacity> kNpuCapacityNames[] = {{NpuCapacity::L0, "L0"},
-                                                       {NpuCapacity::L1, "L1"},
-                                                       {NpuCapacity::L2, "L2"},
-                                                       {NpuCapacity::Hbm, "HBM"}};
-constexpr EnumName<NpuParallel> kNpuParallelNames[] = {{NpuParallel::Underfilled, "underfilled"},
-                                                       {NpuParallel::WaveTail, "wave-tail"},
-                                                       {NpuParallel::Balanced, "balanced"}};
-constexpr EnumName<Distribution> kDistributionNames[] = {{Distribution::DataParallel, "dp"},
-                                                         {Distribution::SplitK, "splitk"},
-                                                         {Distribution::StreamK, "streamk"}};
+const char* to_string(NpuParallel p) noexcept {
+  using enum NpuParallel;
+  return name_of(p,
+                 {{Underfilled, "underfilled"}, {WaveTail, "wave-tail"}, {Balanced, "balanced"}});
+}
 
-}  // namespace
-
-const char* to_string(NpuCapacity c) noexcept { return name_of(kNpuCapacityNames, c, "?"); }
-
-const char* to_string(NpuParallel p) noexcept { return name_of(kNpuParallelNames, p, "?"); }
-
-const char* to_string(Distribution d) noexcept { return name_of(kDistributionNames, d, "?"); }
+const char* to_string(Distribution d) noexcept {
+  using enum Distribution;
+  return name_of(d, {{DataParallel, "dp"}, {SplitK, "splitk"}, {StreamK, "streamk"}});
+}
 
 std::string to_string(const NpuClass& c) {
   return std::string(to_string(c.capacity)) + " x " + to_string(c.parallel);

@@ -9,14 +9,6 @@ namespace {
 
 using Clock = std::array<uint32_t, kPipes>;
 
-constexpr EnumName<Pipe> kPipeNames[] = {{Pipe::Mte2, "MTE2"},
-                                         {Pipe::Mte1, "MTE1"},
-                                         {Pipe::Cube, "M"},
-                                         {Pipe::Fix, "FIX"},
-                                         {Pipe::Mte3, "MTE3"}};
-constexpr EnumName<Mem> kMemNames[] = {
-    {Mem::L1, "L1"}, {Mem::L0A, "L0A"}, {Mem::L0B, "L0B"}, {Mem::L0C, "L0C"}, {Mem::Ub, "UB"}};
-
 int pipe_index(Pipe p) { return static_cast<int>(p); }
 
 Pipe pipe_of(Op op) {
@@ -68,9 +60,15 @@ struct FlagState {
 
 }  // namespace
 
-const char* to_string(Pipe p) noexcept { return name_of(kPipeNames, p, "?"); }
+const char* to_string(Pipe p) noexcept {
+  using enum Pipe;
+  return name_of(p, {{Mte2, "MTE2"}, {Mte1, "MTE1"}, {Cube, "M"}, {Fix, "FIX"}, {Mte3, "MTE3"}});
+}
 
-const char* to_string(Mem m) noexcept { return name_of(kMemNames, m, "?"); }
+const char* to_string(Mem m) noexcept {
+  using enum Mem;
+  return name_of(m, {{L1, "L1"}, {L0A, "L0A"}, {L0B, "L0B"}, {L0C, "L0C"}, {Ub, "UB"}});
+}
 
 Engine::Engine(const AscendProfile& hw, InDType dtype, int active_cores) : hw_(hw), dtype_(dtype) {
   const double cores = std::max(1, active_cores);
