@@ -1,5 +1,6 @@
-// Shared by the CBLAS and Fortran BLAS entry points of libadaptcore_blas.so: hands a validated
-// call to the core on the default context. Not installed; every symbol here is hidden by the
+// Shared by the CBLAS and Fortran BLAS entry points of libadaptcore_blas.so: the reference
+// SGEMM's dimension checks (CBLAS numbers them one higher) and the hand-over of a validated call
+// to the core on the default context. Not installed; every symbol here is hidden by the
 // library's version script (exports.map).
 #pragma once
 
@@ -9,6 +10,22 @@
 #include "adaptcore/adaptcore.hpp"
 
 namespace adaptcore::blas {
+
+// The dimension and leading-dimension checks of the reference Fortran SGEMM(TRANSA, TRANSB, M,
+// N, K, ALPHA, A, LDA, B, LDB, BETA, C, LDC), after its two transpose checks: the first failure
+// as the reference's INFO (M 3, N 4, K 5, LDA 8, LDB 10, LDC 13), or 0. ta / tb: op(A) / op(B)
+// is transposed.
+inline int sgemm_dimension_info(bool ta, bool tb, int m, int n, int k, int lda, int ldb,
+                                int ldc) noexcept {
+  auto max1 = [](int v) { return v > 1 ? v : 1; };
+  if (m < 0) return 3;
+  if (n < 0) return 4;
+  if (k < 0) return 5;
+  if (lda < max1(ta ? k : m)) return 8;
+  if (ldb < max1(tb ? n : k)) return 10;
+  if (ldc < max1(m)) return 13;
+  return 0;
+}
 
 // Runs C = alpha * op(A) * op(B) + beta * C after the BLAS layer has checked the arguments with
 // the reference rules and numbering. The core may still refuse the call for a reason reference

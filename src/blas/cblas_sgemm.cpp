@@ -63,7 +63,6 @@ enum : int {
 };
 
 bool valid_trans(int t) { return t == kCblasNoTrans || t == kCblasTrans || t == kCblasConjTrans; }
-int max1(int v) { return v > 1 ? v : 1; }
 
 // The first incorrect parameter by reference CBLAS rules, as the reference passes it to
 // cblas_xerbla (row-major: positions in the transposed column-major call), or 0.
@@ -72,24 +71,13 @@ int check(int layout, int transa, int transb, int m, int n, int k, int lda, int 
   if (!valid_trans(transa)) return 2;
   if (!valid_trans(transb)) return 3;
   const bool ta = transa != kCblasNoTrans, tb = transb != kCblasNoTrans;
-  if (layout == kCblasColMajor) {
-    // SGEMM(TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-    if (m < 0) return 4;
-    if (n < 0) return 5;
-    if (k < 0) return 6;
-    if (lda < max1(ta ? k : m)) return 9;
-    if (ldb < max1(tb ? n : k)) return 11;
-    if (ldc < max1(m)) return 14;
-  } else {
-    // SGEMM(TB, TA, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc)
-    if (n < 0) return 4;
-    if (m < 0) return 5;
-    if (k < 0) return 6;
-    if (ldb < max1(tb ? k : n)) return 9;
-    if (lda < max1(ta ? m : k)) return 11;
-    if (ldc < max1(n)) return 14;
-  }
-  return 0;
+  // Fortran INFO + 1 (Order is CBLAS parameter 1). Column-major: SGEMM(TA, TB, M, N, K, alpha, A,
+  // lda, B, ldb, beta, C, ldc); row-major: SGEMM(TB, TA, N, M, K, alpha, B, ldb, A, lda, beta, C,
+  // ldc), the transposed call.
+  const int info = layout == kCblasColMajor
+                       ? adaptcore::blas::sgemm_dimension_info(ta, tb, m, n, k, lda, ldb, ldc)
+                       : adaptcore::blas::sgemm_dimension_info(tb, ta, n, m, k, ldb, lda, ldc);
+  return info == 0 ? 0 : info + 1;
 }
 
 // Reports parameter p (reference numbering) to cblas_xerbla, with the reference's forms.

@@ -31,7 +31,6 @@ __attribute__((weak, visibility("default"))) void xerbla_(const char* srname, co
 namespace {
 
 char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
-int max1(int v) { return v > 1 ? v : 1; }
 
 }  // namespace
 
@@ -41,17 +40,11 @@ extern "C" __attribute__((visibility("default"))) void sgemm_(
     const float* beta, float* c, const int* ldc) {
   const char ta = upper(*transa), tb = upper(*transb);
   const bool nota = ta == 'N', notb = tb == 'N';
-  const int nrowa = nota ? *m : *k;
-  const int nrowb = notb ? *k : *n;
   int info = 0;
   if (!nota && ta != 'C' && ta != 'T') info = 1;
   else if (!notb && tb != 'C' && tb != 'T') info = 2;
-  else if (*m < 0) info = 3;
-  else if (*n < 0) info = 4;
-  else if (*k < 0) info = 5;
-  else if (*lda < max1(nrowa)) info = 8;
-  else if (*ldb < max1(nrowb)) info = 10;
-  else if (*ldc < max1(*m)) info = 13;
+  else
+    info = adaptcore::blas::sgemm_dimension_info(!nota, !notb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info != 0) {
     xerbla_("SGEMM ", &info, 6);
     return;

@@ -10,19 +10,17 @@
 #include "capi/c_context.hpp"
 
 using adaptcore::Context;
-using adaptcore::Layout;
 using adaptcore::Status;
-using adaptcore::Trans;
 using adaptcore::capi::to_c;
+using adaptcore::capi::to_cpp;
 
 namespace {
 
 ac_status_t sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
                   int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
                   int64_t ldb, float beta, float* C, int64_t ldc, Context& ctx) noexcept {
-  return to_c(adaptcore::gemm(static_cast<Layout>(layout), static_cast<Trans>(transa),
-                              static_cast<Trans>(transb), m, n, k, alpha, A, lda, B, ldb, beta, C,
-                              ldc, ctx));
+  return to_c(adaptcore::gemm(to_cpp(layout), to_cpp(transa), to_cpp(transb), m, n, k, alpha, A,
+                              lda, B, ldb, beta, C, ldc, ctx));
 }
 
 }  // namespace

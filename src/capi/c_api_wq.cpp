@@ -13,15 +13,14 @@ struct ac_weights_s {
 namespace {
 
 using adaptcore::Context;
-using adaptcore::Layout;
-using adaptcore::Trans;
 using adaptcore::capi::as_bf16;
 using adaptcore::capi::on_context;
 using adaptcore::capi::to_c;
+using adaptcore::capi::to_cpp;
 
 adaptcore::WeightQuantSpec spec_of(ac_weight_format_t format, int64_t group_size) {
   adaptcore::WeightQuantSpec spec;
-  spec.format = static_cast<adaptcore::WeightFormat>(format);
+  spec.format = to_cpp(format);
   spec.group_size = group_size;
   return spec;
 }
@@ -50,8 +49,8 @@ ac_status_t quantize_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k, i
                          const float* W, int64_t ldw, ac_weight_format_t format, int64_t group_size,
                          ac_weights_t* out, Context& ctx) noexcept {
   return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
-    return adaptcore::quantize_weights(static_cast<Layout>(layout), static_cast<Trans>(transw), k,
-                                       n, W, ldw, spec_of(format, group_size), w, ctx);
+    return adaptcore::quantize_weights(to_cpp(layout), to_cpp(transw), k, n, W, ldw,
+                                       spec_of(format, group_size), w, ctx);
   });
 }
 
@@ -60,9 +59,8 @@ ac_status_t quantize_s8(ac_layout_t layout, ac_transpose_t transw, int64_t k, in
                         ac_weight_format_t format, int64_t group_size, ac_weights_t* out,
                         Context& ctx) noexcept {
   return make_handle(out, [&](adaptcore::QuantizedWeights& w) {
-    return adaptcore::quantize_weights_s8(static_cast<Layout>(layout), static_cast<Trans>(transw),
-                                          k, n, W, ldw, scales, spec_of(format, group_size), w,
-                                          ctx);
+    return adaptcore::quantize_weights_s8(to_cpp(layout), to_cpp(transw), k, n, W, ldw, scales,
+                                          spec_of(format, group_size), w, ctx);
   });
 }
 
@@ -73,9 +71,8 @@ ac_status_t wq_gemm(ac_layout_t layout, ac_transpose_t transa, int64_t m, const 
                     ac_weights_t W, float beta, float* C, int64_t ldc, ac_wq_parts_t parts,
                     Context& ctx) noexcept {
   if (W == nullptr) return AC_STATUS_NULL_POINTER;
-  return to_c(adaptcore::gemm_quantized(static_cast<Layout>(layout), static_cast<Trans>(transa), m,
-                                        a, lda, W->w, beta, C, ldc,
-                                        static_cast<adaptcore::ActivationParts>(parts), ctx));
+  return to_c(adaptcore::gemm_quantized(to_cpp(layout), to_cpp(transa), m, a, lda, W->w, beta, C,
+                                        ldc, to_cpp(parts), ctx));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // What the C API's entry points share: the ac_context behind the opaque handle, the one place
-// that turns a handle into a C++ context, and the conversions of statuses, ISA values and bf16
-// buffers.
+// that turns a handle into a C++ context, and the conversions of statuses, enums, ISA values
+// and bf16 buffers.
 #pragma once
 
 #include "adaptcore/adaptcore.h"
@@ -14,6 +14,18 @@ struct ac_context {
 namespace adaptcore::capi {
 
 inline ac_status_t to_c(Status s) noexcept { return static_cast<ac_status_t>(s); }
+
+// The C enums carry the values of the C++ ones. An undeclared value stays undeclared and the C++
+// call rejects it (InvalidLayout, InvalidTranspose, InvalidArgument).
+inline Layout to_cpp(ac_layout_t layout) noexcept { return static_cast<Layout>(layout); }
+inline Trans to_cpp(ac_transpose_t trans) noexcept { return static_cast<Trans>(trans); }
+inline OffsetKind to_cpp(ac_offset_t kind) noexcept { return static_cast<OffsetKind>(kind); }
+inline WeightFormat to_cpp(ac_weight_format_t format) noexcept {
+  return static_cast<WeightFormat>(format);
+}
+inline ActivationParts to_cpp(ac_wq_parts_t parts) noexcept {
+  return static_cast<ActivationParts>(parts);
+}
 
 // C enums carry any int: only the declared ISA values reach the C++ API.
 inline bool valid_isa(ac_isa_t isa) noexcept {

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore {
 
 enum class DType : std::uint8_t {
@@ -30,16 +32,14 @@ inline int input_bytes(DType d) noexcept {
 }
 
 inline const char* to_string(DType d) noexcept {
-  switch (d) {
-    case DType::F32: return "f32";
-    case DType::Bf16: return "bf16";
-    case DType::U8S8: return "u8s8";
-    case DType::W8A16: return "w8a16";
-    case DType::W8A8: return "w8a8";
-    case DType::W4A16: return "w4a16";
-    case DType::W4A8: return "w4a8";
-  }
-  return "?";
+  using enum DType;
+  return name_of(d, {{F32, "f32"},
+                     {Bf16, "bf16"},
+                     {U8S8, "u8s8"},
+                     {W8A16, "w8a16"},
+                     {W8A8, "w8a8"},
+                     {W4A16, "w4a16"},
+                     {W4A8, "w4a8"}});
 }
 
 }  // namespace adaptcore

@@ -1,50 +1,26 @@
 #include "core/lowp_problem.hpp"
 
 #include <cstdint>
-#include <limits>
 
 #include "core/operand_bytes.hpp"
 
 namespace adaptcore {
 
 Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
-  if (!valid_layout(x.layout)) return Status::InvalidLayout;
-  if (!valid_trans(x.transa) || !valid_trans(x.transb)) return Status::InvalidTranspose;
-  if (x.m < 0 || x.n < 0 || x.k < 0) return Status::InvalidDimension;
+  if (const Status s =
+          check_gemm_args(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.lda, x.ldb, x.ldc);
+      s != Status::Ok)
+    return s;
   const bool row = x.layout == Layout::RowMajor;
-  const bool ta = x.transa != Trans::No, tb = x.transb != Trans::No;
-  const int64_t a_rows = ta ? x.k : x.m, a_cols = ta ? x.m : x.k;
-  const int64_t b_rows = tb ? x.n : x.k, b_cols = tb ? x.k : x.n;
-  auto need = [&](int64_t rows, int64_t cols) {
-    const int64_t v = row ? cols : rows;
-    return v > 1 ? v : 1;
-  };
-  if (x.lda < need(a_rows, a_cols) || x.ldb < need(b_rows, b_cols) || x.ldc < need(x.m, x.n))
-    return Status::InvalidLeadingDimension;
-
   const bool bf16 = dtype_of(x.kind) == DType::Bf16;
   const int64_t in_eb = bf16 ? 2 : 1;
   const int64_t c_eb = x.kind == LowpKind::Bf16Bf16 ? 2 : 4;
-  auto rs_of = [&](int64_t ld) { return row ? ld : int64_t{1}; };
-  auto cs_of = [&](int64_t ld) { return row ? int64_t{1} : ld; };
-  const ByteOperand A{x.a, x.m, x.k, ta ? cs_of(x.lda) : rs_of(x.lda),
-                  ta ? rs_of(x.lda) : cs_of(x.lda), in_eb};
-  const ByteOperand B{x.b, x.k, x.n, tb ? cs_of(x.ldb) : rs_of(x.ldb),
-                  tb ? rs_of(x.ldb) : cs_of(x.ldb), in_eb};
-  const ByteOperand C{x.c, x.m, x.n, rs_of(x.ldc), cs_of(x.ldc), c_eb};
-
-  const int64_t a_len = span_bytes(A), b_len = span_bytes(B), c_len = span_bytes(C);
-  if (a_len < 0 || b_len < 0 || c_len < 0) return Status::SizeOverflow;
-  const bool empty = x.m == 0 || x.n == 0;
+  const ByteOperand A = stored_operand(x.a, x.m, x.k, row, x.transa != Trans::No, x.lda, in_eb);
+  const ByteOperand B = stored_operand(x.b, x.k, x.n, row, x.transb != Trans::No, x.ldb, in_eb);
+  const ByteOperand C = stored_operand(x.c, x.m, x.n, row, false, x.ldc, c_eb);
   // bf16 follows BLAS (alpha == 0 reads neither A nor B); int8 has no alpha.
-  const bool reads_ab = !empty && x.k > 0 && (!bf16 || x.alpha != 0.0f);
-  if (!empty && x.c == nullptr) return Status::NullPointer;
-  if (reads_ab && (x.a == nullptr || x.b == nullptr)) return Status::NullPointer;
-  if (!empty && !range_fits(x.c, c_len)) return Status::SizeOverflow;
-  if (reads_ab && (!range_fits(x.a, a_len) || !range_fits(x.b, b_len)))
-    return Status::SizeOverflow;
-  if (reads_ab && (overlaps(C, c_len, A, a_len) || overlaps(C, c_len, B, b_len)))
-    return Status::Aliasing;
+  const bool reads_ab = x.m != 0 && x.n != 0 && x.k > 0 && (!bf16 || x.alpha != 0.0f);
+  if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
   if (!bf16) {
     auto zp_ok = [](const ZeroPoints& z, int64_t extent) {
       return z.count == 0 || z.count == 1 || z.count == extent;

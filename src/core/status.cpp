@@ -2,50 +2,48 @@
 #include <string>
 
 #include "adaptcore/types.hpp"
+#include "core/enum_names.hpp"
 
 namespace adaptcore {
 
+namespace {
+
+// After the names, the spellings parse_isa accepts besides them.
+constexpr EnumName<Isa> kIsaNames[] = {{Isa::Auto, "auto"},        {Isa::Generic, "generic"},
+                                       {Isa::Avx2, "avx2"},        {Isa::Avx512, "avx512"},
+                                       {Isa::Generic, "portable"}, {Isa::Avx512, "avx-512"}};
+
+}  // namespace
+
 const char* to_string(Status s) noexcept {
-  switch (s) {
-    case Status::Ok: return "success";
-    case Status::InvalidLayout: return "invalid layout (expected row-major or column-major)";
-    case Status::InvalidTranspose: return "invalid transpose flag";
-    case Status::InvalidDimension: return "negative matrix dimension";
-    case Status::InvalidLeadingDimension: return "leading dimension smaller than the matrix";
-    case Status::NullPointer: return "null pointer for an operand that must be accessed";
-    case Status::SizeOverflow: return "matrix extent overflows the address space";
-    case Status::Aliasing: return "output C overlaps input A or B";
-    case Status::ShapeMismatch: return "operand shapes do not compose";
-    case Status::InvalidArgument: return "invalid argument";
-    case Status::UnsupportedIsa: return "instruction set not supported by this CPU or build";
-    case Status::InvalidProfile: return "hardware profile unreadable or malformed";
-    case Status::OutOfMemory: return "out of memory";
-    case Status::InternalError: return "internal error";
-    case Status::InvalidPlanFile:
-      return "plan file unreadable, corrupt, or made for another library version, CPU or ISA";
-  }
-  return "unknown status";
+  using enum Status;
+  return name_of(
+      s,
+      {{Ok, "success"},
+       {InvalidLayout, "invalid layout (expected row-major or column-major)"},
+       {InvalidTranspose, "invalid transpose flag"},
+       {InvalidDimension, "negative matrix dimension"},
+       {InvalidLeadingDimension, "leading dimension smaller than the matrix"},
+       {NullPointer, "null pointer for an operand that must be accessed"},
+       {SizeOverflow, "matrix extent overflows the address space"},
+       {Aliasing, "output C overlaps input A or B"},
+       {ShapeMismatch, "operand shapes do not compose"},
+       {InvalidArgument, "invalid argument"},
+       {UnsupportedIsa, "instruction set not supported by this CPU or build"},
+       {InvalidProfile, "hardware profile unreadable or malformed"},
+       {OutOfMemory, "out of memory"},
+       {InternalError, "internal error"},
+       {InvalidPlanFile,
+        "plan file unreadable, corrupt, or made for another library version, CPU or ISA"}},
+      "unknown status");
 }
 
-const char* to_string(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Auto: return "auto";
-    case Isa::Generic: return "generic";
-    case Isa::Avx2: return "avx2";
-    case Isa::Avx512: return "avx512";
-  }
-  return "unknown";
-}
+const char* to_string(Isa isa) noexcept { return name_of(isa, kIsaNames, "unknown"); }
 
 bool parse_isa(std::string_view text, Isa& out) noexcept {
   std::string t;
   for (char ch : text) t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-  if (t == "auto") out = Isa::Auto;
-  else if (t == "generic" || t == "portable") out = Isa::Generic;
-  else if (t == "avx2") out = Isa::Avx2;
-  else if (t == "avx512" || t == "avx-512") out = Isa::Avx512;
-  else return false;
-  return true;
+  return parse_name(kIsaNames, t, out);
 }
 
 }  // namespace adaptcore

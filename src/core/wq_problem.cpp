@@ -18,12 +18,10 @@ Status make_wq_problem(Layout layout, Trans transa, int64_t m, const void* a, bo
   if (!w.valid()) return Status::NullPointer;
   const int64_t k = w.k(), n = w.n();
   const bool row = layout == Layout::RowMajor, ta = transa != Trans::No;
-  const int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
-  auto need = [&](int64_t rows, int64_t cols) { return std::max<int64_t>(row ? cols : rows, 1); };
-  if (lda < need(a_rows, a_cols) || ldc < need(m, n)) return Status::InvalidLeadingDimension;
-  const int64_t rs = row ? lda : 1, cs = row ? 1 : lda;
-  const ByteOperand A{a, m, k, ta ? cs : rs, ta ? rs : cs, a_bf16 ? 2 : 4};
-  const ByteOperand C{c, m, n, row ? ldc : 1, row ? 1 : ldc, 4};
+  if (lda < min_leading_dim(row, ta, m, k) || ldc < min_leading_dim(row, false, m, n))
+    return Status::InvalidLeadingDimension;
+  const ByteOperand A = stored_operand(a, m, k, row, ta, lda, a_bf16 ? 2 : 4);
+  const ByteOperand C = stored_operand(c, m, n, row, false, ldc, 4);
   const int64_t a_len = span_bytes(A), c_len = span_bytes(C);
   if (a_len < 0 || c_len < 0) return Status::SizeOverflow;
   if (m == 0) {

@@ -40,12 +40,9 @@ Status check_weights_call(Layout layout, Trans transw, int64_t k, int64_t n, con
   if (g < 0 || g > kWqMaxGroup || g % 32 != 0) return Status::InvalidArgument;
   if (g == 0 && spec.format == WeightFormat::Int4) return Status::InvalidArgument;
   const bool row = layout == Layout::RowMajor, tw = transw != Trans::No;
-  const int64_t rows = tw ? n : k, cols = tw ? k : n;
-  const int64_t need = std::max<int64_t>(row ? cols : rows, 1);
-  if (ldw < need) return Status::InvalidLeadingDimension;
-  const int64_t rs = row ? ldw : 1, cs = row ? 1 : ldw;
+  if (ldw < min_leading_dim(row, tw, k, n)) return Status::InvalidLeadingDimension;
   // op(W)(p, j): element strides along k and along n.
-  op = ByteOperand{w, k, n, tw ? cs : rs, tw ? rs : cs, elem_bytes};
+  op = stored_operand(w, k, n, row, tw, ldw, elem_bytes);
   const int64_t len = span_bytes(op);
   if (len < 0) return Status::SizeOverflow;
   if (w == nullptr) return Status::NullPointer;

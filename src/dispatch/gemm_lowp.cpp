@@ -83,54 +83,41 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
 
 }  // namespace
 
-Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
-                 float* c, int64_t ldc, Context& ctx) noexcept {
-  return run(bf16_call(LowpKind::Bf16F32, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-                       beta, c, ldc),
-             ctx);
-}
+// The entry points of one family differ only in a type: gemm_bf16 in C's (fp32 or bf16, each
+// its own kind), gemm_u8s8s32 and gemm_s8s8s32 in A's (u8 or s8). Each macro defines one member
+// of its family; an int8 one gets both overloads (with a C offset, and without: no offset).
+#define ADAPTCORE_DEFINE_BF16_GEMM(CType, kind)                                                \
+  Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, \
+                   float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb,        \
+                   float beta, CType* c, int64_t ldc, Context& ctx) noexcept {                 \
+    return run(                                                                                \
+        bf16_call(kind, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), \
+        ctx);                                                                                  \
+  }
 
-Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
-                 bf16* c, int64_t ldc, Context& ctx) noexcept {
-  return run(bf16_call(LowpKind::Bf16Bf16, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-                       beta, c, ldc),
-             ctx);
-}
+#define ADAPTCORE_DEFINE_INT8_GEMM(name, AType, kind)                                             \
+  Status name(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,         \
+              const AType* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b, int64_t ldb,    \
+              ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc, COffset c_offset, \
+              Context& ctx) noexcept {                                                            \
+    return run(int8_call(kind, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, \
+                         c, ldc),                                                                 \
+               ctx, c_offset);                                                                    \
+  }                                                                                               \
+  Status name(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,         \
+              const AType* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b, int64_t ldb,    \
+              ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,                   \
+              Context& ctx) noexcept {                                                            \
+    return name(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,        \
+                COffset{}, ctx);                                                                  \
+  }
 
-Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    Context& ctx) noexcept {
-  return gemm_u8s8s32(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,
-                      COffset{}, ctx);
-}
+ADAPTCORE_DEFINE_BF16_GEMM(float, LowpKind::Bf16F32)
+ADAPTCORE_DEFINE_BF16_GEMM(bf16, LowpKind::Bf16Bf16)
+ADAPTCORE_DEFINE_INT8_GEMM(gemm_u8s8s32, std::uint8_t, LowpKind::U8S8S32)
+ADAPTCORE_DEFINE_INT8_GEMM(gemm_s8s8s32, std::int8_t, LowpKind::S8S8S32)
 
-Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    COffset c_offset, Context& ctx) noexcept {
-  return run(int8_call(LowpKind::U8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
-                       b_zp, beta, c, ldc),
-             ctx, c_offset);
-}
-
-Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    Context& ctx) noexcept {
-  return gemm_s8s8s32(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,
-                      COffset{}, ctx);
-}
-
-Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
-                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
-                    COffset c_offset, Context& ctx) noexcept {
-  return run(int8_call(LowpKind::S8S8S32, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb,
-                       b_zp, beta, c, ldc),
-             ctx, c_offset);
-}
+#undef ADAPTCORE_DEFINE_BF16_GEMM
+#undef ADAPTCORE_DEFINE_INT8_GEMM
 
 }  // namespace adaptcore

@@ -38,12 +38,8 @@ constexpr std::uint8_t kPackA = 1, kPackB = 2, kDot = 4, kAWords = 8;
 class Writer {
  public:
   void u8(std::uint8_t v) { s_.push_back(static_cast<char>(v)); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
+  void u32(std::uint32_t v) { little_endian(v); }
+  void u64(std::uint64_t v) { little_endian(v); }
   void i32(int v) { u32(static_cast<std::uint32_t>(v)); }
   void i64(int64_t v) { u64(static_cast<std::uint64_t>(v)); }
   void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
@@ -51,6 +47,12 @@ class Writer {
   std::string& str() { return s_; }
 
  private:
+  // The file's byte order is little-endian, whatever the host's.
+  template <class U>
+  void little_endian(U v) {
+    for (std::size_t i = 0; i < sizeof(U); ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+
   std::string s_;
 };
 
@@ -63,22 +65,8 @@ class Reader {
     v = static_cast<std::uint8_t>(b_[pos_++]);
     return true;
   }
-  bool u32(std::uint32_t& v) {
-    if (b_.size() - pos_ < 4) return false;
-    v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
-    pos_ += 4;
-    return true;
-  }
-  bool u64(std::uint64_t& v) {
-    if (b_.size() - pos_ < 8) return false;
-    v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
-    pos_ += 8;
-    return true;
-  }
+  bool u32(std::uint32_t& v) { return little_endian(v); }
+  bool u64(std::uint64_t& v) { return little_endian(v); }
   bool i32(int& v) {
     std::uint32_t u = 0;
     if (!u32(u)) return false;
@@ -105,6 +93,16 @@ class Reader {
   }
 
  private:
+  template <class U>
+  bool little_endian(U& v) {
+    if (b_.size() - pos_ < sizeof(U)) return false;
+    v = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i)
+      v |= static_cast<U>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
+    pos_ += sizeof(U);
+    return true;
+  }
+
   std::string_view b_;
   std::size_t pos_ = 0;
 };

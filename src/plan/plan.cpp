@@ -2,26 +2,23 @@
 
 #include <sstream>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore {
 
 const char* to_string(CapacityClass c) noexcept {
-  switch (c) {
-    case CapacityClass::Registers: return "registers";
-    case CapacityClass::L1: return "L1";
-    case CapacityClass::L2: return "L2";
-    case CapacityClass::L3: return "L3";
-    case CapacityClass::Dram: return "DRAM";
-  }
-  return "?";
+  using enum CapacityClass;
+  return name_of(c, {{Registers, "registers"}, {L1, "L1"}, {L2, "L2"}, {L3, "L3"}, {Dram, "DRAM"}});
 }
 
 const char* to_string(ParallelClass c) noexcept {
-  switch (c) {
-    case ParallelClass::Serial: return "serial";
-    case ParallelClass::ManyTiles: return "many-tiles";
-    case ParallelClass::FewTiles: return "few-tiles";
-  }
-  return "?";
+  using enum ParallelClass;
+  return name_of(c, {{Serial, "serial"}, {ManyTiles, "many-tiles"}, {FewTiles, "few-tiles"}});
+}
+
+const char* to_string(PlanKind k) noexcept {
+  using enum PlanKind;
+  return name_of(k, {{Blocked, "blocked"}, {Dot, "dot"}, {WeightQuantized, "weight-quantized"}});
 }
 
 const char* to_string(TailStrategy t) noexcept {
@@ -30,15 +27,6 @@ const char* to_string(TailStrategy t) noexcept {
 
 const char* to_string(APacking a) noexcept {
   return a == APacking::Elements ? "elements" : "words";
-}
-
-const char* to_string(PlanKind k) noexcept {
-  switch (k) {
-    case PlanKind::Blocked: return "blocked";
-    case PlanKind::Dot: return "dot";
-    case PlanKind::WeightQuantized: return "weight-quantized";
-  }
-  return "?";
 }
 
 std::string to_string(const ShapeClass& c) {

@@ -2,11 +2,11 @@
 #include "targets/ascend/profile.hpp"
 
 #include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <type_traits>
+
+#include "core/flat_json.hpp"
 
 namespace adaptcore::ascend {
 namespace {
@@ -102,46 +102,21 @@ Status profile_from_json(const std::string& text, const AscendProfile& base, Asc
     if (error != nullptr) *error = why;
     return Status::InvalidProfile;
   };
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
-  if (j.contains("format") && j["format"] != kFormat)
-    return fail(std::string("format must be \"") + kFormat + "\"");
-  if (j.contains("version") && (!j["version"].is_number_integer() || j["version"] != kVersion))
-    return fail("unsupported profile version");
+  // The CPU profile's reader (core/flat_json.hpp), without its rejection of a NUL byte.
+  FlatJsonObject obj;
+  if (const std::string why = obj.parse(text, kFormat, kVersion); !why.empty()) return fail(why);
   AscendProfile p = base;
+  FieldReader read(obj);
+  for_each_field(p, read);
+  if (!read.bad.empty())
+    return fail("field '" + read.bad + "' has the wrong type or is out of range");
   std::set<std::string> known = {"format", "version", "comment", "sources"};
-  std::string bad;
-  for_each_field(p, [&](const char* key, auto& v) {
-    known.insert(key);
-    if (!bad.empty() || !j.contains(key)) return;
-    using T = std::decay_t<decltype(v)>;
-    const auto& x = j[key];
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (!x.is_string()) bad = key;
-      else v = x.get<std::string>();
-    } else if constexpr (std::is_integral_v<T>) {
-      // 2.5 cores is an error, and so is a value the field cannot hold.
-      if (!x.is_number_integer()) {
-        bad = key;
-      } else {
-        const auto i = x.get<std::int64_t>();
-        if (x.is_number_unsigned() && x.get<std::uint64_t>() >
-                                          static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
-          bad = key;
-        else if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
-                 i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
-          bad = key;
-        else
-          v = static_cast<T>(i);
-      }
-    } else {
-      if (!x.is_number()) bad = key;
-      else v = x.get<T>();
-    }
-  });
-  if (!bad.empty()) return fail("field '" + bad + "' has the wrong type or is out of range");
-  for (const auto& item : j.items())
-    if (known.count(item.key()) == 0) return fail("unknown field '" + item.key() + "'");
+  for_each_field(p, [&](const char* key, auto&) { known.insert(key); });
+  // The first unknown key in sorted order, as a JSON tree lists the members.
+  std::set<std::string> unknown;
+  for (const auto& member : obj.members())
+    if (known.count(member.first) == 0) unknown.insert(member.first);
+  if (!unknown.empty()) return fail("unknown field '" + *unknown.begin() + "'");
   const std::string why = check(p);
   if (!why.empty()) return fail(why);
   out = p;

@@ -2,23 +2,23 @@
 
 #include <limits>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore::ascend {
 
-const char* to_string(InDType t) noexcept {
-  switch (t) {
-    case InDType::Fp16: return "fp16";
-    case InDType::Bf16: return "bf16";
-    case InDType::Int8: return "int8";
-  }
-  return "?";
-}
+namespace {
+
+// After the names, the spellings parse_in_dtype accepts besides them.
+constexpr EnumName<InDType> kInDTypeNames[] = {{InDType::Fp16, "fp16"}, {InDType::Bf16, "bf16"},
+                                               {InDType::Int8, "int8"}, {InDType::Fp16, "f16"},
+                                               {InDType::Fp16, "half"}, {InDType::Int8, "s8"}};
+
+}  // namespace
+
+const char* to_string(InDType t) noexcept { return name_of(t, kInDTypeNames); }
 
 bool parse_in_dtype(const std::string& text, InDType& out) noexcept {
-  if (text == "fp16" || text == "f16" || text == "half") out = InDType::Fp16;
-  else if (text == "bf16") out = InDType::Bf16;
-  else if (text == "int8" || text == "s8") out = InDType::Int8;
-  else return false;
-  return true;
+  return parse_name(kInDTypeNames, text, out);
 }
 
 std::string AscendShape::str() const {

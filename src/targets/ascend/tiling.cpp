@@ -1,33 +1,23 @@
 #include "targets/ascend/tiling.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore::ascend {
 
 const char* to_string(NpuCapacity c) noexcept {
-  switch (c) {
-    case NpuCapacity::L0: return "L0";
-    case NpuCapacity::L1: return "L1";
-    case NpuCapacity::L2: return "L2";
-    case NpuCapacity::Hbm: return "HBM";
-  }
-  return "?";
+  using enum NpuCapacity;
+  return name_of(c, {{L0, "L0"}, {L1, "L1"}, {L2, "L2"}, {Hbm, "HBM"}});
 }
 
 const char* to_string(NpuParallel p) noexcept {
-  switch (p) {
-    case NpuParallel::Underfilled: return "underfilled";
-    case NpuParallel::WaveTail: return "wave-tail";
-    case NpuParallel::Balanced: return "balanced";
-  }
-  return "?";
+  using enum NpuParallel;
+  return name_of(p,
+                 {{Underfilled, "underfilled"}, {WaveTail, "wave-tail"}, {Balanced, "balanced"}});
 }
 
 const char* to_string(Distribution d) noexcept {
-  switch (d) {
-    case Distribution::DataParallel: return "dp";
-    case Distribution::SplitK: return "splitk";
-    case Distribution::StreamK: return "streamk";
-  }
-  return "?";
+  using enum Distribution;
+  return name_of(d, {{DataParallel, "dp"}, {SplitK, "splitk"}, {StreamK, "streamk"}});
 }
 
 std::string to_string(const NpuClass& c) {

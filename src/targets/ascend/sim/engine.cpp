@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/enum_names.hpp"
+
 namespace adaptcore::ascend::sim {
 namespace {
 
@@ -59,25 +61,13 @@ struct FlagState {
 }  // namespace
 
 const char* to_string(Pipe p) noexcept {
-  switch (p) {
-    case Pipe::Mte2: return "MTE2";
-    case Pipe::Mte1: return "MTE1";
-    case Pipe::Cube: return "M";
-    case Pipe::Fix: return "FIX";
-    case Pipe::Mte3: return "MTE3";
-  }
-  return "?";
+  using enum Pipe;
+  return name_of(p, {{Mte2, "MTE2"}, {Mte1, "MTE1"}, {Cube, "M"}, {Fix, "FIX"}, {Mte3, "MTE3"}});
 }
 
 const char* to_string(Mem m) noexcept {
-  switch (m) {
-    case Mem::L1: return "L1";
-    case Mem::L0A: return "L0A";
-    case Mem::L0B: return "L0B";
-    case Mem::L0C: return "L0C";
-    case Mem::Ub: return "UB";
-  }
-  return "?";
+  using enum Mem;
+  return name_of(m, {{L1, "L1"}, {L0A, "L0A"}, {L0B, "L0B"}, {L0C, "L0C"}, {Ub, "UB"}});
 }
 
 Engine::Engine(const AscendProfile& hw, InDType dtype, int active_cores) : hw_(hw), dtype_(dtype) {
