@@ -2,21 +2,27 @@
 // CPU the binary runs on. The path of last resort and the reference for the others' layouts.
 #include <utility>
 
+#include "kernels/dot_tile.hpp"
 #include "kernels/generic/vec_generic.hpp"
+#include "kernels/kernel_tables.hpp"
+#include "kernels/tile_kernels.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace {
 #include "kernels/pack_template.hpp"
-#include "kernels/ukernel_template.hpp"
+
+using namespace adaptcore::kernels;
 
 // 16 xmm registers on baseline x86-64: 4x8 keeps 8 accumulators + 2 B + 1 broadcast.
-constexpr adaptcore::kernels::TileKernels kTiles[] = {
+constexpr TileKernels kTiles[] = {
     make_tile<VecGeneric, 4, 2>(),
 };
 
-constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecGeneric>();
+constexpr DotKernels kDot{
+    dot_table<DotKernelFn, kDotMr, kDotNr,
+              DotTile<DotArgs, FmaStep<VecGeneric>, VecValues<VecGeneric>, VecValues<VecGeneric>>>()};
 
-constexpr adaptcore::kernels::IsaKernels kGeneric{
+constexpr IsaKernels kGeneric{
     adaptcore::Isa::Generic, VecGeneric::W, false, kTiles, &pack_a_panels<VecGeneric>,
     &pack_b_panels<VecGeneric>, &kDot};
 }  // namespace
