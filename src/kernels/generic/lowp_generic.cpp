@@ -12,10 +12,10 @@
 #include "kernels/generic/int8_step_generic.hpp"
 #include "kernels/kernel_tables.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/lowp_pack_template.hpp"
 #include "kernels/tile_kernels.hpp"
 
 namespace {
-#include "kernels/lowp_pack_template.hpp"
 
 using namespace adaptcore::kernels;
 

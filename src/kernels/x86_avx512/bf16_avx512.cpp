@@ -19,13 +19,13 @@
 #include "kernels/dot_tile.hpp"
 #include "kernels/kernel_tables.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/lowp_pack_template.hpp"
 #include "kernels/tile_kernels.hpp"
 #include "kernels/x86_avx512/dpbf16_avx512.hpp"
+#include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace {
-#include "kernels/lowp_pack_template.hpp"
-#include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 
 using namespace adaptcore::kernels;
 

@@ -19,13 +19,13 @@
 #include "kernels/dot_tile.hpp"
 #include "kernels/kernel_tables.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/lowp_pack_template.hpp"
 #include "kernels/tile_kernels.hpp"
 #include "kernels/x86_avx512/dpbusd_avx512.hpp"
+#include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace {
-#include "kernels/lowp_pack_template.hpp"
-#include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 
 using namespace adaptcore::kernels;
 
@@ -55,7 +55,7 @@ void pack_b_int8(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, 
     return;
   }
   const auto* b = static_cast<const std::uint8_t*>(src);
-  const int64_t groups = (k + 3) / 4;
+  const int64_t groups = GroupDepth<Int8Quads>(k).groups;
   const int64_t n_pad = (n + nr - 1) / nr * nr;  // whole panels, zero-padded
   const bool flip = (flags & adaptcore::kernels::kFlip) != 0;
   const bool sgn = (flags & adaptcore::kernels::kSigned) != 0;

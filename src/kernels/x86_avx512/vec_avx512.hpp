@@ -14,11 +14,10 @@ struct VecAvx512 {
   using reg = __m512;
   using elem = float;
   static constexpr int W = 16;
-  // The first n lanes (none for n <= 0). One shift, no branch: in an epilogue, the branches of
-  // a nested conditional made GCC 12 keep copies of vpdpbusd accumulators in the depth loop.
   static __mmask16 mask(int n) {
     return n >= W ? static_cast<__mmask16>(0xFFFF)
-                  : static_cast<__mmask16>((1u << static_cast<unsigned>(n < 0 ? 0 : n)) - 1u);
+                  : (n <= 0 ? static_cast<__mmask16>(0)
+                            : static_cast<__mmask16>((1u << static_cast<unsigned>(n)) - 1u));
   }
   static reg zero() { return _mm512_setzero_ps(); }
   static reg load(const float* p) { return _mm512_loadu_ps(p); }
