@@ -79,7 +79,8 @@ struct DotTile {
     } else {
       for (; p + S <= k; p += S)
         step<M, N, J0, J1, Sums, true>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(S));
-      if (p < k) step<M, N, J0, J1, Sums, false>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(k - p));
+      if (p < k)
+        step<M, N, J0, J1, Sums, false>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(k - p));
     }
   }
 
@@ -102,7 +103,8 @@ struct DotTile {
     const auto a = static_cast<a_ptr>(x.a);
     const auto b = static_cast<b_ptr>(x.b);
     if constexpr (M <= ByColumnMaxM)
-      by_column<M, N, Sums>(acc, sums, a, x.lda, b, x.ldb, x.k, std::make_integer_sequence<int, N>{});
+      by_column<M, N, Sums>(acc, sums, a, x.lda, b, x.ldb, x.k,
+                            std::make_integer_sequence<int, N>{});
     else
       span<M, N, 0, N, Sums>(acc, sums, a, x.lda, b, x.ldb, x.k);
     settle_tile<V, M, N>(acc);
@@ -117,7 +119,10 @@ struct DotTile {
 
   template <int M, int N>
   static void kernel(const Args& x) {
-    if constexpr (requires { Step::ones(); x.colsum; }) {
+    if constexpr (requires {
+                    Step::ones();
+                    x.colsum;
+                  }) {
       if (x.colsum != nullptr) return body<M, N, true>(x);
     }
     body<M, N, false>(x);

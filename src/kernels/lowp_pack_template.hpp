@@ -63,7 +63,9 @@ struct GroupDepth {
   int64_t groups, full;
   int tail;
   explicit GroupDepth(int64_t k)
-      : groups((k + F::G - 1) / F::G), full(k / F::G), tail(static_cast<int>(k - k / F::G * F::G)) {}
+      : groups((k + F::G - 1) / F::G),
+        full(k / F::G),
+        tail(static_cast<int>(k - k / F::G * F::G)) {}
 };
 
 // Packs `count` lines (rows of A, columns of op(B)) of depth k into panels of `width` lines:
@@ -97,7 +99,8 @@ void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_st
         const T* r = first + g * G * depth_stride;
         for (int l = 0; l < lines; ++l) {
           std::uint32_t w = 0;
-          for (int q = 0; q < G; ++q) w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
+          for (int q = 0; q < G; ++q)
+            w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
           o[l] = w;
         }
       }
@@ -110,8 +113,8 @@ void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_st
     }
     if (d.tail > 0) {
       for (int l = 0; l < lines; ++l)
-        out[d.full * width + l] =
-            group_word<F>(first + l * line_stride + d.full * G * depth_stride, depth_stride, d.tail, flags);
+        out[d.full * width + l] = group_word<F>(first + l * line_stride + d.full * G * depth_stride,
+                                                depth_stride, d.tail, flags);
     }
     for (int64_t g = 0; g < d.groups; ++g)
       for (int l = lines; l < width; ++l) out[g * width + l] = 0;

@@ -62,7 +62,8 @@ struct WrapAccumulate {
   std::int32_t operator()(std::int32_t acc) const { return acc; }
   std::int32_t operator()(std::int32_t acc, std::int32_t c) const {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(acc) +
-                                     static_cast<std::uint32_t>(ibeta) * static_cast<std::uint32_t>(c));
+                                     static_cast<std::uint32_t>(ibeta) *
+                                         static_cast<std::uint32_t>(c));
   }
 };
 

@@ -56,7 +56,8 @@ struct Tile {
         const float s = a.a.scale[g * a.a.mr + i];
         const auto comp = static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]);
         for (int j = 0; j < 32; ++j) {
-          const std::uint32_t t = (P == 2 ? (raw[i][0][j] << 8) + raw[i][1][j] : raw[i][0][j]) - comp;
+          const std::uint32_t t =
+              (P == 2 ? (raw[i][0][j] << 8) + raw[i][1][j] : raw[i][0][j]) - comp;
           float f = static_cast<float>(static_cast<std::int32_t>(t));
           if (a.w_group_scale != nullptr) f *= a.w_group_scale[g * 32 + j];
           acc[i][j] = std::fma(f, s, acc[i][j]);

@@ -75,8 +75,7 @@ struct Bf16RowPairs : InPlaceRows<std::uint16_t, __mmask32> {
     pair(_mm512_maskz_loadu_epi16(cols, b), _mm512_setzero_si512(), bv);
   }
   [[gnu::always_inline]] static void restore(__m512 (&r)[NV]) {
-    const __m512i first =
-        _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
     const __m512i second =
         _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
     const __m512 lo = r[0], hi = r[1];

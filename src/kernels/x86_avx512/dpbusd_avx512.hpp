@@ -57,7 +57,8 @@ struct U8Values : S8Values {
   }
   static reg load_m(const elem* p, mask m) {
     const __m512i v = _mm512_maskz_loadu_epi8(m, p);
-    return Flip ? _mm512_maskz_mov_epi8(m, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))))
+    return Flip ? _mm512_maskz_mov_epi8(
+                      m, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80))))
                 : v;
   }
 };
@@ -65,8 +66,8 @@ struct U8Values : S8Values {
 // Four rows of 64 bytes -> the quads of 64 columns, in the lane-interleaved order the unpacks
 // give: inside each 128-bit lane L, q[0] holds columns 16L+0..3, q[1] +4..7, q[2] +8..11,
 // q[3] +12..15 (vpunpck{l,h}bw, then vpunpck{l,h}wd).
-[[gnu::always_inline]] inline void interleave_quads(__m512i r0, __m512i r1, __m512i r2,
-                                                    __m512i r3, __m512i (&q)[4]) {
+[[gnu::always_inline]] inline void interleave_quads(__m512i r0, __m512i r1, __m512i r2, __m512i r3,
+                                                    __m512i (&q)[4]) {
   const __m512i t0 = _mm512_unpacklo_epi8(r0, r1), t1 = _mm512_unpackhi_epi8(r0, r1);
   const __m512i t2 = _mm512_unpacklo_epi8(r2, r3), t3 = _mm512_unpackhi_epi8(r2, r3);
   q[0] = _mm512_unpacklo_epi16(t0, t2);

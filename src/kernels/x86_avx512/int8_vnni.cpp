@@ -116,7 +116,8 @@ constexpr LowpDirectTile kDirect{4, 64, 8.0, row_table<LowpDirectFn, Direct<fals
 // against 44-51 interleaved; M = 2 about equal. (bf16, 8 KiB columns: no gain at M = 1 and
 // 30-41 against 49-54 GFLOP/s at M = 2, so its tiles keep one order.)
 template <bool SwapB, bool Flip>
-using Dot = DotTile<LowpDotArgs, DpbusdStep<SwapB>, std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
+using Dot = DotTile<LowpDotArgs, DpbusdStep<SwapB>,
+                    std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
                     std::conditional_t<SwapB, U8Values<Flip>, S8Values>, 2>;
 constexpr LowpDotKernels kDot{dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, false>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, true>>(),

@@ -39,7 +39,9 @@ struct VecAvx512I32 {
   static constexpr int W = 16;
   static reg zero() { return _mm512_setzero_si512(); }
   static reg load(const elem* p) { return _mm512_loadu_si512(p); }
-  static reg load_n(const elem* p, int n) { return _mm512_maskz_loadu_epi32(VecAvx512::mask(n), p); }
+  static reg load_n(const elem* p, int n) {
+    return _mm512_maskz_loadu_epi32(VecAvx512::mask(n), p);
+  }
   static void store(elem* p, reg r) { _mm512_storeu_si512(p, r); }
   static void store_n(elem* p, reg r, int n) { _mm512_mask_storeu_epi32(p, VecAvx512::mask(n), r); }
   static reg add(reg a, reg b) { return _mm512_add_epi32(a, b); }
