@@ -1,10 +1,17 @@
 // Packing into 32-bit group panels (see lowp.hpp), written once over a group format and
-// included (inside an anonymous namespace) by each unit that needs it, so it is compiled with
-// that unit's ISA flags. Formats:
+// included by each unit that needs it (the unnamed namespace gives each its own copy, compiled
+// with that unit's ISA flags). Formats:
 //   Bf16Pairs  two consecutive k values of bf16 per word (low half first), for vdpbf16ps
 //   Bf16ToF32  one bf16 value widened to its fp32 bit pattern, for the fp32 kernels
 //   Int8Quads  four consecutive k values of 8 bits per word (lowest byte first), for vpdpbusd;
 //              kFlip xors every real byte with 0x80 (padding stays 0)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace adaptcore::kernels {
+namespace {
 
 // Each format: elem() places one value in its slot; word() builds a whole group from G
 // consecutive values in memory (one 32-bit load where the group is contiguous).
@@ -49,105 +56,104 @@ inline std::uint32_t group_word(const typename F::T* p, int64_t stride, int coun
   return w;
 }
 
+// Depth k in groups of F: how many words a line takes (the last one zero-padded), how many of
+// them are whole, and the values of the partial one (0 if none).
 template <class F>
-void pack_a_groups(int64_t m, int64_t k, const void* src, int64_t rs, int64_t cs, int mr,
-                   unsigned flags, std::uint32_t* out) {
+struct GroupDepth {
+  int64_t groups, full;
+  int tail;
+  explicit GroupDepth(int64_t k)
+      : groups((k + F::G - 1) / F::G),
+        full(k / F::G),
+        tail(static_cast<int>(k - k / F::G * F::G)) {}
+};
+
+// Packs `count` lines (rows of A, columns of op(B)) of depth k into panels of `width` lines:
+// element (l, p) at src[l * line_stride + p * depth_stride], panel word g * width + l holds
+// group g of line l, lines past the edge are zero. after_panel(panel, first line, lines) runs
+// on each panel once it is written (while it is in cache).
+template <class F, class AfterPanel>
+void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_stride,
+                      int64_t depth_stride, int width, unsigned flags, std::uint32_t* out,
+                      AfterPanel after_panel) {
   using T = typename F::T;
   constexpr int G = F::G;
-  const T* a = static_cast<const T*>(src);
-  const int64_t groups = (k + G - 1) / G, full = k / G;
-  const int tail = static_cast<int>(k - full * G);
-  for (int64_t i0 = 0; i0 < m; i0 += mr, out += groups * mr) {
-    const int rows = static_cast<int>(std::min<int64_t>(mr, m - i0));
-    if (cs == 1 && rows == mr) {
-      // Rows contiguous along k (row-major A): walk the mr rows side by side so the panel is
-      // written in order, one 32-bit load per group.
-      for (int64_t g = 0; g < full; ++g) {
-        std::uint32_t* o = out + g * mr;
-        const T* p = a + i0 * rs + g * G;
-        for (int i = 0; i < mr; ++i) o[i] = F::word(p + i * rs, flags);
+  const T* s = static_cast<const T*>(src);
+  const GroupDepth<F> d(k);
+  for (int64_t l0 = 0; l0 < count; l0 += width, out += d.groups * width) {
+    const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
+    const T* first = s + l0 * line_stride;
+    if (depth_stride == 1) {
+      // Lines contiguous along k: walk them side by side so the panel is written in order, one
+      // 32-bit load per group.
+      for (int64_t g = 0; g < d.full; ++g) {
+        std::uint32_t* o = out + g * width;
+        const T* p = first + g * G;
+        for (int l = 0; l < lines; ++l) o[l] = F::word(p + l * line_stride, flags);
       }
-    } else {
-      for (int i = 0; i < rows; ++i) {
-        const T* row = a + (i0 + i) * rs;
-        if (cs == 1) {
-          for (int64_t g = 0; g < full; ++g) out[g * mr + i] = F::word(row + g * G, flags);
-        } else {
-          for (int64_t g = 0; g < full; ++g)
-            out[g * mr + i] = group_word<F>(row + g * G * cs, cs, G, flags);
+    } else if (line_stride == 1) {
+      // Lines adjacent (G depth rows of them contiguous): interleave the G rows line by line
+      // (vectorises).
+      for (int64_t g = 0; g < d.full; ++g) {
+        std::uint32_t* o = out + g * width;
+        const T* r = first + g * G * depth_stride;
+        for (int l = 0; l < lines; ++l) {
+          std::uint32_t w = 0;
+          for (int q = 0; q < G; ++q)
+            w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
+          o[l] = w;
         }
       }
+    } else {
+      for (int l = 0; l < lines; ++l) {
+        const T* line = first + l * line_stride;
+        for (int64_t g = 0; g < d.full; ++g)
+          out[g * width + l] = group_word<F>(line + g * G * depth_stride, depth_stride, G, flags);
+      }
     }
-    for (int i = 0; i < rows; ++i)
-      if (tail > 0) out[full * mr + i] = group_word<F>(a + (i0 + i) * rs + full * G * cs, cs, tail, flags);
-    for (int i = rows; i < mr; ++i)
-      for (int64_t g = 0; g < groups; ++g) out[g * mr + i] = 0;
+    if (d.tail > 0) {
+      for (int l = 0; l < lines; ++l)
+        out[d.full * width + l] = group_word<F>(first + l * line_stride + d.full * G * depth_stride,
+                                                depth_stride, d.tail, flags);
+    }
+    for (int64_t g = 0; g < d.groups; ++g)
+      for (int l = lines; l < width; ++l) out[g * width + l] = 0;
+    after_panel(out, l0, lines);
   }
 }
 
+// The contract of LowpPackAFn: rows of A are the panel lines.
+template <class F>
+void pack_a_groups(int64_t m, int64_t k, const void* src, int64_t rs, int64_t cs, int mr,
+                   unsigned flags, std::uint32_t* out) {
+  pack_group_lines<F>(m, k, src, rs, cs, mr, flags, out, [](const std::uint32_t*, int64_t, int) {});
+}
+
+// The contract of LowpPackBFn: columns of op(B) are the panel lines; the column sums of the
+// packed bytes (padding is zero), read with the operand's sign (kSigned), are added to colsum.
 template <class F>
 void pack_b_groups(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
                    unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
-  using T = typename F::T;
-  constexpr int G = F::G;
-  const T* b = static_cast<const T*>(src);
-  const int64_t groups = (k + G - 1) / G, full = k / G;
-  const int tail = static_cast<int>(k - full * G);
-  for (int64_t j0 = 0; j0 < n; j0 += nr, out += groups * nr) {
-    const int cols = static_cast<int>(std::min<int64_t>(nr, n - j0));
-    if (cs == 1) {
-      // Rows contiguous: G rows interleaved column by column (vectorises).
-      for (int64_t g = 0; g < full; ++g) {
-        std::uint32_t* o = out + g * nr;
-        const T* r = b + g * G * rs + j0;
-        for (int j = 0; j < cols; ++j) {
-          std::uint32_t w = 0;
-          for (int q = 0; q < G; ++q) w |= F::elem(r[q * rs + j], flags) << (q * F::kBits);
-          o[j] = w;
-        }
-      }
-      if (tail > 0) {
-        std::uint32_t* o = out + full * nr;
-        const T* r = b + full * G * rs + j0;
-        for (int j = 0; j < cols; ++j) o[j] = group_word<F>(r + j, rs, tail, flags);
-      }
-    } else {
-      // Columns contiguous along k (B transposed): each column's groups are consecutive.
-      if (rs == 1) {
-        // The columns side by side, so the panel is written in order.
-        for (int64_t g = 0; g < full; ++g) {
-          std::uint32_t* o = out + g * nr;
-          const T* p = b + j0 * cs + g * G;
-          for (int j = 0; j < cols; ++j) o[j] = F::word(p + j * cs, flags);
-        }
-      }
+  const int64_t groups = GroupDepth<F>(k).groups;
+  pack_group_lines<F>(n, k, src, cs, rs, nr, flags, out,
+                      [&](const std::uint32_t* panel, int64_t j0, int cols) {
+    if (colsum == nullptr) return;
+    const bool sgn = (flags & 2u) != 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const std::uint32_t* o = panel + g * nr;
       for (int j = 0; j < cols; ++j) {
-        const T* col = b + (j0 + j) * cs;
-        if (rs != 1) {
-          for (int64_t g = 0; g < full; ++g)
-            out[g * nr + j] = group_word<F>(col + g * G * rs, rs, G, flags);
+        const std::uint32_t w = o[j];
+        std::int32_t sum = 0;
+        for (int q = 0; q < 4; ++q) {
+          const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
+          sum += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
         }
-        if (tail > 0) out[full * nr + j] = group_word<F>(col + full * G * rs, rs, tail, flags);
+        colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
+                                                   static_cast<std::uint32_t>(sum));
       }
     }
-    for (int64_t g = 0; g < groups; ++g)
-      for (int j = cols; j < nr; ++j) out[g * nr + j] = 0;
-    if (colsum != nullptr) {
-      // Column sums of the packed bytes (padding is zero), read with the operand's sign.
-      const bool sgn = (flags & 2u) != 0;
-      for (int64_t g = 0; g < groups; ++g) {
-        const std::uint32_t* o = out + g * nr;
-        for (int j = 0; j < cols; ++j) {
-          const std::uint32_t w = o[j];
-          std::int32_t s = 0;
-          for (int q = 0; q < 4; ++q) {
-            const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
-            s += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
-          }
-          colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
-                                                     static_cast<std::uint32_t>(s));
-        }
-      }
-    }
-  }
+  });
 }
+
+}  // namespace
+}  // namespace adaptcore::kernels

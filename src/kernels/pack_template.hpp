@@ -1,10 +1,41 @@
-// Packing routines, written once over a vector-traits type V (see ukernel_template.hpp) and
-// instantiated per ISA. Include only inside an anonymous namespace of an ISA unit.
+// Packing routines, written once over a vector-traits type V (see tile_mainloop.hpp) and
+// instantiated per ISA unit; the unnamed namespace gives each unit its own copy, built with
+// its flags.
 //
 // Packed layouts (what the micro-kernel reads with AMode::ColUnit and ldb == nr):
 //   A: panels of mr rows; panel r holds out[r * mr * k + p * mr + i] = op(A)(r * mr + i, p)
 //   B: panels of nr cols; panel s holds out[s * nr * k + p * nr + j] = op(B)(p, s * nr + j)
 // Rows or columns past the edge are zero, so a full tile computed on them adds nothing.
+#pragma once
+
+#include <cstdint>
+
+namespace adaptcore::kernels {
+namespace {
+
+// Copies `lines` lines (rows of A or columns of B) of depth k, element (l, p) at
+// src[l * line_stride + p * depth_stride], into a panel of `width` lines, out[p * width + l],
+// the lines past `lines` zero. Transposes in blocks of 8 depth steps to keep both sides in L1.
+inline void transpose_into_panel(const float* src, int64_t line_stride, int64_t depth_stride,
+                                 int lines, int width, int64_t k, float* o) {
+  constexpr int64_t kBlock = 8;
+  int64_t p0 = 0;
+  for (; p0 + kBlock <= k; p0 += kBlock) {
+    for (int l = 0; l < lines; ++l) {
+      const float* s = src + l * line_stride + p0 * depth_stride;
+#pragma GCC unroll 8
+      for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * width + l] = s[p * depth_stride];
+    }
+    for (int l = lines; l < width; ++l) {
+#pragma GCC unroll 8
+      for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * width + l] = 0.0f;
+    }
+  }
+  for (; p0 < k; ++p0) {
+    for (int l = 0; l < lines; ++l) o[p0 * width + l] = src[l * line_stride + p0 * depth_stride];
+    for (int l = lines; l < width; ++l) o[p0 * width + l] = 0.0f;
+  }
+}
 
 template <class V>
 void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
@@ -23,24 +54,8 @@ void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a
         for (; i < mr; ++i) d[i] = 0.0f;
       }
     } else {
-      // Rows are contiguous: transpose in blocks of 8 depth steps to keep both sides in L1.
-      constexpr int64_t kBlock = 8;
-      int64_t p0 = 0;
-      for (; p0 + kBlock <= k; p0 += kBlock) {
-        for (int i = 0; i < mv; ++i) {
-          const float* s = src + i * a_rs + p0 * a_cs;
-#pragma GCC unroll 8
-          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * mr + i] = s[p * a_cs];
-        }
-        for (int i = mv; i < mr; ++i) {
-#pragma GCC unroll 8
-          for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * mr + i] = 0.0f;
-        }
-      }
-      for (; p0 < k; ++p0) {
-        for (int i = 0; i < mv; ++i) o[p0 * mr + i] = src[i * a_rs + p0 * a_cs];
-        for (int i = mv; i < mr; ++i) o[p0 * mr + i] = 0.0f;
-      }
+      // Rows contiguous, or no unit stride at all.
+      transpose_into_panel(src, a_rs, a_cs, mv, mr, k, o);
     }
   }
 }
@@ -73,24 +88,10 @@ void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b
   for (int64_t j0 = 0; j0 < n; j0 += nr) {
     const int nv = static_cast<int>(n - j0 < nr ? n - j0 : nr);
     float* o = out + j0 * k;
-    // Columns are contiguous (B stored transposed): transpose in blocks of 8 depth steps.
-    const float* src = b + j0 * b_cs;
-    constexpr int64_t kBlock = 8;
-    int64_t p0 = 0;
-    for (; p0 + kBlock <= k; p0 += kBlock) {
-      for (int j = 0; j < nv; ++j) {
-        const float* s = src + j * b_cs + p0 * b_rs;
-#pragma GCC unroll 8
-        for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = s[p * b_rs];
-      }
-      for (int j = nv; j < nr; ++j) {
-#pragma GCC unroll 8
-        for (int64_t p = 0; p < kBlock; ++p) o[(p0 + p) * nr + j] = 0.0f;
-      }
-    }
-    for (; p0 < k; ++p0) {
-      for (int j = 0; j < nv; ++j) o[p0 * nr + j] = src[j * b_cs + p0 * b_rs];
-      for (int j = nv; j < nr; ++j) o[p0 * nr + j] = 0.0f;
-    }
+    // Columns contiguous (B stored transposed), or no unit stride at all.
+    transpose_into_panel(b + j0 * b_cs, b_cs, b_rs, nv, nr, k, o);
   }
 }
+
+}  // namespace
+}  // namespace adaptcore::kernels

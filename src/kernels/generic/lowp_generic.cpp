@@ -9,70 +9,19 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/generic/int8_step_generic.hpp"
+#include "kernels/kernel_tables.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/lowp_pack_template.hpp"
+#include "kernels/tile_kernels.hpp"
 
 namespace {
-#include "kernels/lowp_pack_template.hpp"
 
-using adaptcore::kernels::LowpArgs;
+using namespace adaptcore::kernels;
 
-// Byte q of a group word, as the operand's type.
-template <bool Signed>
-inline std::int32_t byte_of(std::uint32_t w, int q) {
-  const auto b = static_cast<std::uint8_t>(w >> (8 * q));
-  return Signed ? static_cast<std::int32_t>(static_cast<std::int8_t>(b)) : b;
-}
-
-template <int PMR, int M, int NR, bool Swapped>
-void int8_generic(const LowpArgs& x) {
-  std::uint32_t acc[M][NR] = {};  // unsigned: wrapping is defined, as in vpdpbusd
-  const std::uint32_t* a = x.a;
-  const std::uint32_t* b = x.b;
-  for (int64_t g = 0; g < x.groups; ++g) {
-    for (int i = 0; i < M; ++i) {
-      const std::uint32_t aw = a[i];
-      const std::int32_t a0 = byte_of<Swapped>(aw, 0), a1 = byte_of<Swapped>(aw, 1),
-                         a2 = byte_of<Swapped>(aw, 2), a3 = byte_of<Swapped>(aw, 3);
-      for (int j = 0; j < NR; ++j) {
-        const std::uint32_t bw = b[j];
-        // |each product| <= 32640: the sum of four fits in int32.
-        const std::int32_t s = a0 * byte_of<!Swapped>(bw, 0) + a1 * byte_of<!Swapped>(bw, 1) +
-                               a2 * byte_of<!Swapped>(bw, 2) + a3 * byte_of<!Swapped>(bw, 3);
-        acc[i][j] += static_cast<std::uint32_t>(s);
-      }
-    }
-    a += PMR;
-    b += NR;
-  }
-  auto* c = static_cast<std::int32_t*>(x.c);
-  const auto beta = static_cast<std::uint32_t>(x.ibeta);
-  for (int i = 0; i < M; ++i) {
-    std::int32_t* row = c + i * x.ldc;
-    for (int j = 0; j < x.n; ++j) {
-      std::uint32_t r = acc[i][j];
-      if (beta != 0) r += beta * static_cast<std::uint32_t>(row[j]);
-      row[j] = static_cast<std::int32_t>(r);
-    }
-  }
-}
-
-template <int PMR, int NR, bool Swapped, int... Ms>
-constexpr std::array<adaptcore::kernels::LowpFn, adaptcore::kernels::kMaxMr> int8_rows(
-    std::integer_sequence<int, Ms...>) {
-  return {&int8_generic<PMR, Ms + 1, NR, Swapped>...};
-}
-
-template <int MR, int NR>
-constexpr adaptcore::kernels::LowpTile int8_tile() {
-  adaptcore::kernels::LowpTile t{};
-  t.mr = MR;
-  t.nr = NR;
-  t.fn = int8_rows<MR, NR, false>(std::make_integer_sequence<int, MR>{});
-  t.fn_swapped = int8_rows<MR, NR, true>(std::make_integer_sequence<int, MR>{});
-  return t;
-}
-
-constexpr adaptcore::kernels::LowpTile kInt8Tiles[] = {int8_tile<4, 16>()};
+// 4 rows x 16 columns, one scalar lane per column.
+constexpr LowpTile kInt8Tiles[] = {
+    make_lowp_tile<DotBytesStep<false>, DotBytesStep<true>, 4, 16>()};
 
 constexpr adaptcore::kernels::LowpKernels int8_table(adaptcore::Isa isa) {
   return {adaptcore::DType::U8S8, isa, "int32-generic", 4, 4, 1.0, kInt8Tiles,

@@ -1,24 +1,20 @@
 // Portable fp32 micro-kernels and packing: baseline compiler flags only, so they run on any
 // CPU the binary runs on. The path of last resort and the reference for the others' layouts.
-#include <utility>
-
+#include "kernels/fp32_kernels.hpp"
 #include "kernels/generic/vec_generic.hpp"
+#include "kernels/pack_template.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace {
-#include "kernels/pack_template.hpp"
-#include "kernels/ukernel_template.hpp"
+
+using namespace adaptcore::kernels;
 
 // 16 xmm registers on baseline x86-64: 4x8 keeps 8 accumulators + 2 B + 1 broadcast.
-constexpr adaptcore::kernels::TileKernels kTiles[] = {
-    make_tile<VecGeneric, 4, 2>(),
-};
+using Generic = Fp32Kernels<VecGeneric, Tile<4, 2>>;
 
-constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecGeneric>();
-
-constexpr adaptcore::kernels::IsaKernels kGeneric{
-    adaptcore::Isa::Generic, VecGeneric::W, false, kTiles, &pack_a_panels<VecGeneric>,
-    &pack_b_panels<VecGeneric>, &kDot};
+constexpr IsaKernels kGeneric = Generic::table(adaptcore::Isa::Generic, false,
+                                               &pack_a_panels<VecGeneric>,
+                                               &pack_b_panels<VecGeneric>);
 }  // namespace
 
 namespace adaptcore::kernels {

@@ -1,10 +1,15 @@
 // Portable vector traits: GCC/Clang vector extensions of 4 floats, which compile to SSE on any
 // x86-64 (and to NEON elsewhere). No FMA is assumed: a * b + c rounds twice.
+// In an unnamed namespace: every unit that includes it gets its own copy, compiled with its
+// flags (inline functions with external linkage would be merged across units).
 #pragma once
 #include <cstring>
 
+namespace {
+
 struct VecGeneric {
   using reg = float __attribute__((vector_size(16)));
+  using elem = float;
   static constexpr int W = 4;
   static reg zero() { return reg{0.0f, 0.0f, 0.0f, 0.0f}; }
   static reg load(const float* p) {
@@ -26,4 +31,8 @@ struct VecGeneric {
   static reg mul(reg a, reg b) { return a * b; }
   static reg set1(float x) { return reg{x, x, x, x}; }
   static float hsum(reg r) { return (r[0] + r[1]) + (r[2] + r[3]); }
+  // Scalar a * b + c as this path computes it: two roundings (no FMA on baseline x86-64).
+  static float fma1(float a, float b, float c) { return a * b + c; }
 };
+
+}  // namespace

@@ -7,6 +7,7 @@
 
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
+#include "kernels/wq_tables.hpp"
 
 namespace adaptcore::kernels {
 namespace {
@@ -23,60 +24,58 @@ void zero_row(const WqQuantizeArgs& a, float row_factor) {
   a.row_factor_out[a.row] = row_factor;
 }
 
-template <int M, int P, bool INT4>
-void kernel(const WqArgs& a) {
-  float acc[M][32] = {};
-  const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
-  for (int64_t g = 0; g < groups; ++g) {
-    std::uint32_t raw[M][P][32] = {};
-    const int64_t q1 = std::min(a.quads, (g + 1) * a.quads_per_group);
-    for (int64_t q = g * a.quads_per_group; q < q1; ++q) {
-      for (int j = 0; j < 32; ++j) {
-        for (int t = 0; t < 4; ++t) {
-          std::uint32_t u;
-          if constexpr (INT4) {
-            const std::uint8_t b = a.w[q * 64 + (j % 16) * 4 + t];
-            u = j < 16 ? (b & 0x0Fu) : (b >> 4);
-          } else {
-            u = a.w[q * 128 + j * 4 + t];
-          }
-          for (int i = 0; i < M; ++i)
-            for (int p = 0; p < P; ++p) {
-              const std::int8_t s = a.a.parts[((q * a.a.mr + i) * P + p) * 4 + t];
-              raw[i][p][j] += u * static_cast<std::uint32_t>(static_cast<std::int32_t>(s));
+// An M x 32 tile (M = 1..kWqMaxMr) of P activation parts against int8 or int4 weights.
+template <int P, bool INT4>
+struct Tile {
+  template <int M>
+  static void kernel(const WqArgs& a) {
+    float acc[M][32] = {};
+    const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
+    for (int64_t g = 0; g < groups; ++g) {
+      std::uint32_t raw[M][P][32] = {};
+      const int64_t q1 = std::min(a.quads, (g + 1) * a.quads_per_group);
+      for (int64_t q = g * a.quads_per_group; q < q1; ++q) {
+        for (int j = 0; j < 32; ++j) {
+          for (int t = 0; t < 4; ++t) {
+            std::uint32_t u;
+            if constexpr (INT4) {
+              const std::uint8_t b = a.w[q * 64 + (j % 16) * 4 + t];
+              u = j < 16 ? (b & 0x0Fu) : (b >> 4);
+            } else {
+              u = a.w[q * 128 + j * 4 + t];
             }
+            for (int i = 0; i < M; ++i)
+              for (int p = 0; p < P; ++p) {
+                const std::int8_t s = a.a.parts[((q * a.a.mr + i) * P + p) * 4 + t];
+                raw[i][p][j] += u * static_cast<std::uint32_t>(static_cast<std::int32_t>(s));
+              }
+          }
+        }
+      }
+      for (int i = 0; i < M; ++i) {
+        const float s = a.a.scale[g * a.a.mr + i];
+        const auto comp = static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]);
+        for (int j = 0; j < 32; ++j) {
+          const std::uint32_t t =
+              (P == 2 ? (raw[i][0][j] << 8) + raw[i][1][j] : raw[i][0][j]) - comp;
+          float f = static_cast<float>(static_cast<std::int32_t>(t));
+          if (a.w_group_scale != nullptr) f *= a.w_group_scale[g * 32 + j];
+          acc[i][j] = std::fma(f, s, acc[i][j]);
         }
       }
     }
     for (int i = 0; i < M; ++i) {
-      const float s = a.a.scale[g * a.a.mr + i];
-      const auto comp = static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]);
-      for (int j = 0; j < 32; ++j) {
-        const std::uint32_t t = (P == 2 ? (raw[i][0][j] << 8) + raw[i][1][j] : raw[i][0][j]) - comp;
-        float f = static_cast<float>(static_cast<std::int32_t>(t));
-        if (a.w_group_scale != nullptr) f *= a.w_group_scale[g * 32 + j];
-        acc[i][j] = std::fma(f, s, acc[i][j]);
+      const float rf = a.a.row_factor[i];
+      for (int j = 0; j < a.n; ++j) {
+        float v = acc[i][j];
+        if (a.w_col_scale != nullptr) v *= a.w_col_scale[j];
+        v *= rf;
+        float& c = a.c[i * a.c_rs + j * a.c_cs];
+        c = a.beta == 0.0f ? v : v + a.beta * c;
       }
     }
   }
-  for (int i = 0; i < M; ++i) {
-    const float rf = a.a.row_factor[i];
-    for (int j = 0; j < a.n; ++j) {
-      float v = acc[i][j];
-      if (a.w_col_scale != nullptr) v *= a.w_col_scale[j];
-      v *= rf;
-      float& c = a.c[i * a.c_rs + j * a.c_cs];
-      c = a.beta == 0.0f ? v : v + a.beta * c;
-    }
-  }
-}
-
-template <int P, bool INT4, std::size_t... I>
-std::array<WqFn, kWqMaxMr> table(std::index_sequence<I...>) {
-  std::array<WqFn, kWqMaxMr> t{};
-  ((t[I] = &kernel<static_cast<int>(I) + 1, P, INT4>), ...);
-  return t;
-}
+};
 
 }  // namespace
 
@@ -122,20 +121,8 @@ void wq_quantize_portable(const WqQuantizeArgs& a) noexcept {
 }
 
 const WqKernels& wq_generic_kernels() noexcept {
-  static const WqKernels ks = [] {
-    WqKernels k{};
-    k.name = "int32-generic";
-    k.native = false;
-    k.mr_two = 4;
-    k.mr_one = 6;
-    const auto seq = std::make_index_sequence<kWqMaxMr>{};
-    k.two_int8 = table<2, false>(seq);
-    k.one_int8 = table<1, false>(seq);
-    k.two_int4 = table<2, true>(seq);
-    k.one_int4 = table<1, true>(seq);
-    k.quantize = &wq_quantize_portable;
-    return k;
-  }();
+  static const WqKernels ks =
+      make_wq_kernels<Tile>("int32-generic", false, 4, 6, &wq_quantize_portable);
   return ks;
 }
 

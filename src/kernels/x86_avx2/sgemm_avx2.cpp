@@ -1,26 +1,20 @@
 // AVX2 + FMA3 fp32 micro-kernels and packing. Compiled with -mavx2 -mfma only; reached through
 // avx2_kernels() after the context checked the CPU supports both.
-#include <utility>
-
+#include "kernels/fp32_kernels.hpp"
+#include "kernels/pack_template.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx2/vec_avx2.hpp"
 
 namespace {
-#include "kernels/pack_template.hpp"
-#include "kernels/ukernel_template.hpp"
+
+using namespace adaptcore::kernels;
 
 // 16 ymm registers: 6x16 (12 accumulators + 2 B + 1 broadcast) is the compute tile; 4x24 (12
 // accumulators + 3 B + 1) reads B more efficiently for short M.
-constexpr adaptcore::kernels::TileKernels kTiles[] = {
-    make_tile<VecAvx2, 6, 2>(),
-    make_tile<VecAvx2, 4, 3>(),
-};
+using Avx2 = Fp32Kernels<VecAvx2, Tile<6, 2>, Tile<4, 3>>;
 
-constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecAvx2>();
-
-constexpr adaptcore::kernels::IsaKernels kAvx2{
-    adaptcore::Isa::Avx2, VecAvx2::W, false, kTiles, &pack_a_panels<VecAvx2>,
-    &pack_b_panels<VecAvx2>, &kDot};
+constexpr IsaKernels kAvx2 = Avx2::table(adaptcore::Isa::Avx2, false, &pack_a_panels<VecAvx2>,
+                                         &pack_b_panels<VecAvx2>);
 }  // namespace
 
 namespace adaptcore::kernels {

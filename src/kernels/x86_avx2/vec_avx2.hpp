@@ -1,9 +1,15 @@
 // Vector traits for AVX2 + FMA3: 8 fp32 lanes; tails use vmaskmovps (masked lanes never fault).
+// In an unnamed namespace: each unit that includes it compiles its own copy with its flags.
 #pragma once
 #include <immintrin.h>
 
+#include <cmath>
+
+namespace {
+
 struct VecAvx2 {
   using reg = __m256;
+  using elem = float;
   static constexpr int W = 8;
   static __m256i mask(int n) {
     alignas(32) static constexpr int kBits[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
@@ -33,4 +39,8 @@ struct VecAvx2 {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
+  // Scalar fused multiply-add (one rounding, vfmadd with -mfma).
+  static float fma1(float a, float b, float c) { return std::fma(a, b, c); }
 };
+
+}  // namespace

@@ -8,11 +8,19 @@
 // L1 set, every load misses, and packing took a third of a bf16 256 x 4096 x 4096 call.
 //
 // F is the group format of lowp_pack_template.hpp (Bf16Pairs, Int8Quads); Sums adds the column
-// sums of packed vectors (int8) or nothing (bf16). Include inside the anonymous namespace of an
-// AVX-512 unit, after lowp_pack_template.hpp.
+// sums of packed vectors (int8) or nothing (bf16). Included by the AVX-512 low-precision units.
 #pragma once
 
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/lowp_pack_template.hpp"
 #include "kernels/x86_avx512/transpose16x16_avx512.hpp"
+
+namespace adaptcore::kernels {
+namespace {
 
 // No column sums (bf16).
 struct NoColumnSums {
@@ -32,8 +40,9 @@ void pack_b_transposed_words(int64_t k, int64_t n, const void* src, int64_t cs, 
   using T = typename F::T;
   constexpr int G = F::G;
   const T* b = static_cast<const T*>(src);
-  const int64_t groups = (k + G - 1) / G, full = k / G;
-  const int tail = static_cast<int>(k - full * G);
+  const GroupDepth<F> d(k);
+  const int64_t groups = d.groups, full = d.full;
+  const int tail = d.tail;
   // What the format does to a whole group besides placing it (the int8 flip: xor 0x80 on
   // every byte), as a vector; a word of zeros shows it.
   const T zeros[G] = {};
@@ -76,3 +85,6 @@ void pack_b_transposed_words(int64_t k, int64_t n, const void* src, int64_t cs, 
     }
   }
 }
+
+}  // namespace
+}  // namespace adaptcore::kernels

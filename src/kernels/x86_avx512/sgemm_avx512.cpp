@@ -1,34 +1,27 @@
 // AVX-512F fp32 micro-kernels and packing. Compiled with -mavx512f -mavx512vl -mfma only;
 // reached through avx512_kernels() after the context checked the CPU supports AVX-512F.
-#include <utility>
 
 // GCC 12 reports its own AVX-512 intrinsic headers (the '__Y' placeholder of the casts and
 // shuffles) as maybe-uninitialised; a known false positive.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
+#include "kernels/fp32_kernels.hpp"
 #include "kernels/ukernel.hpp"
+#include "kernels/x86_avx512/pack_transpose_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace {
-#include "kernels/pack_template.hpp"
-#include "kernels/ukernel_template.hpp"
-#include "kernels/x86_avx512/pack_transpose_avx512.hpp"
+
+using namespace adaptcore::kernels;
 
 // Register tiles: 14x32 (28 accumulators, 2 B loads + 14 broadcasts per 28 FMAs), 8x48 (24
 // accumulators, better load ratio for mid-size M), 6x64 (24 accumulators; its 1..6-row
 // variants serve decode-like M with wide vectors so B streams at full bandwidth).
-constexpr adaptcore::kernels::TileKernels kTiles[] = {
-    make_tile<VecAvx512, 14, 2>(),
-    make_tile<VecAvx512, 8, 3>(),
-    make_tile<VecAvx512, 6, 4>(),
-};
+using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>>;
 
-constexpr adaptcore::kernels::DotKernels kDot = make_dot_kernels<VecAvx512>();
-
-constexpr adaptcore::kernels::IsaKernels kAvx512{
-    adaptcore::Isa::Avx512, VecAvx512::W, true, kTiles, &pack_a_rows_avx512,
-    &pack_b_cols_avx512, &kDot};
+constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,
+                                             &pack_b_cols_avx512);
 }  // namespace
 
 namespace adaptcore::kernels {

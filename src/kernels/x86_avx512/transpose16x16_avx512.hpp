@@ -1,8 +1,14 @@
 // The 16 x 16 transpose of 32-bit lanes in registers (4 shuffle stages, 64 shuffles): row i,
 // lane j in becomes row j, lane i out. Shared by the packers that turn rows contiguous along
 // k into panels (fp32 A and transposed B, low-precision transposed B).
-// Include only inside the anonymous namespace of an AVX-512 unit.
+// Included by AVX-512 units; the unnamed namespace gives each its own copy, built with its
+// flags.
 #pragma once
+
+#include <immintrin.h>
+
+namespace adaptcore::kernels {
+namespace {
 
 inline void transpose16x16(__m512 r[16]) {
   __m512 t[16];
@@ -32,3 +38,6 @@ inline void transpose16x16(__m512 r[16]) {
   }
   for (int i = 0; i < 16; ++i) r[i] = t[i];
 }
+
+}  // namespace
+}  // namespace adaptcore::kernels

@@ -20,6 +20,7 @@
 
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
+#include "kernels/wq_tables.hpp"
 
 namespace adaptcore::kernels {
 namespace {
@@ -158,60 +159,57 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
   return groups;
 }
 
-template <int M, int P, bool INT4>
-void kernel(const WqArgs& a) {
-  // The fp32 accumulators of the tile (memory, L1) between the phases: whole groups of a
-  // fixed depth, then any other group through group_tile (a call, which would spill them).
-  alignas(64) float acc[M * 32] = {};
-  const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
-  const int64_t whole = a.quads / a.quads_per_group;
-  int64_t done = 0;
-  if (a.quads_per_group == 8) done = whole_groups<M, P, INT4, 8>(a, whole, acc);
-  else if (a.quads_per_group == 16) done = whole_groups<M, P, INT4, 16>(a, whole, acc);
-  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
-  const std::int64_t panel_quad = INT4 ? 64 : 128;
-  for (int64_t g = done; g < groups; ++g) {
-    const int64_t q0 = g * a.quads_per_group;
-    const int64_t qn = std::min(a.quads_per_group, a.quads - q0);
-    const std::int64_t meta = g * a.a.mr;
-    group_tile<M, P, INT4>(a.w + q0 * panel_quad, a.a.parts + q0 * quad_bytes, qn, quad_bytes,
-                           a.a.comp + meta, a.a.scale + meta,
-                           a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr, acc);
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < M; ++i) {
-    const __m512 rf = _mm512_set1_ps(a.a.row_factor[i]);
-#pragma GCC unroll 2
-    for (int v = 0; v < 2; ++v) {
-      const int valid = std::clamp(a.n - v * 16, 0, 16);
-      if (valid == 0) continue;
-      __m512 x = _mm512_load_ps(acc + i * 32 + v * 16);
-      if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
-      x = _mm512_mul_ps(x, rf);
-      float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
-      if (a.c_cs == 1) {
-        const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
-        if (a.beta != 0.0f)
-          x = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, c), _mm512_set1_ps(a.beta), x);
-        _mm512_mask_storeu_ps(c, mask, x);
-      } else {
-        alignas(64) float tmp[16];
-        _mm512_store_ps(tmp, x);
-        for (int j = 0; j < valid; ++j) {
-          float& cj = c[j * a.c_cs];
-          cj = a.beta == 0.0f ? tmp[j] : tmp[j] + a.beta * cj;
+// An M x 32 tile (M = 1..kWqMaxMr) of P activation parts against int8 or int4 weights.
+template <int P, bool INT4>
+struct Tile {
+  template <int M>
+  static void kernel(const WqArgs& a) {
+    // The fp32 accumulators of the tile (memory, L1) between the phases: whole groups of a
+    // fixed depth, then any other group through group_tile (a call, which would spill them).
+    alignas(64) float acc[M * 32] = {};
+    const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
+    const int64_t whole = a.quads / a.quads_per_group;
+    int64_t done = 0;
+    if (a.quads_per_group == 8) done = whole_groups<M, P, INT4, 8>(a, whole, acc);
+    else if (a.quads_per_group == 16) done = whole_groups<M, P, INT4, 16>(a, whole, acc);
+    const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
+    const std::int64_t panel_quad = INT4 ? 64 : 128;
+    for (int64_t g = done; g < groups; ++g) {
+      const int64_t q0 = g * a.quads_per_group;
+      const int64_t qn = std::min(a.quads_per_group, a.quads - q0);
+      const std::int64_t meta = g * a.a.mr;
+      group_tile<M, P, INT4>(a.w + q0 * panel_quad, a.a.parts + q0 * quad_bytes, qn, quad_bytes,
+                             a.a.comp + meta, a.a.scale + meta,
+                             a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr, acc);
+    }
+  #pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) {
+      const __m512 rf = _mm512_set1_ps(a.a.row_factor[i]);
+  #pragma GCC unroll 2
+      for (int v = 0; v < 2; ++v) {
+        const int valid = std::clamp(a.n - v * 16, 0, 16);
+        if (valid == 0) continue;
+        __m512 x = _mm512_load_ps(acc + i * 32 + v * 16);
+        if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
+        x = _mm512_mul_ps(x, rf);
+        float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
+        if (a.c_cs == 1) {
+          const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+          if (a.beta != 0.0f)
+            x = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, c), _mm512_set1_ps(a.beta), x);
+          _mm512_mask_storeu_ps(c, mask, x);
+        } else {
+          alignas(64) float tmp[16];
+          _mm512_store_ps(tmp, x);
+          for (int j = 0; j < valid; ++j) {
+            float& cj = c[j * a.c_cs];
+            cj = a.beta == 0.0f ? tmp[j] : tmp[j] + a.beta * cj;
+          }
         }
       }
     }
   }
-}
-
-template <int P, bool INT4, std::size_t... I>
-std::array<WqFn, kWqMaxMr> table(std::index_sequence<I...>) {
-  std::array<WqFn, kWqMaxMr> t{};
-  ((t[I] = &kernel<static_cast<int>(I) + 1, P, INT4>), ...);
-  return t;
-}
+};
 
 __mmask16 first(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xFFFF)
@@ -304,20 +302,8 @@ void quantize(const WqQuantizeArgs& a) noexcept {
 }  // namespace
 
 const WqKernels* wq_vnni_kernels() noexcept {
-  static const WqKernels ks = [] {
-    WqKernels k{};
-    k.name = "avx512-vnni";
-    k.native = true;
-    k.mr_two = 4;  // 16 int32 + 8 fp32 accumulators + 2 weight vectors
-    k.mr_one = 6;  // 12 + 12 + 2
-    const auto seq = std::make_index_sequence<kWqMaxMr>{};
-    k.two_int8 = table<2, false>(seq);
-    k.one_int8 = table<1, false>(seq);
-    k.two_int4 = table<2, true>(seq);
-    k.one_int4 = table<1, true>(seq);
-    k.quantize = &quantize;
-    return k;
-  }();
+  // mr_two = 4: 16 int32 + 8 fp32 accumulators + 2 weight vectors; mr_one = 6: 12 + 12 + 2.
+  static const WqKernels ks = make_wq_kernels<Tile>("avx512-vnni", true, 4, 6, &quantize);
   return &ks;
 }
 

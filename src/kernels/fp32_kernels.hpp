@@ -1,0 +1,42 @@
+// The kernel table (IsaKernels, ukernel.hpp) of an fp32 path, from its vector traits V and its
+// register tiles: every tile with both A modes and every row count, the 4x4 dot-product tiles,
+// and the path's pack functions. An ISA unit names only what is its own:
+//   using Path = Fp32Kernels<VecAvx2, Tile<6, 2>, Tile<4, 3>>;
+//   constexpr IsaKernels kAvx2 = Path::table(Isa::Avx2, false, &pack_a..., &pack_b...);
+// Included by the fp32 ISA units; the unnamed namespace gives each its own copy.
+#pragma once
+
+#include "adaptcore/types.hpp"
+#include "kernels/dot_tile.hpp"
+#include "kernels/kernel_tables.hpp"
+#include "kernels/tile_kernels.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+// A register tile of MR rows x NV vectors.
+template <int MR, int NV>
+struct Tile {
+  template <class V>
+  static constexpr TileKernels make() {
+    return make_tile<V, MR, NV>();
+  }
+};
+
+template <class V, class... Tiles>
+struct Fp32Kernels {
+  static constexpr TileKernels tiles[] = {Tiles::template make<V>()...};
+  static constexpr DotKernels dot{
+      dot_table<DotKernelFn, kDotMr, kDotNr,
+                DotTile<DotArgs, FmaStep<V>, VecValues<V>, VecValues<V>>>()};
+
+  // broadcast_is_free: the broadcast of A folds into the FMA's memory operand (AVX-512).
+  static constexpr IsaKernels table(Isa isa, bool broadcast_is_free, PackAFn pack_a,
+                                    PackBFn pack_b) {
+    return {isa, V::W, broadcast_is_free, tiles, pack_a, pack_b, &dot};
+  }
+};
+
+}  // namespace
+}  // namespace adaptcore::kernels

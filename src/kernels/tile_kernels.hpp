@@ -1,0 +1,127 @@
+// The register-tile kernels: a mainloop (tile_mainloop.hpp) and an epilogue (tile_epilogue.hpp)
+// put together once per kind of operand, each a kernel family for kernel_tables.hpp:
+//   Fp32Tile    UKernelArgs: fp32 A in either mode, B packed or read in place (column tails)
+//   PackedTile  LowpArgs: packed group panels of A and B, any multiply-accumulate step
+//   DirectTile  LowpDirectArgs: packed A, B rows read in place through a row source that
+//               interleaves them in registers and restores the column order at the end
+// Output is the epilogue's op factory (TypedOutput: the types' own linear combination).
+// Included by the ISA units; the unnamed namespace gives each its own copy, built with its flags.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/kernel_tables.hpp"
+#include "kernels/lowp.hpp"
+#include "kernels/tile_epilogue.hpp"
+#include "kernels/tile_mainloop.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+// M rows x NV vectors of V::W columns: per depth step NV loads of B, M broadcasts of A and
+// M * NV FMAs into register accumulators.
+template <class V, int NV, AMode AM, class Output = TypedOutput>
+struct Fp32Tile {
+  template <int M>
+  static void kernel(const UKernelArgs& args) {
+    using Step = FmaStep<V>;
+    constexpr int NR = NV * V::W;
+    typename V::reg acc[M][NV], unused[NV];
+    zero_tile<V, M, NV>(acc);
+    prefetch_source<V, M, NV>(args.c, args.ldc, args.n, Output::template make<V>(args));
+    // Distance between consecutive A elements of one row (k direction) and between rows.
+    const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
+    const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;
+    if (args.n == NR) {
+      PanelB<Step, NV> b{args.b, args.ldb};
+      mainloop<Step, M, NV>(acc, unused, args.a, a_step, a_row, b, args.k);
+    } else {
+      ColumnTailB<Step, NV> b{args.b, args.ldb, args.n};
+      mainloop<Step, M, NV>(acc, unused, args.a, a_step, a_row, b, args.k);
+    }
+    settle_tile<V, M, NV>(acc);
+    store_tile<V, M, NV>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
+  }
+};
+
+// One TileKernels entry: kernels for both A modes and every row count 1..MR.
+template <class V, int MR, int NV>
+constexpr TileKernels make_tile() {
+  TileKernels t{MR, NV * V::W, {}};
+  t.fn[0] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::ColUnit>, MR>();
+  t.fn[1] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::RowUnit>, MR>();
+  return t;
+}
+
+// Packed panels (lowp.hpp): A's panel has PMR rows (the tile's mr, M <= PMR of them used), B's
+// NV * W columns, both a group per 32-bit word, padded so every load is whole.
+template <class Step, int PMR, int NV, class Output = TypedOutput>
+struct PackedTile {
+  template <int M>
+  static void kernel(const LowpArgs& x) {
+    using V = typename Step::Acc;
+    typename V::reg acc[M][NV], unused[NV];
+    zero_tile<V, M, NV>(acc);
+    auto* c = static_cast<typename V::elem*>(x.c);
+    prefetch_source<V, M, NV>(c, x.ldc, x.n, Output::template make<V>(x));
+    PanelB<Step, NV> b{x.b, NV * V::W};
+    mainloop<Step, M, NV>(acc, unused, x.a, PMR, 1, b, x.groups);
+    settle_tile<V, M, NV>(acc);
+    store_tile<V, M, NV>(acc, c, x.ldc, x.n, Output::template make<V>(x));
+  }
+};
+
+// One LowpTile of MR x NV vectors: Step for `fn`, Swapped (the operands' other signedness
+// order; Step itself where there is none) for `fn_swapped`.
+template <class Step, class Swapped, int MR, int NV>
+constexpr LowpTile make_lowp_tile() {
+  LowpTile t{};
+  t.mr = MR;
+  t.nr = NV * Step::Acc::W;
+  t.fn = row_table<LowpFn, PackedTile<Step, MR, NV>, MR>();
+  t.fn_swapped = row_table<LowpFn, PackedTile<Swapped, MR, NV>, MR>();
+  return t;
+}
+
+// B read in place through Rows (see tile_mainloop.hpp for a source; besides, NV, steps(k), the
+// number of whole steps, restore(row), which puts a row of accumulators back in column
+// order, and kColumnSums, whether LowpDirectArgs::colsum is honoured). A is a packed panel of
+// PMR rows.
+template <class Step, class Rows, int PMR, class Output = TypedOutput>
+struct DirectTile {
+  static constexpr int NV = Rows::NV;
+
+  // Sums is a template parameter: a run-time test inside the loop made GCC 12 keep the
+  // accumulators in memory (objdump: spills and reloads around every vpdpbusd).
+  template <int M, bool Sums>
+  static void body(const LowpDirectArgs& x) {
+    using V = typename Step::Acc;
+    typename V::reg acc[M][NV], sums[1][NV];
+    zero_tile<V, M, NV>(acc);
+    zero_tile<V, 1, NV>(sums);
+    Rows src(x);
+    mainloop<Step, M, NV, Sums>(acc, sums[0], x.a, PMR, 1, src, Rows::steps(x.k));
+    settle_tile<V, M, NV>(acc);
+    if constexpr (Sums) settle_tile<V, 1, NV>(sums);
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) Rows::restore(acc[i]);
+    store_tile<V, M, NV>(acc, static_cast<typename V::elem*>(x.c), x.ldc, x.n,
+                         Output::template make<V>(x));
+    if constexpr (Sums) {
+      Rows::restore(sums[0]);
+      store_tile<V, 1, NV>(sums, x.colsum, 0, x.n, WrapAccumulate<V>(1));
+    }
+  }
+
+  template <int M>
+  static void kernel(const LowpDirectArgs& x) {
+    if constexpr (Rows::kColumnSums) {
+      if (x.colsum != nullptr) return body<M, true>(x);
+    }
+    body<M, false>(x);
+  }
+};
+
+}  // namespace
+}  // namespace adaptcore::kernels

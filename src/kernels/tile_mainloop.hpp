@@ -1,0 +1,211 @@
+// The mainloop of every register-tile kernel, written once: the depth loop that accumulates an
+// M x NV tile of vectors in registers, over two traits types.
+//
+// Step, the multiply-accumulate (FmaStep below; Dpbf16Step, DpbusdStep in x86_avx512/, the
+// portable DotBytesStep in generic/):
+//   Acc            vector traits of the accumulators (and of C): reg, elem, W, zero(), ...
+//   a_elem         what one broadcast reads from A: a float, or a 32-bit group of bf16 / int8
+//   b_elem, b_reg  B as it lies in a packed panel, and one vector of it in a register
+//   bcast(p)       the broadcast of A's value (group) at p
+//   load_b(p), load_b_n(p, n)   a vector of B, whole or its first n lanes (the rest zero)
+//   mac(acc, a, b) acc + a * b per lane (for a group: the sum of its products)
+//   ones()         (optional) the broadcast of a group of ones: mac with it sums B's columns
+//
+// Source, where each depth step's NV vectors of B come from (PanelB, ColumnTailB below;
+// in-place rows interleaved in registers in x86_avx512/):
+//   load(bv)             the next step's vectors; advances
+//   live(v)              whether vector v holds any valid column (false: skipped entirely)
+//   kUnroll              the depth loop's unroll factor (0: the compiler's choice)
+//   kHasTail, tail(), load_tail(bv)   a last, partial step after the whole ones
+//
+// A is a panel of broadcast values: row i of step s at a + s * a_step + i * a_row.
+//
+// The loop issues M * NV independent multiply-accumulates per step from NV vector loads and M
+// broadcasts; everything is inlined into the kernel so the accumulators stay in registers.
+// Included by the ISA units; the unnamed namespace gives each its own copy, built with its flags.
+#pragma once
+
+#include <cstdint>
+
+namespace adaptcore::kernels {
+namespace {
+
+// fp32 FMA over vector traits V: broadcast an A value, multiply-add a vector of B.
+template <class V>
+struct FmaStep {
+  using Acc = V;
+  using reg = typename V::reg;
+  using a_elem = float;
+  using b_elem = float;
+  using b_reg = reg;
+  static reg bcast(const float* p) { return V::bcast(p); }
+  static reg load_b(const float* p) { return V::load(p); }
+  static reg load_b_n(const float* p, int n) { return V::load_n(p, n); }
+  static reg mac(reg acc, reg a, reg b) { return V::fma(a, b, acc); }
+  // Both operands streamed (the dot-product tiles): the same instruction.
+  static reg dot(reg acc, reg a, reg b) { return V::fma(a, b, acc); }
+};
+
+// B from a panel (or rows read in place) whose every step holds NV whole vectors: packed
+// panels are padded to the tile's width, so all of them are loaded and used.
+template <class Step, int NV>
+struct PanelB {
+  static constexpr int kUnroll = 2;
+  static constexpr bool kHasTail = false;
+  const typename Step::b_elem* b;
+  int64_t ldb;  // elements between steps
+
+  static constexpr bool live(int) { return true; }
+  [[gnu::always_inline]] void load(typename Step::b_reg (&bv)[NV]) {
+    constexpr int W = Step::Acc::W;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) bv[v] = Step::load_b(b + v * W);
+    b += ldb;
+  }
+  static bool tail() { return false; }
+  void load_tail(typename Step::b_reg (&)[NV]) {}
+};
+
+// B read in place with only n < NV * W valid columns: the vectors past n are neither loaded
+// nor used. A masked load whose lanes are all off still costs a microcode assist on some cores
+// when it crosses into an unmapped page, and it would be wasted work anyway.
+template <class Step, int NV>
+struct ColumnTailB {
+  static constexpr int kUnroll = 0;
+  static constexpr bool kHasTail = false;
+  const typename Step::b_elem* b;
+  int64_t ldb;
+  int n;
+
+  bool live(int v) const { return v * Step::Acc::W < n; }
+  [[gnu::always_inline]] void load(typename Step::b_reg (&bv)[NV]) {
+    constexpr int W = Step::Acc::W;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v)
+      bv[v] = live(v) ? Step::load_b_n(b + v * W, n - v * W) : Step::Acc::zero();
+    b += ldb;
+  }
+  static bool tail() { return false; }
+  void load_tail(typename Step::b_reg (&)[NV]) {}
+};
+
+// Hands the accumulators over from the mainloop to the epilogue through an empty asm (no
+// instruction): the values leave their registers as they are, and the epilogue's control flow
+// no longer reaches into the loop's register allocation. Without it GCC 12 kept a copy of
+// every vpdpbusd accumulator through the depth loop (a vmovdqa32 / vmovdqa64 pair per
+// accumulator and step) depending on how the stores after the loop were written.
+template <class R>
+[[gnu::always_inline]] inline void settle(R& r) {
+#if defined(__x86_64__) || defined(__i386__)
+  if constexpr (sizeof(R) >= 16) __asm__("" : "+v"(r));
+#endif
+}
+
+template <int M, int NV, class R>
+[[gnu::always_inline]] inline void settle_rows(R (&acc)[M][NV]) {
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) settle(acc[i][v]);
+  }
+}
+template <class V, int M, int NV>
+[[gnu::always_inline]] inline void settle_tile(typename V::reg (&acc)[M][NV]) {
+  settle_rows<M, NV>(acc);
+}
+
+// What every source of B read in place (row-major, ldb elements between rows) holds: the next
+// row, the stride, the mask of the valid columns; its vectors are all live (columns past n
+// load as zeros) and it may end with a partial step.
+template <class Elem, class Mask>
+struct InPlaceRows {
+  static constexpr bool kHasTail = true;
+  const Elem* b;
+  int64_t ldb;
+  Mask cols;
+  static constexpr bool live(int) { return true; }
+};
+
+// One depth step: each row's broadcast meets the NV vectors of B; with Sums, a row of ones
+// meets them too, accumulating B's column sums in `sums`.
+template <class Step, int M, int NV, bool Sums, class Source>
+[[gnu::always_inline]] inline void rank1_update(typename Step::Acc::reg (&acc)[M][NV],
+                                                typename Step::Acc::reg (&sums)[NV],
+                                                const typename Step::a_elem* a, int64_t a_row,
+                                                const typename Step::b_reg (&bv)[NV],
+                                                const Source& src) {
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    const auto av = Step::bcast(a + i * a_row);
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) {
+      if (src.live(v)) acc[i][v] = Step::mac(acc[i][v], av, bv[v]);
+    }
+  }
+  if constexpr (Sums) {
+    const auto ones = Step::ones();
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) sums[v] = Step::mac(sums[v], ones, bv[v]);
+  }
+}
+
+template <class Step, int M, int NV, bool Sums, class Source>
+[[gnu::always_inline]] inline void depth_step(typename Step::Acc::reg (&acc)[M][NV],
+                                              typename Step::Acc::reg (&sums)[NV],
+                                              const typename Step::a_elem* a, int64_t a_row,
+                                              Source& src) {
+  typename Step::b_reg bv[NV];
+  src.load(bv);
+  rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv, src);
+}
+
+// `steps` whole steps from the source, then its tail step if it has one. The unroll pragma
+// takes no template argument, hence one loop per factor.
+template <class Step, int M, int NV, bool Sums = false, class Source>
+[[gnu::always_inline]] inline void mainloop(typename Step::Acc::reg (&acc)[M][NV],
+                                            typename Step::Acc::reg (&sums)[NV],
+                                            const typename Step::a_elem* a, int64_t a_step,
+                                            int64_t a_row, Source& src, int64_t steps) {
+  if constexpr (Source::kUnroll == 2) {
+#pragma GCC unroll 2
+    for (int64_t s = 0; s < steps; ++s) {
+      depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+      a += a_step;
+    }
+  } else if constexpr (Source::kUnroll == 1) {
+#pragma GCC unroll 1
+    for (int64_t s = 0; s < steps; ++s) {
+      depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+      a += a_step;
+    }
+  } else {
+    for (int64_t s = 0; s < steps; ++s) {
+      depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+      a += a_step;
+    }
+  }
+  if constexpr (Source::kHasTail) {
+    if (src.tail()) {
+      settle_rows<M, NV>(acc);
+      if constexpr (Sums) {
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v) settle(sums[v]);
+      }
+      typename Step::b_reg bv[NV];
+      src.load_tail(bv);
+      rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv, src);
+    }
+  }
+}
+
+template <class V, int M, int NV>
+[[gnu::always_inline]] inline void zero_tile(typename V::reg (&acc)[M][NV]) {
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::kernels

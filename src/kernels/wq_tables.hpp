@@ -1,0 +1,30 @@
+// The table of a weight-quantized path (WqKernels, wq.hpp) from its tile family:
+// Tile<P, INT4>::kernel<m> for P = 2 or 1 activation parts, int8 or int4 weights and every row
+// count m = 1..kWqMaxMr. Included by the weight-quantized units (the unnamed namespace keeps
+// their instantiations apart).
+#pragma once
+
+#include "kernels/kernel_tables.hpp"
+#include "kernels/wq.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+template <template <int, bool> class Tile>
+WqKernels make_wq_kernels(const char* name, bool native, int mr_two, int mr_one,
+                          WqQuantizeFn quantize) {
+  WqKernels k{};
+  k.name = name;
+  k.native = native;
+  k.mr_two = mr_two;
+  k.mr_one = mr_one;
+  k.two_int8 = row_table<WqFn, Tile<2, false>, kWqMaxMr, kWqMaxMr>();
+  k.one_int8 = row_table<WqFn, Tile<1, false>, kWqMaxMr, kWqMaxMr>();
+  k.two_int4 = row_table<WqFn, Tile<2, true>, kWqMaxMr, kWqMaxMr>();
+  k.one_int4 = row_table<WqFn, Tile<1, true>, kWqMaxMr, kWqMaxMr>();
+  k.quantize = quantize;
+  return k;
+}
+
+}  // namespace
+}  // namespace adaptcore::kernels
