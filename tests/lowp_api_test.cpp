@@ -250,7 +250,7 @@ namespace {
 TEST(LowpPlans, APackingIsThePlans) {
   for (DType d : {DType::Bf16, DType::U8S8}) {
     auto ctx = make_context(Isa::Auto, 2);
-    const kernels::LowpKernels* ks = ctx->impl().lowp_kernels(d, ctx->isa());
+    const kernels::LowpKernels* ks = ::adaptcore::detail::impl_of(*ctx).lowp_kernels(d, ctx->isa());
     ASSERT_NE(ks, nullptr);
     const int eb = d == DType::Bf16 ? 2 : 1;
     const int64_t m = 37, n = 70, k = 255;
@@ -262,10 +262,10 @@ TEST(LowpPlans, APackingIsThePlans) {
     key.isa = ctx->isa();
     key.threads = 2;
     key.dtype = d;
-    const Plan planned = ctx->impl().plan_for(key);
+    const Plan planned = ::adaptcore::detail::impl_of(*ctx).plan_for(key);
     ShapeKey odd = key;  // rows one element apart from a word boundary
     odd.a_ld_log2 = static_cast<std::uint8_t>(stride_log2(k, eb));
-    EXPECT_EQ(ctx->impl().plan_for(odd).a_packing, APacking::Elements);
+    EXPECT_EQ(::adaptcore::detail::impl_of(*ctx).plan_for(odd).a_packing, APacking::Elements);
     if (ks->group == 1) {  // bf16 widened to fp32: no groups to read as words
       EXPECT_EQ(planned.a_packing, APacking::Elements);
       continue;

@@ -166,7 +166,7 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
 
 #include "core/wq_problem.hpp"
 #include "exec/executor_wq.hpp"
-#include "plan/wq_planner.hpp"
+#include "planner/wq_planner.hpp"
 
 namespace adaptcore {
 namespace {
@@ -181,7 +181,7 @@ TEST(WqApi, PlanSaysWhoQuantizes) {
   o.read_environment = false;
   o.threads = 2;
   Context ctx(o);
-  const detail::ContextImpl& impl = ctx.impl();
+  const detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const kernels::WqKernels& ks = impl.wq_kernels(impl.isa());
   const int64_t m = 64, n = 96, k = 1024;  // m * k = 2^16
   const DType dtype = wq_dtype(WeightFormat::Int8, 2);
@@ -192,7 +192,7 @@ TEST(WqApi, PlanSaysWhoQuantizes) {
   for (const auto& c : explain_wq_plan(one_row, impl.hardware(), ks).candidates)
     EXPECT_EQ(c.plan.quantize_threads, 1) << describe(c.plan);
 
-  Plan plan = ctx.impl().plan_for(big);
+  Plan plan = ::adaptcore::detail::impl_of(ctx).plan_for(big);
   plan.pm = 2, plan.pn = 1;
   plan.mc = plan.mr;
   plan.quantize_threads = 2;
@@ -206,7 +206,7 @@ TEST(WqApi, PlanSaysWhoQuantizes) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 29) * 0.37f - 5.0f;
   const QuantizedWeights qw = [&] {
     QuantizedWeights h;
-    EXPECT_EQ(quantize_weights(ctx, Layout::RowMajor, Trans::No, k, n, w.data(), n, {}, h),
+    EXPECT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, {}, h, ctx),
               Status::Ok);
     return h;
   }();

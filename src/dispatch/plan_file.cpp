@@ -1,4 +1,5 @@
 #include "dispatch/plan_file.hpp"
+#include "core/wq_weights.hpp"
 #include "core/int_math.hpp"
 
 #include <bit>
@@ -30,10 +31,10 @@ constexpr int64_t kMaxDim = int64_t{1} << 40;
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 30;
 
 // Key flag bits.
-constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8;
+constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8, kABf16 = 16;
 // Plan flag bits. kAWords: packed A blocks packed as 32-bit words (APacking::Words); a file
 // written before the bit existed loads its plans with the group packer (same results).
-constexpr std::uint8_t kPackA = 1, kPackB = 2, kDot = 4, kAWords = 8;
+constexpr std::uint8_t kPackA = 1, kPackB = 2, kAWords = 8;
 
 class Writer {
  public:
@@ -112,19 +113,22 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i64(k.n);
   w.i64(k.k);
   w.u8(static_cast<std::uint8_t>((k.a_row_unit ? kARowUnit : 0) | (k.b_row_unit ? kBRowUnit : 0) |
-                                 (k.a_k_unit ? kAKUnit : 0) | (k.b_k_unit ? kBKUnit : 0)));
+                                 (k.a_k_unit ? kAKUnit : 0) | (k.b_k_unit ? kBKUnit : 0) |
+                                 (k.a_bf16 ? kABf16 : 0)));
   w.u8(k.a_ld_log2);
   w.u8(k.b_ld_log2);
   w.u32(static_cast<std::uint32_t>(k.isa));
   w.i32(k.threads);
   w.u8(static_cast<std::uint8_t>(k.dtype));
+  w.u32(k.wq_group);
+
+  w.u8(static_cast<std::uint8_t>(p.kind));
 
   w.u32(static_cast<std::uint32_t>(p.isa));
   w.i32(p.tile);
   w.i32(p.mr);
   w.i32(p.nr);
   w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
-                                 (p.is_dot() ? kDot : 0) |
                                  (p.a_packing == APacking::Words ? kAWords : 0)));
   w.i64(p.mc);
   w.i64(p.nc);
@@ -132,6 +136,7 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i32(p.pm);
   w.i32(p.pn);
   w.i32(p.pk);
+  w.i32(p.quantize_threads);
   w.u8(static_cast<std::uint8_t>(p.tail));
   w.u8(static_cast<std::uint8_t>(p.cls.capacity));
   w.u8(static_cast<std::uint8_t>(p.cls.parallel));
@@ -146,22 +151,23 @@ bool known_isa(std::uint32_t v) {
 // Reads one entry; false with a reason for field values no key or plan can hold (unknown flag
 // bits or enum values), which are rejected before they are stored in enum-typed fields.
 bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
-  std::uint8_t kflags = 0, dtype = 0, pflags = 0, tail = 0, cap = 0, par = 0;
-  std::uint32_t kisa = 0, pisa = 0;
+  std::uint8_t kflags = 0, dtype = 0, kind = 0, pflags = 0, tail = 0, cap = 0, par = 0;
+  std::uint32_t kisa = 0, pisa = 0, group = 0;
   const bool ok = r.i64(k.m) && r.i64(k.n) && r.i64(k.k) && r.u8(kflags) && r.u8(k.a_ld_log2) &&
                   r.u8(k.b_ld_log2) && r.u32(kisa) && r.i32(k.threads) && r.u8(dtype) &&
-                  r.u32(pisa) && r.i32(p.tile) && r.i32(p.mr) && r.i32(p.nr) && r.u8(pflags) &&
-                  r.i64(p.mc) && r.i64(p.nc) && r.i64(p.kc) && r.i32(p.pm) && r.i32(p.pn) &&
-                  r.i32(p.pk) && r.u8(tail) && r.u8(cap) && r.u8(par) && r.f64(p.predicted_us);
+                  r.u32(group) && r.u8(kind) && r.u32(pisa) && r.i32(p.tile) && r.i32(p.mr) &&
+                  r.i32(p.nr) && r.u8(pflags) && r.i64(p.mc) && r.i64(p.nc) && r.i64(p.kc) &&
+                  r.i32(p.pm) && r.i32(p.pn) && r.i32(p.pk) && r.i32(p.quantize_threads) &&
+                  r.u8(tail) && r.u8(cap) && r.u8(par) && r.f64(p.predicted_us);
   if (!ok) {
     why = "truncated entry";
     return false;
   }
-  if ((kflags & ~(kARowUnit | kBRowUnit | kAKUnit | kBKUnit)) != 0) {
+  if ((kflags & ~(kARowUnit | kBRowUnit | kAKUnit | kBKUnit | kABf16)) != 0) {
     why = "unknown key flag bits";
     return false;
   }
-  if ((pflags & ~(kPackA | kPackB | kDot | kAWords)) != 0) {
+  if ((pflags & ~(kPackA | kPackB | kAWords)) != 0) {
     why = "unknown plan flag bits";
     return false;
   }
@@ -169,8 +175,16 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "unknown ISA value";
     return false;
   }
-  if (dtype >= kDTypeCount) {
+  if (dtype >= kAllDTypeCount) {
     why = "unknown data type";
+    return false;
+  }
+  if (kind > static_cast<std::uint8_t>(PlanKind::WeightQuantized)) {
+    why = "unknown plan kind";
+    return false;
+  }
+  if (group > 0xffffu) {
+    why = "weight group out of range";
     return false;
   }
   if (tail > static_cast<std::uint8_t>(TailStrategy::Padded)) {
@@ -188,10 +202,12 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   k.b_k_unit = (kflags & kBKUnit) != 0;
   k.isa = static_cast<Isa>(kisa);
   k.dtype = static_cast<DType>(dtype);
+  k.a_bf16 = (kflags & kABf16) != 0;
+  k.wq_group = static_cast<std::uint16_t>(group);
+  p.kind = static_cast<PlanKind>(kind);
   p.isa = static_cast<Isa>(pisa);
   p.pack_a = (pflags & kPackA) != 0;
   p.pack_b = (pflags & kPackB) != 0;
-  p.kind = (pflags & kDot) != 0 ? PlanKind::Dot : PlanKind::Blocked;
   p.a_packing = (pflags & kAWords) != 0 ? APacking::Words : APacking::Elements;
   p.tail = static_cast<TailStrategy>(tail);
   p.cls.capacity = static_cast<CapacityClass>(cap);
@@ -271,12 +287,26 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
     return "dimensions out of range";
   if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
   if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
-  if (static_cast<std::uint8_t>(key.dtype) >= kDTypeCount) return "unknown data type";
-  // Leading-dimension classes are log2 of bytes: at least the element size's.
-  const int min_ld = key.dtype == DType::F32 ? 2 : key.dtype == DType::Bf16 ? 1 : 0;
-  if (key.a_ld_log2 < min_ld || key.a_ld_log2 > 16 || key.b_ld_log2 < min_ld ||
-      key.b_ld_log2 > 16)
-    return "leading-dimension class out of range";
+  if (static_cast<std::uint8_t>(key.dtype) >= kAllDTypeCount) return "unknown data type";
+  // Leading-dimension classes are log2 of bytes: at least the element size's. A
+  // weight-quantized key has A's (fp32 or bf16 activations) and no B class (packed weights).
+  if (is_weight_quantized(key.dtype)) {
+    const int min_a = key.a_bf16 ? 1 : 2;
+    if (key.a_ld_log2 < min_a || key.a_ld_log2 > 16 || key.b_ld_log2 != 0)
+      return "leading-dimension class out of range";
+    const int64_t g = key.wq_group;
+    if (g != 0 && (g < 32 || g > kWqMaxGroup || g % 32 != 0)) return "weight group out of range";
+    if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a weight-quantized key";
+    if (p.quantize_threads != 1 && p.quantize_threads != p.threads())
+      return "activation split on neither one thread nor all of the plan's";
+  } else {
+    const int min_ld = input_bytes(key.dtype) == 4 ? 2 : input_bytes(key.dtype) == 2 ? 1 : 0;
+    if (key.a_ld_log2 < min_ld || key.a_ld_log2 > 16 || key.b_ld_log2 < min_ld ||
+        key.b_ld_log2 > 16)
+      return "leading-dimension class out of range";
+    if (key.wq_group != 0 || key.a_bf16) return "weight-quantized fields in a key of another type";
+    if (p.quantize_threads != 1) return "activation split threads in a plan of another type";
+  }
   if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
   if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
   if (p.isa != key.isa) return "plan ISA differs from its key's";
@@ -479,11 +509,7 @@ Status save_plan_file(detail::ContextImpl& ctx, const std::string& path,
   try {
     const Isa isa = ctx.isa();
     std::vector<PlanEntry> entries = ctx.cache().snapshot();
-    // Weight-quantized plans stay out of plan files (their keys carry fields the format does
-    // not hold; they are cheap to plan again).
-    std::erase_if(entries, [isa](const PlanEntry& e) {
-      return e.first.isa != isa || is_weight_quantized(e.first.dtype);
-    });
+    std::erase_if(entries, [isa](const PlanEntry& e) { return e.first.isa != isa; });
     return write_plan_file(path, entries, ctx.hardware(), isa, error);
   } catch (...) {
     return exception_status(error);
