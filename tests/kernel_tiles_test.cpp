@@ -234,6 +234,64 @@ std::vector<std::uint32_t> values(LowpValues& gen, std::size_t n) {
   return v;
 }
 
+// An operand of `lines` x k values (line l at v[l * k]) laid out in memory as int8 and as bf16,
+// element (l, p) at l * line_stride + p * depth_stride, `extra` elements of slack after it.
+struct LaidOut {
+  std::vector<std::uint8_t> b8;
+  std::vector<std::uint16_t> b16;
+  LaidOut(const std::vector<std::uint32_t>& v, int lines, int64_t k, int64_t line_stride,
+          int64_t depth_stride, std::size_t size)
+      : b8(size), b16(size) {
+    for (int l = 0; l < lines; ++l)
+      for (int64_t p = 0; p < k; ++p) {
+        const auto at = static_cast<std::size_t>(l * line_stride + p * depth_stride);
+        b8[at] = static_cast<std::uint8_t>(v[static_cast<std::size_t>(l * k + p)]);
+        b16[at] = static_cast<std::uint16_t>(v[static_cast<std::size_t>(l * k + p)]);
+      }
+  }
+  const void* data(bool int8) const {
+    return int8 ? static_cast<const void*>(b8.data()) : b16.data();
+  }
+};
+
+// The outputs of one low-precision call: the C tile, the int8 column sums, their old values.
+struct LowpOutputs {
+  CBlock c, colsum;
+  std::vector<std::uint32_t> old, old_sums;
+  LowpOutputs(int rows, int ld, int m, int n, const Scale& s, bool int8, std::mt19937_64& rng)
+      : c(rows, ld), colsum(1, ld) {
+    fill_c(c, m, n, s.beta != 0.0f, rng, int8);
+    old = c.cells;
+    fill_c(colsum, 1, n, true, rng, true);
+    old_sums = colsum.cells;
+  }
+  template <class Args>
+  void set(Args& x, const Scale& s, bool sums) {
+    x.c = c.data();
+    x.ldc = c.ld;
+    x.alpha = s.alpha;
+    x.beta = s.beta;
+    x.ibeta = s.ibeta;
+    if constexpr (requires { x.colsum; })
+      x.colsum = sums ? static_cast<std::int32_t*>(colsum.data()) : nullptr;
+  }
+  // C against dot(i, j) (int8: exact integer, bf16: exact double) and, with sums, the column
+  // sums against sum(j); "" when right.
+  template <class Dot, class Sum>
+  std::string check(int m, int n, const Scale& s, bool int8, bool sums, Dot dot, Sum sum) {
+    std::string err = check_c(c, m, n, [&](int i, int j) {
+      const std::uint32_t o = old[static_cast<std::size_t>(i * c.ld + j)];
+      return int8 ? wrap(static_cast<std::int64_t>(dot(i, j)), s.ibeta, o)
+                  : linear(static_cast<double>(dot(i, j)), s.alpha, s.beta, o);
+    });
+    if (err.empty() && sums)
+      err = check_c(colsum, 1, n, [&](int, int j) {
+        return wrap(sum(j), 1, old_sums[static_cast<std::size_t>(j)]);
+      });
+    return err;
+  }
+};
+
 void check_packed_tiles(const kernels::LowpKernels& ks) {
   const bool int8 = ks.dtype == DType::U8S8;
   LowpValues gen{int8};
@@ -248,26 +306,21 @@ void check_packed_tiles(const kernels::LowpKernels& ks) {
               const auto b = values(gen, static_cast<std::size_t>(t.nr * k));
               const auto ap = panel(a, t.mr, k, t.mr, ks.group);
               const auto bp = panel(b, t.nr, k, t.nr, ks.group);
-              CBlock c(t.mr + 1, t.nr + 3);
-              fill_c(c, m, n, s.beta != 0.0f, gen.rng, int8);
-              const std::vector<std::uint32_t> old = c.cells;
+              LowpOutputs out(t.mr + 1, t.nr + 3, m, n, s, int8, gen.rng);
               kernels::LowpArgs x{};
               x.groups = (k + ks.group - 1) / ks.group;
               x.a = ap.data();
               x.b = bp.data();
-              x.c = c.data();
-              x.ldc = c.ld;
-              x.alpha = s.alpha;
-              x.beta = s.beta;
-              x.ibeta = s.ibeta;
               x.n = n;
+              out.set(x, s, false);
               t.get(m, swapped)(x);
               const Reader r{int8, swapped, false};
-              const std::string err = check_c(c, m, n, [&](int i, int j) {
-                const std::uint32_t o = old[static_cast<std::size_t>(i * c.ld + j)];
-                return int8 ? wrap(r.dot8(a, b, i, j, k), s.ibeta, o)
-                            : linear(r.bf16(a, b, i, j, k), s.alpha, s.beta, o);
-              });
+              const std::string err = out.check(
+                  m, n, s, int8, false,
+                  [&](int i, int j) {
+                    return int8 ? r.dot8(a, b, i, j, k) : r.bf16(a, b, i, j, k);
+                  },
+                  [](int) { return std::int64_t{0}; });
               ASSERT_EQ(err, "") << ks.name << " " << t.mr << "x" << t.nr
                                  << (swapped ? " swapped" : "") << " m=" << m << " n=" << n
                                  << " k=" << k << " beta=" << s.beta;
@@ -290,44 +343,24 @@ void check_direct_tiles(const kernels::LowpKernels& ks) {
               const auto a = values(gen, static_cast<std::size_t>(d.mr * k));
               const auto b = values(gen, static_cast<std::size_t>(n * k));  // column j at j * k
               const int64_t ldb = n + 7;
-              std::vector<std::uint8_t> b8(static_cast<std::size_t>(k * ldb + 64));
-              std::vector<std::uint16_t> b16(static_cast<std::size_t>(k * ldb + 64));
-              for (int j = 0; j < n; ++j)
-                for (int64_t p = 0; p < k; ++p) {
-                  const std::uint32_t v = b[static_cast<std::size_t>(j * k + p)];
-                  b8[static_cast<std::size_t>(p * ldb + j)] = static_cast<std::uint8_t>(v);
-                  b16[static_cast<std::size_t>(p * ldb + j)] = static_cast<std::uint16_t>(v);
-                }
+              const LaidOut bl(b, n, k, 1, ldb, static_cast<std::size_t>(k * ldb + 64));
               const auto ap = panel(a, d.mr, k, d.mr, ks.group);
-              CBlock c(d.mr + 1, d.nr + 3);
-              fill_c(c, m, n, s.beta != 0.0f, gen.rng, int8);
-              const std::vector<std::uint32_t> old = c.cells;
-              CBlock colsum(1, d.nr + 3);
-              fill_c(colsum, 1, n, true, gen.rng, true);
-              const std::vector<std::uint32_t> old_sums = colsum.cells;
+              LowpOutputs out(d.mr + 1, d.nr + 3, m, n, s, int8, gen.rng);
               kernels::LowpDirectArgs x{};
               x.k = k;
               x.a = ap.data();
-              x.b = int8 ? static_cast<const void*>(b8.data()) : b16.data();
+              x.b = bl.data(int8);
               x.ldb = ldb;
-              x.c = c.data();
-              x.ldc = c.ld;
-              x.alpha = s.alpha;
-              x.beta = s.beta;
-              x.ibeta = s.ibeta;
-              x.colsum = sums ? static_cast<std::int32_t*>(colsum.data()) : nullptr;
               x.n = n;
+              out.set(x, s, sums);
               d.get(m, swapped, flip)(x);
               const Reader r{int8, swapped, flip};
-              std::string err = check_c(c, m, n, [&](int i, int j) {
-                const std::uint32_t o = old[static_cast<std::size_t>(i * c.ld + j)];
-                return int8 ? wrap(r.dot8(a, b, i, j, k), s.ibeta, o)
-                            : linear(r.bf16(a, b, i, j, k), s.alpha, s.beta, o);
-              });
-              if (err.empty() && sums)
-                err = check_c(colsum, 1, n, [&](int, int j) {
-                  return wrap(r.colsum(b, j, k), 1, old_sums[static_cast<std::size_t>(j)]);
-                });
+              const std::string err = out.check(
+                  m, n, s, int8, sums,
+                  [&](int i, int j) {
+                    return int8 ? r.dot8(a, b, i, j, k) : r.bf16(a, b, i, j, k);
+                  },
+                  [&](int j) { return r.colsum(b, j, k); });
               ASSERT_EQ(err, "") << ks.name << " in place, variant " << variant << " m=" << m
                                  << " n=" << n << " k=" << k << (sums ? " colsum" : "")
                                  << " beta=" << s.beta;
@@ -348,53 +381,25 @@ void check_dot_tiles(const kernels::LowpKernels& ks) {
               const auto a = values(gen, static_cast<std::size_t>(m * k));
               const auto b = values(gen, static_cast<std::size_t>(n * k));
               const int64_t lda = k + 2, ldb = k + 1;
-              std::vector<std::uint8_t> a8(static_cast<std::size_t>(m * lda)),
-                  b8(static_cast<std::size_t>(n * ldb));
-              std::vector<std::uint16_t> a16(a8.size()), b16(b8.size());
-              for (int i = 0; i < m; ++i)
-                for (int64_t p = 0; p < k; ++p) {
-                  a8[static_cast<std::size_t>(i * lda + p)] =
-                      static_cast<std::uint8_t>(a[static_cast<std::size_t>(i * k + p)]);
-                  a16[static_cast<std::size_t>(i * lda + p)] =
-                      static_cast<std::uint16_t>(a[static_cast<std::size_t>(i * k + p)]);
-                }
-              for (int j = 0; j < n; ++j)
-                for (int64_t p = 0; p < k; ++p) {
-                  b8[static_cast<std::size_t>(j * ldb + p)] =
-                      static_cast<std::uint8_t>(b[static_cast<std::size_t>(j * k + p)]);
-                  b16[static_cast<std::size_t>(j * ldb + p)] =
-                      static_cast<std::uint16_t>(b[static_cast<std::size_t>(j * k + p)]);
-                }
-              CBlock c(m + 1, n + 3);
-              fill_c(c, m, n, s.beta != 0.0f, gen.rng, int8);
-              const std::vector<std::uint32_t> old = c.cells;
-              CBlock colsum(1, n + 3);
-              fill_c(colsum, 1, n, true, gen.rng, true);
-              const std::vector<std::uint32_t> old_sums = colsum.cells;
+              const LaidOut al(a, m, k, lda, 1, static_cast<std::size_t>(m * lda));
+              const LaidOut bl(b, n, k, ldb, 1, static_cast<std::size_t>(n * ldb));
+              LowpOutputs out(m + 1, n + 3, m, n, s, int8, gen.rng);
               kernels::LowpDotArgs x{};
               x.k = k;
-              x.a = int8 ? static_cast<const void*>(a8.data()) : a16.data();
+              x.a = al.data(int8);
               x.lda = lda;
-              x.b = int8 ? static_cast<const void*>(b8.data()) : b16.data();
+              x.b = bl.data(int8);
               x.ldb = ldb;
-              x.c = c.data();
-              x.ldc = c.ld;
-              x.alpha = s.alpha;
-              x.beta = s.beta;
-              x.ibeta = s.ibeta;
-              x.colsum = sums ? static_cast<std::int32_t*>(colsum.data()) : nullptr;
+              out.set(x, s, sums);
               ks.dot->get(m, n, swapped, flip)(x);
               // The flip applies to the u8 side: A unless swapped.
               const Reader r{int8, swapped, swapped && flip};
-              std::string err = check_c(c, m, n, [&](int i, int j) {
-                const std::uint32_t o = old[static_cast<std::size_t>(i * c.ld + j)];
-                return int8 ? wrap(r.dot8(a, b, i, j, k, !swapped && flip), s.ibeta, o)
-                            : linear(r.bf16(a, b, i, j, k), s.alpha, s.beta, o);
-              });
-              if (err.empty() && sums)
-                err = check_c(colsum, 1, n, [&](int, int j) {
-                  return wrap(r.colsum(b, j, k), 1, old_sums[static_cast<std::size_t>(j)]);
-                });
+              const std::string err = out.check(
+                  m, n, s, int8, sums,
+                  [&](int i, int j) {
+                    return int8 ? r.dot8(a, b, i, j, k, !swapped && flip) : r.bf16(a, b, i, j, k);
+                  },
+                  [&](int j) { return r.colsum(b, j, k); });
               ASSERT_EQ(err, "") << ks.name << " dot, variant " << variant << " m=" << m
                                  << " n=" << n << " k=" << k << (sums ? " colsum" : "")
                                  << " beta=" << s.beta;

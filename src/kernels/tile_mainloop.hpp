@@ -9,6 +9,8 @@
 //   bcast(p)       the broadcast of A's value (group) at p
 //   load_b(p), load_b_n(p, n)   a vector of B, whole or its first n lanes (the rest zero)
 //   mac(acc, a, b) acc + a * b per lane (for a group: the sum of its products)
+//   dot(acc, a, b) the same with both operands streamed (dot_tile.hpp); the instruction's
+//                  operand order may differ from mac's (it decides which NaN comes out)
 //   ones()         (optional) the broadcast of a group of ones: mac with it sums B's columns
 //
 // Source, where each depth step's NV vectors of B come from (PanelB, ColumnTailB below;
@@ -16,12 +18,14 @@
 //   load(bv)             the next step's vectors; advances
 //   live(v)              whether vector v holds any valid column (false: skipped entirely)
 //   kUnroll              the depth loop's unroll factor (0: the compiler's choice)
-//   kHasTail, tail(), load_tail(bv)   a last, partial step after the whole ones
+//   kHasTail             whether a last, partial step follows the whole ones: then tail(),
+//                        whether there is one, and load_tail(bv) its vectors
 //
 // A is a panel of broadcast values: row i of step s at a + s * a_step + i * a_row.
 //
 // The loop issues M * NV independent multiply-accumulates per step from NV vector loads and M
-// broadcasts; everything is inlined into the kernel so the accumulators stay in registers.
+// broadcasts; everything is inlined into the kernel so the accumulators stay in registers, and
+// they leave the loop through settle_tile (below) before the epilogue takes them.
 // Included by the ISA units; the unnamed namespace gives each its own copy, built with its flags.
 #pragma once
 
@@ -62,8 +66,6 @@ struct PanelB {
     for (int v = 0; v < NV; ++v) bv[v] = Step::load_b(b + v * W);
     b += ldb;
   }
-  static bool tail() { return false; }
-  void load_tail(typename Step::b_reg (&)[NV]) {}
 };
 
 // B read in place with only n < NV * W valid columns: the vectors past n are neither loaded
@@ -85,8 +87,6 @@ struct ColumnTailB {
       bv[v] = live(v) ? Step::load_b_n(b + v * W, n - v * W) : Step::Acc::zero();
     b += ldb;
   }
-  static bool tail() { return false; }
-  void load_tail(typename Step::b_reg (&)[NV]) {}
 };
 
 // Hands the accumulators over from the mainloop to the epilogue through an empty asm (no
@@ -116,10 +116,9 @@ template <class V, int M, int NV>
 
 // What every source of B read in place (row-major, ldb elements between rows) holds: the next
 // row, the stride, the mask of the valid columns; its vectors are all live (columns past n
-// load as zeros) and it may end with a partial step.
+// load as zeros).
 template <class Elem, class Mask>
 struct InPlaceRows {
-  static constexpr bool kHasTail = true;
   const Elem* b;
   int64_t ldb;
   Mask cols;

@@ -55,6 +55,7 @@ struct Bf16Values : MaskedValues<std::uint16_t, __mmask32, 32> {
 struct Bf16RowPairs : InPlaceRows<std::uint16_t, __mmask32> {
   static constexpr int NV = 2;
   static constexpr int kUnroll = 2;
+  static constexpr bool kHasTail = true;
   static constexpr bool kColumnSums = false;
   bool odd;
 

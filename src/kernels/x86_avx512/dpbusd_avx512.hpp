@@ -97,23 +97,24 @@ constexpr int64_t kDirectPrefetch = 256;
 // B read in place (row-major, ldb bytes between rows), 64 columns: per group of 4 depth steps
 // four masked 64-byte row loads (xored with 0x80 where Flip: an s8 B read as u8; columns past
 // n and rows past k stay 0), interleaved into quads (interleave_quads); restore() transposes
-// the 128-bit lanes back. A partial last group loads zero rows past k (a zero mask never
-// faults).
+// the 128-bit lanes back. One loop for whole and partial groups: rows past k load nothing (a
+// zero mask never faults). (Whole groups and a separate tail step measured no faster.)
 template <bool Flip>
 struct Int8RowQuads : InPlaceRows<std::uint8_t, __mmask64> {
   static constexpr int NV = 4;
   // One group per iteration: with the accumulators, the 4 rows and their unpacks in flight,
   // unrolling only adds register pressure.
   static constexpr int kUnroll = 1;
+  static constexpr bool kHasTail = false;
   static constexpr bool kColumnSums = true;
-  int rest;  // depth values of the partial last group, 0 if none
+  int64_t left;  // depth values from the next group on
 
   explicit Int8RowQuads(const LowpDirectArgs& x)
-      : InPlaceRows{static_cast<const std::uint8_t*>(x.b), x.ldb, first_bytes(x.n)},
-        rest(static_cast<int>(x.k % 4)) {}
-  static int64_t steps(int64_t k) { return k / 4; }
+      : InPlaceRows{static_cast<const std::uint8_t*>(x.b), x.ldb, first_bytes(x.n)}, left(x.k) {}
+  static int64_t steps(int64_t k) { return (k + 3) / 4; }
 
-  [[gnu::always_inline]] void group(__m512i (&q)[NV], __mmask64 m1, __mmask64 m2, __mmask64 m3) {
+  [[gnu::always_inline]] void load(__m512i (&q)[NV]) {
+    const __mmask64 m1 = left > 1 ? cols : 0, m2 = left > 2 ? cols : 0, m3 = left > 3 ? cols : 0;
     // The next column tiles of these rows, a few calls ahead: a depth block is kc rows a page
     // or more apart, too many streams for the hardware prefetchers (measured at 4 x 4096 x
     // 4096 with 256-deep blocks: 5 GB/s without, DRAM speed with).
@@ -133,14 +134,8 @@ struct Int8RowQuads : InPlaceRows<std::uint8_t, __mmask64> {
       r3 = _mm512_maskz_mov_epi8(m3, _mm512_xor_si512(r3, flip));
     }
     interleave_quads(r0, r1, r2, r3, q);
-  }
-  [[gnu::always_inline]] void load(__m512i (&q)[NV]) {
-    group(q, cols, cols, cols);
     b += 4 * ldb;
-  }
-  bool tail() const { return rest != 0; }
-  [[gnu::always_inline]] void load_tail(__m512i (&q)[NV]) {
-    group(q, rest > 1 ? cols : 0, rest > 2 ? cols : 0, 0);
+    left -= 4;
   }
   [[gnu::always_inline]] static void restore(__m512i (&r)[NV]) {
     unscramble(r[0], r[1], r[2], r[3], r);
