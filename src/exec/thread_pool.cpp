@@ -19,7 +19,8 @@ namespace {
 // How long an idle worker spins before sleeping: long enough that GEMM calls separated by
 // other work find it awake, short enough not to hold a core for long. Waking a sleeping
 // thread is a futex wake, and in a virtual machine the hypervisor must also reschedule the
-// halted vCPU: about 400 us measured here, against about 1 us for a spinning worker.
+// halted vCPU: hundreds of microseconds against about one for a spinning worker
+// (docs/RUNTIME.md, "Threads: the host's OpenMP team, or a pool of our own").
 constexpr auto kSpin = std::chrono::microseconds(1000);
 
 // Spins until `ready()` or the deadline, then sleeps on `word` while it still equals `old`.

@@ -81,8 +81,7 @@ struct TypedOutput {
 
 // Starts pulling the C tile in before the mainloop when the op reads it: its rows are ldc
 // apart and would otherwise miss in the epilogue, after the depth loop, with nothing left to
-// overlap the latency (measured on bf16: 14x32 tiles over a 308 x 2048 C, 512-deep,
-// 175 -> 185 GFLOP/s per core).
+// overlap the latency (docs/LOWP.md, "Kernel measurements").
 template <class V, int M, int NV, class Op>
 [[gnu::always_inline]] inline void prefetch_source(const typename V::elem* c, int64_t ldc, int n,
                                                    const Op& op) {

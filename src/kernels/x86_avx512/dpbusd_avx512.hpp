@@ -116,8 +116,8 @@ struct Int8RowQuads : InPlaceRows<std::uint8_t, __mmask64> {
   [[gnu::always_inline]] void load(__m512i (&q)[NV]) {
     const __mmask64 m1 = left > 1 ? cols : 0, m2 = left > 2 ? cols : 0, m3 = left > 3 ? cols : 0;
     // The next column tiles of these rows, a few calls ahead: a depth block is kc rows a page
-    // or more apart, too many streams for the hardware prefetchers (measured at 4 x 4096 x
-    // 4096 with 256-deep blocks: 5 GB/s without, DRAM speed with).
+    // or more apart, too many streams for the hardware prefetchers (docs/LOWP.md, "Kernel
+    // measurements").
     _mm_prefetch(reinterpret_cast<const char*>(b + kDirectPrefetch), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b + ldb + kDirectPrefetch), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b + 2 * ldb + kDirectPrefetch), _MM_HINT_T0);

@@ -40,9 +40,8 @@ struct VnniByteSums {
 
 // pack_b for row-major B (cs == 1), the common weight layout: 4 rows at a time, 64 columns a
 // step through interleave_quads and unscramble, each 16-column vector stored where its panel
-// wants it, column sums by vpdpbusd against ones. The portable template gathers byte by byte
-// (measured 2.7 GB/s per core from DRAM at 4 x 4096 x 4096, which made packing B most of a
-// decode-like call). A transposed B (rs == 1) goes to pack_b_transposed_words, other layouts
+// wants it, column sums by vpdpbusd against ones. The portable template gathers byte by byte,
+// too slow for decode-like calls (docs/LOWP.md, "Kernel measurements"). A transposed B (rs == 1) goes to pack_b_transposed_words, other layouts
 // to the template.
 void pack_b_int8(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
                  unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
@@ -112,9 +111,8 @@ constexpr LowpDirectTile kDirect{4, 64, 8.0, row_table<LowpDirectFn, Direct<fals
 // step). Up to 2 rows run column by column: with B dense (ldb == k) the tile's columns are one
 // contiguous run read as a single stream, where four interleaved 4 KiB columns (K = 4096) ramp
 // the hardware prefetchers up again every tile; one accumulator chain per row still moves 64
-// bytes per dot latency, ~47 GB/s a core. Measured 2 threads, 1 x 16384 x 4096: 60-75 GOP/s
-// against 44-51 interleaved; M = 2 about equal. (bf16, 8 KiB columns: no gain at M = 1 and
-// 30-41 against 49-54 GFLOP/s at M = 2, so its tiles keep one order.)
+// bytes per dot latency, ~47 GB/s a core: faster at M = 1, equal at M = 2 (bf16's 8 KiB
+// columns gain nothing, so its tiles keep one order; docs/LOWP.md, "Kernel measurements").
 template <bool SwapB, bool Flip>
 using Dot = DotTile<LowpDotArgs, DpbusdStep<SwapB>,
                     std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
