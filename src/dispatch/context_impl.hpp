@@ -57,8 +57,6 @@ class ContextImpl final : public ForkAware {
   // with the kernels the key names.
   template <class Problem>
   Status run(const Problem& prob) noexcept;
-  Status run_lowp(const LowpProblem& prob) noexcept { return run(prob); }
-  Status run_wq(const WqProblem& prob) noexcept { return run(prob); }
 
   // The key this context would use for a problem of any type.
   template <class Problem>

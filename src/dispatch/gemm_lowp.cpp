@@ -51,7 +51,7 @@ Status run(const LowpCall& call, Context& ctx, const COffset& co = {}) noexcept 
   if (s != Status::Ok) return s;
   if (s = check_c_offset(co); s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  s = detail::impl_of(ctx).run_lowp(prob);
+  s = detail::impl_of(ctx).run(prob);
   if (s == Status::Ok && co.kind != OffsetKind::None) add_c_offset(call, co);
   return s;
 }

@@ -15,7 +15,7 @@ Status run(Layout layout, Trans transa, int64_t m, const void* a, bool a_is_bf16
       make_wq_problem(layout, transa, m, a, a_is_bf16, lda, w, beta, c, ldc, parts, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return detail::impl_of(ctx).run_wq(prob);
+  return detail::impl_of(ctx).run(prob);
 }
 
 }  // namespace
