@@ -10,8 +10,10 @@ const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
 }
 
 bool uses_native_lowp(const HardwareProfile& hw, DType dtype) noexcept {
-  return can_run(hw, detected_hardware(),
-                 dtype == DType::Bf16 ? kLevelAvx512Bf16 : kLevelAvx512Vnni);
+  // Asked on every low-precision and weight-quantized call: the CPU's set is made once.
+  static const FeatureSet cpu = features_of(detected_hardware());
+  const FeatureSet level = dtype == DType::Bf16 ? kLevelAvx512Bf16 : kLevelAvx512Vnni;
+  return (features_of(hw) & cpu).contains(level);
 }
 
 const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,

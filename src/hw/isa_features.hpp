@@ -50,9 +50,5 @@ FeatureSet features_of(const HardwareProfile& hw) noexcept;
 const char* feature_name(Feature f) noexcept;
 // The level an fp32 ISA path needs (Auto: the generic level).
 FeatureSet level_of(Isa isa) noexcept;
-// Whether a context with profile `hw` on the running CPU `cpu` may run kernels of `level`.
-inline bool can_run(const HardwareProfile& hw, const HardwareProfile& cpu, FeatureSet level) noexcept {
-  return (features_of(hw) & features_of(cpu)).contains(level);
-}
 
 }  // namespace adaptcore
