@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <limits>
 
 namespace adaptcore {
 namespace {
@@ -21,6 +22,12 @@ constexpr double kDtlbMissCycles = 7.0;
 constexpr double kResidentShare = 0.5;
 // Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth.
 constexpr double kStreamsTracked = 8.0;
+// Bandwidth a packer loses at the start of every contiguous run it reads from DRAM: the
+// prefetchers restart on each run, so its first lines arrive at memory latency (about 100 ns,
+// 800 bytes at a core's packing rate). Fitted to int8 B of 4096 x 14336 packed by one thread in
+// row runs of 3072 / 2048 / 1024 bytes: 1.31 / 1.38 / 1.83x the time of whole rows
+// (docs/MODEL.md, "Packing out of DRAM").
+constexpr double kDramRunRampBytes = 800.0;
 
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
@@ -173,13 +180,21 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // Packing reads the source at the packing rate, at most the source's bandwidth; a copy out
   // of DRAM also write-allocates its destination (half the source bandwidth). A packer that
   // transposes (fp32 A row-major, B column-major) runs at half rate.
-  auto pack_rate = [&](double src_bw, bool transposing) {
-    const double src = src_bw == dram_bw ? dram_bw / 2 : src_bw;
+  // From DRAM, a panel read in runs of `run` bytes (the packed block's extent along the
+  // operand's contiguous direction) loses a ramp per run; a run that is the whole extent of the
+  // matrix (all threads' shares of a row, read side by side) is one stream.
+  auto pack_rate = [&](double src_bw, bool transposing, double run) {
+    double src = src_bw;
+    if (src_bw == dram_bw) src = dram_bw / 2 / (1 + kDramRunRampBytes / run);
     return std::min(transposing ? hw_.pack_gbs * cfg_.transposing_pack_share : hw_.pack_gbs, src);
+  };
+  auto run_bytes = [&](double block, double share) {
+    return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
   };
 
   if (p.pack_b) {
-    pack_us += us(eb * k_t * n_t, pack_rate(b_src_bw, !key.b_row_unit));
+    const double run = key.b_row_unit ? run_bytes(nc, n_t) : run_bytes(kc, k_t);
+    pack_us += us(eb * k_t * n_t, pack_rate(b_src_bw, !key.b_row_unit, run));
     // The packed panel is read once per A block, from L2 or L3 depending on nc.
     mem_us += us(m_blocks * pw * k_t * n_t, bw_of(pw * kc * nc));
   } else {
@@ -207,12 +222,15 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     else  // just read, so in L3 at worst (the victim of L2)
       (direct_b ? mem_us : exposed_us) += us(reuse, hw_.bw_l3_gbs);
     // Rows a page or more apart: once a sliver spans more pages than the first-level TLB
-    // holds, every row of every re-read misses it.
-    if (ld >= 12 && kc > kDtlbEntries)
+    // holds, every row of every re-read misses it. The direct-B tile's row loads feed
+    // several cycles of interleaving each, which cover a miss that hits the second-level TLB
+    // (bf16 64 x 4096 x 14336, 2 threads: kc = 256 runs in 0.8x the time of kc = 64).
+    if (!direct_b && ld >= 12 && kc > kDtlbEntries)
       exposed_us += (row_tiles - 1) * col_tiles * k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
   }
   if (p.pack_a) {
-    pack_us += us(n_blocks * eb * m_t * k_t, pack_rate(a_src_bw, key.a_row_unit));
+    const double run = key.a_row_unit ? run_bytes(kc, k_t) : run_bytes(mc, m_t);
+    pack_us += us(n_blocks * eb * m_t * k_t, pack_rate(a_src_bw, key.a_row_unit, run));
     const double a_bw = bw_of(pw * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs : hw_.bw_l2_gbs;
     mem_us += us(col_tiles * pw * m_t * k_t, a_bw);
   } else {
