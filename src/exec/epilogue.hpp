@@ -148,12 +148,13 @@ class LowpEpilogue {
   Bf16Rounding rounding_;
 };
 
-// Weight-quantized GEMM: the kernels flush their int32 sums at the end of every activation
-// group (activation and weight scales, the weights' storage-offset compensation) and store
-// row_factor x result + beta C at the end. The flush runs inside the depth loop and its
-// parameters travel in the kernel's arguments (kernels::WqArgs), so the stage is fused; a stage
-// after it applies to a finished tile block like any other.
-struct WqScaleFlush {
+// Weight-quantized GEMM: the mainloop flushes each activation group's int32 sums into the fp32
+// accumulators with that group's scales (they change with every group, so the flush is part of
+// the loop), and the tiles' output op, DequantizedOutput (kernels/tile_epilogue.hpp), applies
+// the weights' column scale, the row's factor and beta C as a tile is stored. This is what the
+// executor gives that op; a further stage (bias, activation) is another output op composed with
+// it, or a stage over finished blocks as for the other types.
+struct WqEpilogue {
   float beta = 0.0f;
 };
 

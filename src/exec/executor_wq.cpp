@@ -112,7 +112,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   // The product: row tiles x weight panels of each task's cell, row blocks of mc rows outer
   // (a block's activations stay cached while the core's panels stream past).
   const bool int4 = w.int4();
-  const WqScaleFlush epilogue{prob.beta};
+  const WqEpilogue epilogue{prob.beta};
   const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
   run_tasks(pool, threads, [&](int tid) {
     const Block blk = grid_cell(plan, tid, prob.m, w.n, w.k, mr, kWqNr).block;

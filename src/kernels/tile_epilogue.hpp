@@ -11,6 +11,7 @@
 // read per-row or per-column data (a bias, say). The ops here are the types' own:
 //   LinearCombination  fp32 C = alpha * acc + beta * C   (fp32, and bf16's fp32 accumulators)
 //   WrapAccumulate     int32 C = acc + ibeta * C modulo 2^32   (int8)
+//   DequantizedOutput  fp32 C = acc * column scale * row factor + beta * C   (weight-quantized)
 // TypedOutput picks between them by the accumulators' element type.
 //
 // store_tile is the one column-tail mechanism of the stores: whole vectors while the tile is
@@ -65,6 +66,39 @@ struct WrapAccumulate {
                                      static_cast<std::uint32_t>(ibeta) *
                                          static_cast<std::uint32_t>(c));
   }
+};
+
+// Weight-quantized tiles (kernels/wq.hpp): the accumulators hold, summed over the activation
+// groups, each group's exact int32 value times its activation scale (and the weights' group
+// scale); the output is that times the weights' column scale (per-column weights), times the
+// row's power-of-two factor, plus beta C. (The per-group flush before it is part of the
+// mainloop: its scales change with every group.) `at` is the op on one value, for the portable
+// kernel and a strided C.
+template <class V>
+struct DequantizedOutput {
+  using reg = typename V::reg;
+  const float* col_scale;   // [j] of the tile's columns; null for group-wise weights
+  const float* row_factor;  // [i] of the tile's rows
+  float beta;
+  reg vbeta;
+
+  DequantizedOutput(const float* cs, const float* rf, float b)
+      : col_scale(cs), row_factor(rf), beta(b), vbeta(V::set1(b)) {}
+  bool needs_source() const { return beta != 0.0f; }
+  reg operator()(reg acc, TileSlot s) const {
+    reg x = acc;
+    if (col_scale != nullptr)
+      x = V::mul(x, s.valid == V::W ? V::load(col_scale + s.col)
+                                    : V::load_n(col_scale + s.col, s.valid));
+    return V::mul(x, V::set1(row_factor[s.row]));
+  }
+  reg operator()(reg acc, reg c, TileSlot s) const { return V::fma(c, vbeta, (*this)(acc, s)); }
+  float at(float acc, int i, int j) const {
+    float x = acc;
+    if (col_scale != nullptr) x *= col_scale[j];
+    return x * row_factor[i];
+  }
+  float at(float acc, float c, int i, int j) const { return V::fma1(c, beta, at(acc, i, j)); }
 };
 
 // The output op the accumulator type implies, from the kernel's arguments (alpha and beta, or

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/generic/vec_generic.hpp"
+#include "kernels/tile_epilogue.hpp"
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
 #include "kernels/wq_tables.hpp"
@@ -64,16 +66,14 @@ struct Tile {
         }
       }
     }
-    for (int i = 0; i < M; ++i) {
-      const float rf = a.a.row_factor[i];
+    // The output op (kernels/tile_epilogue.hpp) value by value: column scale, row factor,
+    // beta C.
+    const DequantizedOutput<VecGeneric> out(a.w_col_scale, a.a.row_factor, a.beta);
+    for (int i = 0; i < M; ++i)
       for (int j = 0; j < a.n; ++j) {
-        float v = acc[i][j];
-        if (a.w_col_scale != nullptr) v *= a.w_col_scale[j];
-        v *= rf;
         float& c = a.c[i * a.c_rs + j * a.c_cs];
-        c = a.beta == 0.0f ? v : v + a.beta * c;
+        c = out.needs_source() ? out.at(acc[i][j], c, i, j) : out.at(acc[i][j], i, j);
       }
-    }
   }
 };
 

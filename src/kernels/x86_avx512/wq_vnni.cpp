@@ -18,9 +18,11 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
+#include "kernels/tile_epilogue.hpp"
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
 #include "kernels/wq_tables.hpp"
+#include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace adaptcore::kernels {
 namespace {
@@ -182,32 +184,23 @@ struct Tile {
                              a.a.comp + meta, a.a.scale + meta,
                              a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr, acc);
     }
-  #pragma GCC unroll 16
-    for (int i = 0; i < M; ++i) {
-      const __m512 rf = _mm512_set1_ps(a.a.row_factor[i]);
-  #pragma GCC unroll 2
-      for (int v = 0; v < 2; ++v) {
-        const int valid = std::clamp(a.n - v * 16, 0, 16);
-        if (valid == 0) continue;
-        __m512 x = _mm512_load_ps(acc + i * 32 + v * 16);
-        if (a.w_col_scale != nullptr) x = _mm512_mul_ps(x, _mm512_loadu_ps(a.w_col_scale + v * 16));
-        x = _mm512_mul_ps(x, rf);
-        float* c = a.c + i * a.c_rs + v * 16 * a.c_cs;
-        if (a.c_cs == 1) {
-          const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
-          if (a.beta != 0.0f)
-            x = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, c), _mm512_set1_ps(a.beta), x);
-          _mm512_mask_storeu_ps(c, mask, x);
-        } else {
-          alignas(64) float tmp[16];
-          _mm512_store_ps(tmp, x);
-          for (int j = 0; j < valid; ++j) {
-            float& cj = c[j * a.c_cs];
-            cj = a.beta == 0.0f ? tmp[j] : tmp[j] + a.beta * cj;
-          }
-        }
+    // The output op (kernels/tile_epilogue.hpp): column scale, row factor, beta C.
+    const DequantizedOutput<VecAvx512> out(a.w_col_scale, a.a.row_factor, a.beta);
+    if (a.c_cs == 1) {
+      __m512 tile[M][2];
+#pragma GCC unroll 16
+      for (int i = 0; i < M; ++i) {
+        tile[i][0] = _mm512_load_ps(acc + i * 32);
+        tile[i][1] = _mm512_load_ps(acc + i * 32 + 16);
       }
+      store_tile<VecAvx512, M, 2>(tile, a.c, a.c_rs, a.n, out);
+      return;
     }
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < a.n; ++j) {
+        float& c = a.c[i * a.c_rs + j * a.c_cs];
+        c = out.needs_source() ? out.at(acc[i * 32 + j], c, i, j) : out.at(acc[i * 32 + j], i, j);
+      }
   }
 };
 
