@@ -1,54 +1,35 @@
-# ab_suites.py OUTDIR: reads what scripts/ab_suites.sh wrote; per suite the geomean new/old speed of
-# adaptcore's per-shape time (the faster of each binary's two runs), the shapes below 0.9, and their same-binary spread.
-import csv, glob, math, os, sys, collections
+# ab_suites.py OUTDIR: reads what scripts/ab_suites.sh wrote (any number of rounds); per suite
+# the geomean new/old speed of adaptcore's per-shape time (the fastest of each binary's runs),
+# the shapes below 0.9, and whether each is beyond its same-binary spread (the ratio of a
+# binary's slowest to fastest run of that shape): a shape is within noise when the ratio times
+# the larger spread reaches 0.9.
+import csv, glob, math, os, re, sys, collections
 out = sys.argv[1]
 suites = sorted({os.path.basename(d).rsplit('-', 2)[0] for d in glob.glob(out + '/*-old-1')})
 for s in suites:
-    t = {}
-    for who in ('old', 'new'):
-        per = collections.defaultdict(list)
-        for r in (1, 2):
-            f = f'{out}/{s}-{who}-{r}/results.csv'
-            if not os.path.exists(f): continue
-            for row in csv.DictReader(open(f)):
-                if row['lib'] != 'adaptcore' or row['status'] != 'ok': continue
-                key = (row['m'], row['n'], row['k'], row['trans_a'], row['trans_b'])
-                per[key].append(float(row['median_us']))
-        t[who] = {k: min(v) for k, v in per.items()}
-    common = sorted(set(t['old']) & set(t['new']))
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))  # who -> key -> times
+    for d in glob.glob(f'{out}/{s}-*-*'):
+        m = re.fullmatch(re.escape(s) + r'-(old|new)-(\d+)', os.path.basename(d))
+        f = os.path.join(d, 'results.csv')
+        if not m or not os.path.exists(f): continue
+        for row in csv.DictReader(open(f)):
+            if row['lib'] != 'adaptcore' or row['status'] != 'ok': continue
+            key = (row['m'], row['n'], row['k'], row['trans_a'], row['trans_b'])
+            runs[m.group(1)][key].append(float(row['median_us']))
+    common = sorted(k for k in set(runs['old']) & set(runs['new'])
+                    if len(runs['old'][k]) == len(runs['new'][k]))
     if not common: print(s, 'no data'); continue
-    ratios = [t['old'][k] / t['new'][k] for k in common]  # > 1: new faster
-    g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    low = [(k, r) for k, r in zip(common, ratios) if r < 0.9]
-    print(f'{s}: {len(common)} shapes, geomean new/old speed {g:.3f}, min {min(ratios):.3f}, '
-          f'below 0.9: {len(low)}')
-    for k, r in sorted(low, key=lambda x: x[1])[:8]:
-        print(f'   {"x".join(k[:3])} ta={k[3]} tb={k[4]}: {r:.3f} (old {t["old"][k]:.1f} us, new {t["new"][k]:.1f} us)')
-
-# Noise: per shape, the spread between the two runs of the same binary.
-print('--- shapes below 0.9 with their same-binary spread (old run ratio, new run ratio)')
-for s in suites:
-    runs = {}
-    for who in ('old', 'new'):
-        for r in (1, 2):
-            f = f'{out}/{s}-{who}-{r}/results.csv'
-            if not os.path.exists(f): continue
-            d = {}
-            for row in csv.DictReader(open(f)):
-                if row['lib'] != 'adaptcore' or row['status'] != 'ok': continue
-                d[(row['m'], row['n'], row['k'], row['trans_a'], row['trans_b'])] = float(row['median_us'])
-            runs[(who, r)] = d
-    if len(runs) < 4: continue
-    bad = beyond = 0
-    for k in runs[('old', 1)]:
-        if not all(k in runs[x] for x in runs): continue
-        o = min(runs[('old', 1)][k], runs[('old', 2)][k]); n = min(runs[('new', 1)][k], runs[('new', 2)][k])
-        r = o / n
-        so = max(runs[('old', 1)][k], runs[('old', 2)][k]) / o
-        sn = max(runs[('new', 1)][k], runs[('new', 2)][k]) / n
-        if r < 0.9:
-            bad += 1
-            noisy = r * max(so, sn) >= 0.9
-            beyond += 0 if noisy else 1
-            print(f'  {s} {"x".join(k[:3])}: {r:.3f}  spread old {so:.2f} new {sn:.2f}  {"within noise" if noisy else "BEYOND noise"}')
-    print(f'  {s}: {bad} below 0.9, {beyond} beyond their spread')
+    best = {w: {k: min(runs[w][k]) for k in common} for w in ('old', 'new')}
+    spread = {w: {k: max(runs[w][k]) / min(runs[w][k]) for k in common} for w in ('old', 'new')}
+    ratios = {k: best['old'][k] / best['new'][k] for k in common}  # > 1: new faster
+    g = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
+    low = sorted((r, k) for k, r in ratios.items() if r < 0.9)
+    beyond = [(r, k) for r, k in low if r * max(spread['old'][k], spread['new'][k]) < 0.9]
+    print(f'{s}: {len(common)} shapes, {len(runs["old"][common[0]])} runs each, geomean new/old '
+          f'speed {g:.3f}, min {min(ratios.values()):.3f}, below 0.9: {len(low)}, '
+          f'beyond their spread: {len(beyond)}')
+    for r, k in low:
+        noisy = (r, k) not in beyond
+        print(f'   {"x".join(k[:3])} ta={k[3]} tb={k[4]}: {r:.3f} (old {best["old"][k]:.1f} us, '
+              f'new {best["new"][k]:.1f} us; spread old {spread["old"][k]:.2f} new '
+              f'{spread["new"][k]:.2f}) {"within noise" if noisy else "BEYOND noise"}')

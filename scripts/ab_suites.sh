@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Before/after speed of two adaptcore command-line binaries in the same run: each suite is
-# timed old, new, new, old (so drifts of the machine hit both alike), adaptcore alone
+# timed in ROUNDS pairs (default 2) alternating old, new / new, old (so drifts of the machine
+# hit both alike), adaptcore alone
 # (--libs none), 2 threads. Per-shape results go to OUTDIR/<suite>-<old|new>-<run>/results.csv;
 # `python3 scripts/ab_suites.py OUTDIR` prints the geomean ratios and the shapes below 0.9
 # with their same-binary spread.
-#   bash scripts/ab_suites.sh OLD_BINARY NEW_BINARY OUTDIR
+#   [ROUNDS=3] bash scripts/ab_suites.sh OLD_BINARY NEW_BINARY OUTDIR
 set -euo pipefail
 OLD=$1 NEW=$2 OUT=$3
 SUITES="${ADAPTCORE_SUITES_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../bench/suites" && pwd)}"
@@ -16,10 +17,16 @@ run() {  # name binary args...
   taskset -c 0,1 "$bin" bench "${common[@]}" "$@" --out "$OUT/$name" >/dev/null \
     2>"$OUT/$name.err" || echo "FAIL $name"
 }
+ROUNDS=${ROUNDS:-2}
 while read -r name args; do
-  # shellcheck disable=SC2086
-  { run "$name-old-1" "$OLD" $args; run "$name-new-1" "$NEW" $args
-    run "$name-new-2" "$NEW" $args; run "$name-old-2" "$OLD" $args; }
+  for r in $(seq 1 "$ROUNDS"); do
+    # shellcheck disable=SC2086
+    if ((r % 2)); then
+      run "$name-old-$r" "$OLD" $args; run "$name-new-$r" "$NEW" $args
+    else
+      run "$name-new-$r" "$NEW" $args; run "$name-old-$r" "$OLD" $args
+    fi
+  done
   echo "$(date +%T) done $name"
 done <<LIST
 f32-llm --suite $SUITES/llm.txt
