@@ -93,6 +93,30 @@ TEST(BenchRunner, MaxGflopSkipsLargeShapesAndBadOptionsThrow) {
   EXPECT_THROW(run_benchmark(quick("/no/such/suite.txt"), nullptr), std::runtime_error);
 }
 
+// Warm operands reuse one set of buffers: recorded as such, and the hardware limit is the
+// bandwidth of the cache that holds that set, not DRAM's. 1 x 512 x 256 reads a 512 KiB B:
+// memory-bound either way, from L2 warm, from DRAM when 64 MiB of sets rotate.
+TEST(BenchRunner, WarmOperandsAreRecordedAndLimitedByTheCache) {
+  const std::string path = ::testing::TempDir() + "warm_suite.txt";
+  std::ofstream(path) << "1 512 256\n";
+  RunOptions o = quick(path);
+  o.vendors = false;
+  o.pool_bytes = 64.0 * 1024 * 1024;
+  const nlohmann::ordered_json cold = run_benchmark(o, nullptr);
+  o.warm = true;
+  const nlohmann::ordered_json warm = run_benchmark(o, nullptr);
+  EXPECT_EQ(cold["operands"], "cold");
+  EXPECT_EQ(warm["operands"], "warm");
+  EXPECT_EQ(warm["options"]["pool_bytes"], 0.0);
+  EXPECT_EQ(cold["options"]["pool_bytes"], 64.0 * 1024 * 1024);
+  ASSERT_EQ(cold["records"].size(), 1u);
+  ASSERT_EQ(warm["records"].size(), 1u);
+  EXPECT_EQ(warm["records"][0]["correct"], true);
+  EXPECT_EQ(warm["records"][0]["limit_bound"], "memory");
+  EXPECT_LT(warm["records"][0]["limit_us"].get<double>(),
+            0.5 * cold["records"][0]["limit_us"].get<double>());
+}
+
 TEST(BenchRunner, PredictedSuiteGradesEveryShapeWithoutRunning) {
   RunOptions o = quick("tiny");
   const auto shapes = load_suite("tiny", "");

@@ -27,6 +27,8 @@ struct BenchArgs {
   std::string libs = "all";
   std::string out = "bench-out";
   bool list = false;
+  std::string operands = "cold";
+  double pool_mib = 64;
 };
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -145,6 +147,8 @@ void run_bench(BenchArgs& a) {
   }
   if (!bench::parse_dtype(a.dtype, a.run.dtype)) throw std::runtime_error("unknown --dtype " + a.dtype);
   a.run.vendors = a.libs != "none";
+  a.run.warm = a.operands == "warm";
+  a.run.pool_bytes = a.pool_mib * 1024 * 1024;
   if (a.libs != "all" && a.libs != "none") {
     std::stringstream ss(a.libs);
     std::string name;
@@ -213,6 +217,12 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")->capture_default_str();
   cmd->add_option("--count", a->run.random_count, "shapes of the random suite")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--operands", a->operands,
+                  "cold: calls rotate over operand sets filling --pool-mib (no call finds the "
+                  "previous one's data cached); warm: every call reuses the same buffers")
+      ->check(CLI::IsMember({"cold", "warm"}))->capture_default_str();
+  cmd->add_option("--pool-mib", a->pool_mib, "cold operands: MiB the rotating sets fill at least")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--list", a->list,
                 "print the suite's shapes and the file they are read from, run nothing");
   cmd->add_option("--sample", a->run.measure_sample, "full suite: shapes measured (the rest is predicted)")

@@ -135,7 +135,10 @@ void header(std::string& out, const Model& m) {
   out += "<header id=\"header\"><h1>adaptcore benchmark: " +
          escape(m.suite.empty() ? "(unnamed suite)" : m.suite) + "</h1>";
   out += "<dl class=\"hw\"><dt>suite</dt><dd>" + escape(m.suite) + "</dd><dt>threads</dt><dd>" +
-         html::fixed(m.threads, 0) + "</dd><dt>date</dt><dd>" + escape(m.date) + "</dd>";
+         html::fixed(m.threads, 0) + "</dd>" +
+         (m.operands.empty() ? std::string()
+                             : "<dt>operands</dt><dd>" + escape(m.operands) + "</dd>") +
+         "<dt>date</dt><dd>" + escape(m.date) + "</dd>";
   out += "<dt>peak</dt><dd>" + html::fixed(m.peak_gflops, 1) + " GFLOP/s</dd>";
   out += "<dt>DRAM bandwidth</dt><dd>" + html::fixed(m.dram_gbs, 1) + " GB/s</dd>";
   if (m.hardware.is_object()) {

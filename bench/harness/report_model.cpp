@@ -280,6 +280,7 @@ Model build_model(const json& run) {
 
   m.suite = text(run, "suite");
   m.date = text(run, "date");
+  m.operands = text(run, "operands");
   m.threads = number(run, "threads");
   m.peak_gflops = number(run, "peak_gflops");
   m.dram_gbs = number(run, "dram_gbs");

@@ -65,7 +65,7 @@ struct Correctness {
 };
 
 struct Model {
-  std::string suite, date;
+  std::string suite, date, operands;  // operands: "warm", "cold" (empty: a run before the field)
   double threads = kNaN, peak_gflops = kNaN, dram_gbs = kNaN;
   nlohmann::json hardware;
   std::vector<Library> libraries;  // adaptcore (if present) first, then the vendors in run order

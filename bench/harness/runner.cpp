@@ -175,7 +175,7 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
   Json records = Json::array();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const SuiteShape s = with_leading_dims(shapes[i]);
-    const HardwareLimit limit = detail::f32_shape_limit(ctx, s, o.pool_bytes);
+    const HardwareLimit limit = detail::f32_shape_limit(ctx, s, o.effective_pool_bytes());
     const detail::ModelView mv = detail::model_view(ctx, s);
     Json r = shape_fields(i, s);
     r["lib"] = "adaptcore";
@@ -216,13 +216,14 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["suite"] = o.suite;
   doc["dtype"] = to_string(o.dtype);
   doc["threads"] = threads;
+  doc["operands"] = o.warm ? "warm" : "cold";
   doc["date"] = utc_now();
   doc["peak_gflops"] = peak;
   doc["dram_gbs"] = dram_bw;
   doc["hardware"] = Json::parse(to_json(hw));
   doc["options"] = {{"target_s", o.target_s}, {"min_reps", o.min_reps}, {"max_reps", o.max_reps},
                     {"settle_s", o.settle_s}, {"max_gflop", o.max_gflop}, {"seed", o.seed},
-                    {"pool_bytes", o.pool_bytes}, {"rounds", o.rounds}, {"isa", to_string(ctx.isa())}};
+                    {"pool_bytes", o.effective_pool_bytes()}, {"rounds", o.rounds}, {"isa", to_string(ctx.isa())}};
 
   // Vendor libraries: every one that loads (a missing one is listed as skipped).
   Json libs = Json::array();

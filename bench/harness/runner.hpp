@@ -55,6 +55,11 @@ struct RunOptions {
   // by a previous call. The hardware limit of a shape uses the bandwidth of the level that
   // holds the whole pool (DRAM unless it fits the cores' caches).
   double pool_bytes = 64.0 * 1024 * 1024;
+  // Warm operands: every call of a shape reuses one set of buffers (a user's micro-benchmark,
+  // or a layer whose weights stay in the caches); pool_bytes is then ignored. The hardware
+  // limit follows: the level that holds one set.
+  bool warm = false;
+  double effective_pool_bytes() const noexcept { return warm ? 0.0 : pool_bytes; }
 };
 
 // Runs the suite. progress (may be null) receives a one-line progress bar with an ETA.

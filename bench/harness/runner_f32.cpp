@@ -147,10 +147,10 @@ class F32Bench final : public DtypeBench {
   }
   const std::vector<std::string>& names() const override { return names_; }
   HardwareLimit limit(const SuiteShape& s) const override {
-    return f32_shape_limit(env_.ctx, s, env_.options.pool_bytes);
+    return f32_shape_limit(env_.ctx, s, env_.options.effective_pool_bytes());
   }
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
-    return std::make_unique<F32Shape>(s, env_.options.pool_bytes, libs_, env_.ctx);
+    return std::make_unique<F32Shape>(s, env_.options.effective_pool_bytes(), libs_, env_.ctx);
   }
 
  private:

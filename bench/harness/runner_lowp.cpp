@@ -170,7 +170,7 @@ void run_adaptcore(Context& ctx, const LowpGemmCall& g) {
 class LowpShape final : public ShapeBench {
  public:
   LowpShape(const SuiteShape& s, LowpType type, const RunEnv& env)
-      : pool_(s, type, env.options.pool_bytes), env_(env) {}
+      : pool_(s, type, env.options.effective_pool_bytes()), env_(env) {}
   std::size_t sets() const override { return pool_.sets(); }
   double bytes() const override { return pool_.bytes(); }
   bool supports(std::size_t lib) const override {
@@ -237,7 +237,7 @@ class LowpBench final : public DtypeBench {
     const double set = eb.a * static_cast<double>((s.trans_a ? s.k : s.m) * s.lda) +
                        eb.b * static_cast<double>((s.trans_b ? s.n : s.k) * s.ldb) +
                        4.0 * static_cast<double>(s.m * s.ldc);
-    const double resident = static_cast<double>(pool_sets(set, env_.options.pool_bytes)) * set;
+    const double resident = static_cast<double>(pool_sets(set, env_.options.effective_pool_bytes())) * set;
     return hardware_limit(s.m, s.n, s.k, peak_,
                           bandwidth_gbs(env_.ctx.hardware(), env_.ctx.threads(), resident), eb);
   }

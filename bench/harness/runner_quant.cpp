@@ -66,7 +66,7 @@ class QuantShape final : public ShapeBench {
     const double wbytes = static_cast<double>(n_) * static_cast<double>(k_) * bits / 8.0;
     const double set = wbytes + 4.0 * static_cast<double>(m_ * k_ + m_ * n_);
     // At most 8 weight sets: each is also held in bf16 (2 bytes a value).
-    const std::size_t sets = std::min<std::size_t>(8, pool_sets(set, env.options.pool_bytes));
+    const std::size_t sets = std::min<std::size_t>(8, pool_sets(set, env.options.effective_pool_bytes()));
     std::vector<float> w(static_cast<std::size_t>(n_ * k_));
     for (std::size_t i = 0; i < sets; ++i) {
       am::fill_uniform(w.data(), w.size(), 12 + 2 * i);
@@ -288,7 +288,7 @@ class QuantBench final : public DtypeBench {
     const double set = eb.a * static_cast<double>(s.m * s.k) + eb.b * static_cast<double>(s.n * s.k) +
                        eb.c * static_cast<double>(s.m * s.n);
     const double resident =
-        static_cast<double>(std::min<std::size_t>(8, pool_sets(set, env_.options.pool_bytes))) * set;
+        static_cast<double>(std::min<std::size_t>(8, pool_sets(set, env_.options.effective_pool_bytes()))) * set;
     const HardwareProfile& hw = env_.ctx.hardware();
     const int t = env_.ctx.threads();
     double bw = bandwidth_gbs(hw, t, resident);
