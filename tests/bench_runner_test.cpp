@@ -117,6 +117,20 @@ TEST(BenchRunner, WarmOperandsAreRecordedAndLimitedByTheCache) {
             0.5 * cold["records"][0]["limit_us"].get<double>());
 }
 
+// The stated rule for shapes longer than the target: 7 timed calls a round, not fewer.
+TEST(BenchRunner, LongCallsGetSevenTimedCallsARound) {
+  const std::string path = ::testing::TempDir() + "long_suite.txt";
+  std::ofstream(path) << "96 96 96\n";
+  RunOptions o = quick(path);
+  o.vendors = false;
+  o.min_reps = RunOptions{}.min_reps;
+  o.target_s = 1e-7;  // shorter than any call
+  const nlohmann::ordered_json doc = run_benchmark(o, nullptr);
+  ASSERT_EQ(doc["records"].size(), 1u);
+  EXPECT_EQ(doc["records"][0]["reps"], 7);
+  EXPECT_EQ(doc["options"]["min_reps"], 7);
+}
+
 TEST(BenchRunner, PredictedSuiteGradesEveryShapeWithoutRunning) {
   RunOptions o = quick("tiny");
   const auto shapes = load_suite("tiny", "");

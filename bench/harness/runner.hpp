@@ -31,7 +31,10 @@ struct RunOptions {
   std::string isa = "auto";         // adaptcore's kernel path
   std::string profile;              // hardware profile JSON (calibrated); empty: detected
   double target_s = 0.1;            // timed seconds per library and shape
-  int min_reps = 3, max_reps = 200;
+  // A series is clamp(target_s / (one call's time), min_reps, max_reps) timed calls: shapes
+  // whose call exceeds target_s / 7 get 7, so their median still sets aside the three slowest
+  // calls (a burst of the machine's load) instead of resting on 3.
+  int min_reps = 7, max_reps = 200;
   // Pause before each library's turn, so that the previous library's worker threads stop
   // competing for the cores (OpenMP runtimes and OpenBLAS keep spinning after a call; bench/
   // README.md, "Threads, measured").
