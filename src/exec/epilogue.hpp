@@ -151,11 +151,9 @@ class LowpEpilogue {
 // Weight-quantized GEMM: the mainloop flushes each activation group's int32 sums into the fp32
 // accumulators with that group's scales (they change with every group, so the flush is part of
 // the loop), and the tiles' output op, DequantizedOutput (kernels/tile_epilogue.hpp), applies
-// the weights' column scale, the row's factor and beta C as a tile is stored. This is what the
-// executor gives that op; a further stage (bias, activation) is another output op composed with
-// it, or a stage over finished blocks as for the other types.
-struct WqEpilogue {
-  float beta = 0.0f;
-};
+// the weights' column scale, the row's factor and beta C as a tile is stored. The
+// executor gives that op beta through the kernel's arguments (kernels::WqArgs); a further stage
+// (bias, activation) is another output op composed with it, or a stage over finished blocks as
+// for the other types.
 
 }  // namespace adaptcore

@@ -4,7 +4,6 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/int_math.hpp"
-#include "exec/epilogue.hpp"
 #include "exec/grid_tasks.hpp"
 
 namespace adaptcore {
@@ -112,7 +111,6 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   // The product: row tiles x weight panels of each task's cell, row blocks of mc rows outer
   // (a block's activations stay cached while the core's panels stream past).
   const bool int4 = w.int4();
-  const WqEpilogue epilogue{prob.beta};
   const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
   run_tasks(pool, threads, [&](int tid) {
     const Block blk = grid_cell(plan, tid, prob.m, w.n, w.k, mr, kWqNr).block;
@@ -123,7 +121,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
     args.quads = w.quads;
     args.quads_per_group = w.act_group / 4;
     args.c_rs = prob.c_rs, args.c_cs = prob.c_cs;
-    args.beta = epilogue.beta;
+    args.beta = prob.beta;  // the output op's (exec/epilogue.hpp, "Weight-quantized GEMM")
     for (int64_t tb = t0; tb < t1; tb += block_tiles) {
       const int64_t te = std::min(t1, tb + block_tiles);
       for (int64_t pnl = p0; pnl < p1; ++pnl) {
