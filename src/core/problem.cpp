@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/normalise.hpp"
 #include "core/operand_bytes.hpp"
 
 namespace adaptcore {
@@ -16,30 +17,7 @@ Status finish(int64_t m, int64_t n, int64_t k, float alpha, const ByteOperand& A
               GemmProblem& out) {
   const bool reads_ab = m != 0 && n != 0 && k > 0 && alpha != 0.0f;
   if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
-  GemmProblem p;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.c = static_cast<float*>(const_cast<void*>(C.ptr));
-  // op(A)(i, p) and op(B)(p, j) strides, from the stored operands (already op-applied by the
-  // caller: A is m x k, B is k x n here).
-  if (!c_col_major) {
-    p.m = m, p.n = n, p.k = k;
-    p.a = static_cast<const float*>(A.ptr), p.a_rs = A.rs, p.a_cs = A.cs;
-    p.b = static_cast<const float*>(B.ptr), p.b_rs = B.rs, p.b_cs = B.cs;
-    p.ldc = C.rs;
-  } else {
-    // C^T = op(B)^T op(A)^T with C^T row-major.
-    p.m = n, p.n = m, p.k = k;
-    p.a = static_cast<const float*>(B.ptr), p.a_rs = B.cs, p.a_cs = B.rs;
-    p.b = static_cast<const float*>(A.ptr), p.b_rs = A.cs, p.b_cs = A.rs;
-    p.ldc = C.cs;
-  }
-  // Strides of a dimension of extent 1 are never used; make them unit so the planner sees the
-  // cheapest access mode (e.g. n == 1 makes any B readable in place).
-  if (p.m == 1) p.a_rs = 1;
-  if (p.k == 1) p.a_cs = 1, p.b_rs = 1;
-  if (p.n == 1) p.b_cs = 1;
-  out = p;
+  out = normalised_problem(m, n, k, alpha, A, B, C, c_col_major, beta);
   return Status::Ok;
 }
 

@@ -105,8 +105,8 @@ Status ContextImpl::set_threads(int threads) noexcept {
   return Status::Ok;
 }
 
-int ContextImpl::threads() const noexcept {
-  if (!threads_explicit_.load(std::memory_order_relaxed) && pool_.threading() != Threading::Pool) {
+int ContextImpl::threads_implicit() const noexcept {
+  if (pool_.threading() != Threading::Pool) {
     if (const HostOpenMP* rt = host_openmp()) {
       if (rt->in_parallel() != 0) return 1;  // the host already runs this thread's team
       return std::clamp(rt->max_threads(), 1, kMaxThreads);
@@ -143,6 +143,7 @@ Status ContextImpl::load_profile(const std::string& path, std::string* error) no
 
 void ContextImpl::clear_plans_locked() {
   cache_.clear();
+  small_calls_.clear();
   reclaimer_.retire(cache_.take_retired());
   reclaimer_.collect();
 }

@@ -17,6 +17,7 @@
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "dispatch/reclaimer.hpp"
+#include "dispatch/small_call_table.hpp"
 #include "exec/fork_guard.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
@@ -38,7 +39,10 @@ class ContextImpl final : public ForkAware {
   // default), calls use the host's OpenMP thread count when the process has an OpenMP runtime
   // (omp_get_max_threads; 1 inside a host parallel region), else the profile's cores.
   Status set_threads(int threads) noexcept;
-  int threads() const noexcept;
+  int threads() const noexcept {
+    if (threads_explicit_.load(std::memory_order_relaxed)) return threads_.load(std::memory_order_relaxed);
+    return threads_implicit();
+  }
   Status set_isa(Isa isa) noexcept;
   Isa isa() const noexcept { return isa_.load(std::memory_order_relaxed); }
   // The profile in use. A reference stays valid until the profile is replaced on this context
@@ -54,9 +58,10 @@ class ContextImpl final : public ForkAware {
 
   // The whole call of any problem type (fp32, bf16/int8, weight-quantized), written once
   // (context_run.cpp): the key, the plan from the cache (or the planner on a miss), execution
-  // with the kernels the key names.
+  // with the kernels the key names. When an fp32 call ran on the small-problem path and
+  // `small` is given, *small receives its SmallPlan's byte (the tiny-call table's payload).
   template <class Problem>
-  Status run(const Problem& prob) noexcept;
+  Status run(const Problem& prob, std::uint8_t* small = nullptr) noexcept;
 
   // The key this context would use for a problem of any type.
   template <class Problem>
@@ -79,6 +84,8 @@ class ContextImpl final : public ForkAware {
   }
 
   PlanCache& cache() noexcept { return cache_; }
+  // The tiny-call table (dispatch/small_call.hpp).
+  SmallCallTable& small_calls() noexcept { return small_calls_; }
   ThreadPool& pool() noexcept { return pool_; }
   bool verbose() const noexcept { return verbose_; }
   Status init_status = Status::Ok;
@@ -92,6 +99,7 @@ class ContextImpl final : public ForkAware {
   // The pool, sized for a plan's threads when it will run the call (not when the host's
   // OpenMP team does).
   ThreadPool& pool_for(int threads) noexcept;
+  int threads_implicit() const noexcept;
   // With config_ held: drops every plan; the old ones are freed once no call can read them.
   void clear_plans_locked();
 
@@ -102,6 +110,7 @@ class ContextImpl final : public ForkAware {
   std::atomic<Isa> isa_{Isa::Generic};
   bool verbose_ = false;
   PlanCache cache_;
+  SmallCallTable small_calls_;
   ThreadPool pool_;
   std::mutex config_;
   Reclaimer reclaimer_;  // under config_

@@ -7,6 +7,7 @@
 #include "dispatch/planning.hpp"
 #include "exec/executor.hpp"
 #include "exec/executor_lowp.hpp"
+#include "exec/executor_small.hpp"
 #include "exec/executor_wq.hpp"
 
 namespace adaptcore::detail {
@@ -38,20 +39,26 @@ const kernels::WqKernels* call_kernels(const ContextImpl& ctx, const WqProblem&,
   return &ctx.wq_kernels(key.isa);
 }
 
-// The tiny-shape hot path (fp32 single-tile and dot plans on one thread: no pool, no
-// workspace); the other types always go through their executor.
-bool execute_inline(const Plan& plan, const GemmProblem& p, const kernels::IsaKernels& ks) noexcept {
-  return execute_single_tile(plan, p, ks);
+// The small-problem path (exec/executor_small.hpp: fp32 plans that run on the calling thread
+// with no pool and no workspace), reported to the caller (the tiny-call table's payload); the
+// other types always go through their executor.
+bool execute_inline(const Plan& plan, const GemmProblem& p, const kernels::IsaKernels& ks,
+                    std::uint8_t* small) noexcept {
+  const std::optional<SmallPlan> sp = small_plan(plan, p, ks);
+  if (!sp) return false;
+  if (small != nullptr) *small = sp->encode();
+  run_small(*sp, p, ks);
+  return true;
 }
 template <class Problem, class Kernels>
-bool execute_inline(const Plan&, const Problem&, const Kernels&) noexcept {
+bool execute_inline(const Plan&, const Problem&, const Kernels&, std::uint8_t*) noexcept {
   return false;
 }
 
 }  // namespace
 
 template <class Problem>
-Status ContextImpl::run(const Problem& prob) noexcept {
+Status ContextImpl::run(const Problem& prob, std::uint8_t* small) noexcept {
   if (finish_trivial(prob)) return Status::Ok;
   try {
     const CallLog log(verbose_);
@@ -60,11 +67,15 @@ Status ContextImpl::run(const Problem& prob) noexcept {
     const auto* ks = call_kernels(*this, prob, key);
     if (ks == nullptr) return Status::InternalError;
     const Plan* cached = cache_.find(key);
-    if (cached != nullptr && execute_inline(*cached, prob, *ks)) {
+    if (cached != nullptr && execute_inline(*cached, prob, *ks, small)) {
       log.done(key, *cached, true, "serial", Status::Ok);
       return Status::Ok;
     }
     const Plan plan = cached != nullptr ? *cached : plan_for(key);
+    if (cached == nullptr && execute_inline(plan, prob, *ks, small)) {
+      log.done(key, plan, false, "serial", Status::Ok);
+      return Status::Ok;
+    }
     const Status s = execute(plan, prob, *ks, pool_for(plan.threads()));
     log.done(key, plan, cached != nullptr, pool_.runner(plan.threads()), s);
     return s;
@@ -73,9 +84,9 @@ Status ContextImpl::run(const Problem& prob) noexcept {
   }
 }
 
-template Status ContextImpl::run(const GemmProblem&) noexcept;
-template Status ContextImpl::run(const LowpProblem&) noexcept;
-template Status ContextImpl::run(const WqProblem&) noexcept;
+template Status ContextImpl::run(const GemmProblem&, std::uint8_t*) noexcept;
+template Status ContextImpl::run(const LowpProblem&, std::uint8_t*) noexcept;
+template Status ContextImpl::run(const WqProblem&, std::uint8_t*) noexcept;
 
 Explanation ContextImpl::explain(const ShapeKey& key) const {
   return explain_key(key, hardware());

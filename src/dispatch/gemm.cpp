@@ -3,18 +3,34 @@
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/small_call.hpp"
 
 namespace adaptcore {
+
+namespace {
+
+// Every call the tiny-call path does not finish: validation, normalisation, the plan cache or
+// the planner, the executor; a tiny call run on the small-problem path is remembered.
+[[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx) noexcept {
+  GemmProblem prob;
+  const Status s = make_problem(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.alpha, x.a,
+                                x.lda, x.b, x.ldb, x.beta, x.c, x.ldc, prob);
+  if (s != Status::Ok) return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  std::uint8_t small = 0;
+  const Status r = detail::impl_of(ctx).run(prob, &small);
+  if (small != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
+  return r;
+}
+
+}  // namespace
 
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, Context& ctx) noexcept {
-  GemmProblem prob;
-  const Status s =
-      make_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, prob);
-  if (s != Status::Ok) return s;
-  if (!ctx.usable()) return Status::OutOfMemory;
-  return detail::impl_of(ctx).run(prob);
+  const detail::TinyArgs args{layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args)) return Status::Ok;
+  return gemm_full(args, ctx);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,

@@ -131,7 +131,7 @@ class F32DotOp : public F32Operands {
   kernels::DotArgs args_;
 };
 
-// One core's dot-product block (a one-thread dot plan runs it without the pool).
+// One core's dot-product block.
 void run_dot_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
                    const Block& blk) {
   F32DotOp op(g, ks);
@@ -150,29 +150,6 @@ bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
 }
 
 }  // namespace
-
-bool execute_single_tile(const Plan& p, const GemmProblem& g,
-                         const kernels::IsaKernels& ks) noexcept {
-  if (p.threads() != 1 || !plan_matches(p, ks)) return false;  // execute() reports a mismatch
-  if (p.is_dot()) {  // one thread: the dot loop needs neither the pool nor a workspace
-    run_dot_block(p, g, ks, Block{0, g.m, 0, g.n, 0, g.k});
-    return true;
-  }
-  if (p.pack_a || p.pack_b || g.m > p.mr || g.n > p.nr || g.k > p.kc) return false;
-  const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
-  const UKernelArgs args{.k = g.k,
-                         .a = g.a,
-                         .a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs,
-                         .b = g.b,
-                         .ldb = g.b_rs,
-                         .c = g.c,
-                         .ldc = g.ldc,
-                         .alpha = g.alpha,
-                         .beta = g.beta,
-                         .n = static_cast<int>(g.n)};
-  ks.tiles[static_cast<std::size_t>(p.tile)].get(mode, static_cast<int>(g.m))(args);
-  return true;
-}
 
 void scale_c(const GemmProblem& g) noexcept {
   for (int64_t i = 0; i < g.m; ++i) {

@@ -14,12 +14,6 @@ namespace adaptcore {
 Status execute(const Plan& plan, const GemmProblem& prob, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept;
 
-// The tiny-shape hot path, for one-thread plans that need no pool or workspace: a register
-// tile plan whose C fits one tile with nothing packed (one kernel call), or a dot-product plan
-// (its loop over dot tiles). Returns false if the plan is not of that kind.
-bool execute_single_tile(const Plan& plan, const GemmProblem& prob,
-                         const kernels::IsaKernels& ks) noexcept;
-
 // C = beta * C over m x n (beta == 0 writes zeros without reading): the whole GEMM when
 // alpha == 0 or k == 0.
 void scale_c(const GemmProblem& prob) noexcept;

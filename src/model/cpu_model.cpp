@@ -142,22 +142,37 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   const double last_kc = k_t - (k_blocks - 1.0) * kc;
   const double steps = (k_blocks - 1.0) * ceil_div(kc, grp) + ceil_div(last_kc, grp);
 
-  // --- Compute: every register tile of the share, each step at the tile's rate.
+  // --- Compute: every register tile of the share, each step at the tile's rate. A row tail
+  // (masked) runs a kernel of its own row count; a column tail of B read in place loads and
+  // multiplies only its live vectors (packed panels are padded: every vector is used).
   const double full_rows = std::floor(m_t / mr);
   const double tail_rows = m_t - full_rows * mr;
+  const double full_cols = std::floor(n_t / nr);
+  const bool direct_b = !p.pack_b && !cfg_.in_place_b;  // B in place by a tile of its own
+  const double tail_cols = p.pack_b || direct_b ? nr : n_t - full_cols * nr;
   const double col_tiles = ceil_div(n_t, nr);
   const double row_tiles = ceil_div(m_t, mr);
-  double row_cycles = full_rows * cycles_per_step(mr, nr);
-  if (tail_rows > 0)
-    row_cycles += cycles_per_step(p.tail == TailStrategy::Masked ? tail_rows : mr, nr);
-  // B read in place by a tile of its own: the row loads and interleaving of each step and
-  // column tile, which every row tile of the block repeats.
-  const bool direct_b = !p.pack_b && !cfg_.in_place_b;
-  if (direct_b) row_cycles += row_tiles * cfg_.direct_b_cycles;
-  const double tiles = row_tiles * col_tiles;
-  const double nv = std::ceil(nr / cfg_.lanes);
-  const double call_cycles = 12.0 + 1.5 * mr * nv;  // C tile load + store, loop set-up
-  double cycles = steps * row_cycles * col_tiles + k_blocks * tiles * call_cycles;
+  const double tail_m = p.tail == TailStrategy::Masked ? tail_rows : mr;
+  // Per step and per kernel call (C tile load and store, loop set-up) of every tile of one
+  // column width, summed over the row tiles.
+  auto step_cycles = [&](double cols) {
+    return full_rows * cycles_per_step(mr, cols) +
+           (tail_rows > 0 ? cycles_per_step(tail_m, cols) : 0.0);
+  };
+  auto call_cycles = [&](double cols) {
+    const double live = std::ceil(cols / cfg_.lanes);
+    return full_rows * (12.0 + 1.5 * mr * live) + (tail_rows > 0 ? 12.0 + 1.5 * tail_m * live : 0.0);
+  };
+  double row_cycles = full_cols * step_cycles(nr);  // one step of every tile of the share
+  double calls = full_cols * call_cycles(nr);
+  if (col_tiles > full_cols) {
+    row_cycles += step_cycles(tail_cols);
+    calls += call_cycles(tail_cols);
+  }
+  // The direct-B tile's row loads and interleaving of each step and column tile, which every
+  // row tile of the block repeats.
+  if (direct_b) row_cycles += row_tiles * col_tiles * cfg_.direct_b_cycles;
+  double cycles = steps * row_cycles + k_blocks * calls;
   if (p.tail == TailStrategy::Padded) {
     const double edge_tiles = (tail_rows > 0 ? col_tiles : 0) +
                               (std::fmod(n_t, nr) > 0 ? row_tiles : 0);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/lowp_problem.hpp"
+#include "exec/executor_small.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
@@ -165,8 +166,10 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
   g.beta = (seed & 2u) != 0 ? 1.0f : 0.0f;
 
   const kernels::IsaKernels& ks = *kernels::kernels_for(key.isa);
-  if (!execute_single_tile(plan, g, ks)) {
-    if (execute(plan, g, ks, state().pool) != Status::Ok) return;  // e.g. out of memory
+  if (const std::optional<SmallPlan> sp = small_plan(plan, g, ks)) {
+    run_small(*sp, g, ks);
+  } else if (execute(plan, g, ks, state().pool) != Status::Ok) {
+    return;  // e.g. out of memory
   }
   ++stats.executed[0][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
   for (int64_t i = 0; i < m; ++i)

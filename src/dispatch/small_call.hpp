@@ -1,0 +1,126 @@
+// The tiny-call path of the fp32 BLAS-style entry (adaptcore::gemm with layout and leading
+// dimensions; the C API and cblas_sgemm call it): for m, n, k <= kTinyMaxDim, the call's raw
+// arguments packed into one word are looked up in the context's tiny-call table
+// (small_call_table.hpp), and a hit runs the plan's kernels on the calling thread
+// (exec/executor_small.hpp) after the checks such a call needs. Nothing else: no plan-cache
+// probe, no plan copy, no pool, no workspace, no reclaimer section (the table and the kernel
+// tables live as long as the context).
+//
+// The word holds every argument the shape key is made from (dimensions, layout, transposes,
+// the leading dimensions' alignment classes) and the context's thread count and ISA, so equal
+// words always have equal keys, and a word's payload is what the full path ran for that key.
+#pragma once
+
+#include <cstdint>
+
+#include "adaptcore/types.hpp"
+#include "core/normalise.hpp"
+#include "core/operand_bytes.hpp"
+#include "core/shape_key.hpp"
+#include "dispatch/context_impl.hpp"
+#include "exec/executor_small.hpp"
+
+namespace adaptcore::detail {
+
+inline constexpr int64_t kTinyMaxDim = 64;
+
+struct TinyArgs {
+  Layout layout;
+  Trans transa, transb;
+  int64_t m, n, k;
+  float alpha;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float beta;
+  float* c;
+  int64_t ldc;
+};
+
+
+namespace tiny_detail {
+
+// Leading dimensions up to this keep every extent of a tiny operand far from overflowing, so
+// the extents below need no overflow checks (larger ones take the full path).
+inline constexpr int64_t kMaxTinyLd = int64_t{1} << 40;
+
+// The packed word of a tiny call (bits 0-17 dimensions - 1, 18 column-major, 19-20 transposes,
+// 21-25 / 26-30 the alignment classes of lda / ldb, 31-41 threads, 42-45 ISA, 46 set), or 0
+// when the call is not tiny or its layout or transposes are not plain values.
+inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x) noexcept {
+  const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
+                    static_cast<std::uint64_t>(x.k - 1);
+  const auto layout = static_cast<unsigned>(static_cast<int>(x.layout) - 101);
+  const auto ta = static_cast<unsigned>(static_cast<int>(x.transa) - 111);
+  const auto tb = static_cast<unsigned>(static_cast<int>(x.transb) - 111);
+  const auto threads = static_cast<unsigned>(ctx.threads());
+  const auto isa = static_cast<unsigned>(ctx.isa());
+  if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
+      threads >= (1u << 11) || isa >= 16)
+    return 0;
+  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 6 |
+         static_cast<std::uint64_t>(x.k - 1) << 12 | std::uint64_t{layout} << 18 |
+         std::uint64_t{ta != 0} << 19 | std::uint64_t{tb != 0} << 20 |
+         std::uint64_t{stride_log2(x.lda)} << 21 | std::uint64_t{stride_log2(x.ldb)} << 26 |
+         std::uint64_t{threads} << 31 | std::uint64_t{isa} << 42 | std::uint64_t{1} << 46;
+}
+
+// Elements from the first to the last of a stored matrix of `lines` lines of `width`
+// elements, ld apart (small dimensions and ld <= kMaxTinyLd: no overflow).
+inline int64_t extent(int64_t lines, int64_t width, int64_t ld) { return (lines - 1) * ld + width; }
+
+inline bool disjoint(const void* x, int64_t x_elems, const void* y, int64_t y_elems) {
+  const auto xb = reinterpret_cast<std::uintptr_t>(x), yb = reinterpret_cast<std::uintptr_t>(y);
+  return xb + static_cast<std::uintptr_t>(x_elems) * 4 <= yb ||
+         yb + static_cast<std::uintptr_t>(y_elems) * 4 <= xb;
+}
+
+}  // namespace tiny_detail
+
+// True when the call is done (status Ok). False leaves everything untouched for the full path:
+// a call that is not tiny, a word the table does not hold yet, or any argument that is not
+// plainly valid (the full path then reports the error its documented order gives). Inline: it
+// is the whole of a tiny call, so nothing of it should go through memory.
+inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
+  using namespace tiny_detail;
+  if (x.alpha == 0.0f || ctx.verbose()) return false;  // trivial calls: the full path
+  const std::uint64_t word = tiny_word(ctx, x);
+  if (word == 0) return false;
+  const std::uint8_t payload = ctx.small_calls().find(word);
+  if (payload == 0) return false;
+
+  // The checks of make_problem for what the word did not settle: leading dimensions, null
+  // pointers, C apart from A and B (an overlap, or an address range that wraps, goes to the
+  // full path, which decides exactly).
+  const bool row = x.layout == Layout::RowMajor;
+  const bool ta = x.transa != Trans::No, tb = x.transb != Trans::No;
+  // Stored A is m x k (k x m transposed); its lines are rows (row-major) or columns.
+  const int64_t a_lines = row != ta ? x.m : x.k, a_width = row != ta ? x.k : x.m;
+  const int64_t b_lines = row != tb ? x.k : x.n, b_width = row != tb ? x.n : x.k;
+  const int64_t c_lines = row ? x.m : x.n, c_width = row ? x.n : x.m;
+  if (x.lda < a_width || x.ldb < b_width || x.ldc < c_width || x.lda > kMaxTinyLd ||
+      x.ldb > kMaxTinyLd || x.ldc > kMaxTinyLd)
+    return false;
+  if (x.a == nullptr || x.b == nullptr || x.c == nullptr) return false;
+  const int64_t c_ext = extent(c_lines, c_width, x.ldc);
+  if (!disjoint(x.c, c_ext, x.a, extent(a_lines, a_width, x.lda)) ||
+      !disjoint(x.c, c_ext, x.b, extent(b_lines, b_width, x.ldb)) ||
+      reinterpret_cast<std::uintptr_t>(x.c) + static_cast<std::uintptr_t>(c_ext) * 4 <
+          reinterpret_cast<std::uintptr_t>(x.c))
+    return false;
+
+  const ByteOperand A = stored_operand(x.a, x.m, x.k, row, ta, x.lda, 4);
+  const ByteOperand B = stored_operand(x.b, x.k, x.n, row, tb, x.ldb, 4);
+  const ByteOperand C = stored_operand(x.c, x.m, x.n, row, false, x.ldc, 4);
+  const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
+  const kernels::IsaKernels* ks = kernels::kernels_for(ctx.isa());
+  if (ks == nullptr) return false;
+  run_small(SmallPlan::decode(payload), p, *ks);
+  return true;
+}
+
+// After the full path ran a tiny call on the small-problem path: remembers its payload.
+void remember_small_call(ContextImpl& ctx, const TinyArgs& args, std::uint8_t payload) noexcept;
+
+}  // namespace adaptcore::detail

@@ -1,0 +1,96 @@
+// The small-problem executor: a one-thread plan that reads A and B in place over the whole depth
+// (a dot-product plan, or a register-tile plan with nothing packed and k within one depth
+// block) runs as loops of kernel calls on the calling thread: no pool, no workspace, C from
+// registers. The same kernels in the same depth order as execute() would run, so the results
+// are the same bits.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "core/problem.hpp"
+#include "kernels/ukernel.hpp"
+#include "plan/plan.hpp"
+
+namespace adaptcore {
+
+// What the small executor needs of a plan, in one byte (the tiny-call table's payload):
+// bit 0 set, bit 1 dot-product tiles, bits 2..7 the register tile's index in the kernel table.
+struct SmallPlan {
+  bool dot = false;
+  int tile = 0;
+
+  std::uint8_t encode() const noexcept {
+    return static_cast<std::uint8_t>(1u | (dot ? 2u : 0u) | static_cast<unsigned>(tile) << 2);
+  }
+  static SmallPlan decode(std::uint8_t b) noexcept { return {(b & 2u) != 0, b >> 2}; }
+};
+
+// Register-tile plans run here when m, n and k are all at most this (the footprint of A, B and
+// C then fits the first-level caches, so the macro-kernel's blocking has nothing to add).
+inline constexpr int64_t kSmallTileDim = 64;
+
+// The plan as a small plan, when it is one for this problem and kernel table.
+std::optional<SmallPlan> small_plan(const Plan& plan, const GemmProblem& prob,
+                                    const kernels::IsaKernels& ks) noexcept;
+
+namespace small_detail {
+
+// Dot-product tiles: columns outer, rows inner, each tile over the whole depth (run_dot's
+// order).
+inline void run_dot_tiles(const GemmProblem& g, const kernels::DotKernels& dot) {
+  kernels::DotArgs args{.k = g.k, .a = nullptr, .lda = g.a_rs, .b = nullptr, .ldb = g.b_cs,
+                        .c = nullptr, .ldc = g.ldc, .alpha = g.alpha, .beta = g.beta};
+  for (int64_t j = 0; j < g.n; j += kernels::kDotNr) {
+    const int nv = static_cast<int>(std::min<int64_t>(kernels::kDotNr, g.n - j));
+    args.b = g.b + j * g.b_cs;
+    for (int64_t i = 0; i < g.m; i += kernels::kDotMr) {
+      const int mv = static_cast<int>(std::min<int64_t>(kernels::kDotMr, g.m - i));
+      args.a = g.a + i * g.a_rs;
+      args.c = g.c + i * g.ldc + j;
+      dot.get(mv, nv)(args);
+    }
+  }
+}
+
+// Register tiles with A and B in place, each over the whole depth.
+inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
+  using kernels::AMode;
+  const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
+  kernels::UKernelArgs args{.k = g.k,
+                            .a = nullptr,
+                            .a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs,
+                            .b = nullptr,
+                            .ldb = g.b_rs,
+                            .c = nullptr,
+                            .ldc = g.ldc,
+                            .alpha = g.alpha,
+                            .beta = g.beta,
+                            .n = 0};
+  for (int64_t i = 0; i < g.m; i += t.mr) {
+    const int mv = static_cast<int>(std::min<int64_t>(t.mr, g.m - i));
+    const kernels::UKernelFn fn = t.get(mode, mv);
+    args.a = g.a + i * g.a_rs;
+    for (int64_t j = 0; j < g.n; j += t.nr) {
+      args.n = static_cast<int>(std::min<int64_t>(t.nr, g.n - j));
+      args.b = g.b + j;
+      args.c = g.c + i * g.ldc + j;
+      fn(args);
+    }
+  }
+}
+
+}  // namespace small_detail
+
+// Runs the problem; `sp` must come from small_plan (or a table filled from it) for a problem
+// with the same key and this kernel table. Inline: the tiny-call path keeps the problem in
+// registers instead of passing it through memory.
+inline void run_small(SmallPlan sp, const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
+  if (sp.dot)
+    small_detail::run_dot_tiles(g, *ks.dot);
+  else
+    small_detail::run_tiles(g, ks.tiles[static_cast<std::size_t>(sp.tile)]);
+}
+
+}  // namespace adaptcore
