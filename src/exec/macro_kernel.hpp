@@ -79,6 +79,16 @@ struct PackBuffers {
   unsigned char* b = nullptr;  // ceil(nc / nr) * nr x ceil(kc / group) words
 };
 
+// Prefetches (for writing) the lines of an mv x nv tile of 4-byte elements, ld apart.
+inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept {
+  const auto* p = static_cast<const unsigned char*>(c);
+  const int64_t bytes = int64_t{nv} * 4;
+  for (int i = 0; i < mv; ++i, p += ld * 4) {
+    for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 1, 3);
+    __builtin_prefetch(p + bytes - 1, 1, 3);
+  }
+}
+
 // The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
 // [pack A] -> jr -> ir -> micro-kernel, over the block's rows, columns and depth slice.
 template <class Op>
@@ -131,6 +141,17 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             t.c = target.at(ic + ir, jc + jr);
             t.ldc = target.ld;
             t.first_row = ic == blk.m0 && ir == 0;
+            if (p.prefetch_c) {
+              // A shallow tile is over before its C lines arrive from beyond L2: ask for the
+              // next tile's lines (with intent to write) while this one computes.
+              if (ir + mr < mb)
+                prefetch_c_tile(target.at(ic + ir + mr, jc + jr), target.ld,
+                                static_cast<int>(std::min<int64_t>(mr, mb - ir - mr)), t.nv);
+              else if (jr + nr < nb)
+                prefetch_c_tile(target.at(ic, jc + jr + nr), target.ld,
+                                static_cast<int>(std::min<int64_t>(mr, mb)),
+                                static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
+            }
             op.tile(t);
           }
         }

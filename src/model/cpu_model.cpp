@@ -28,6 +28,8 @@ constexpr double kStreamsTracked = 8.0;
 // row runs of 3072 / 2048 / 1024 bytes: 1.31 / 1.38 / 1.83x the time of whole rows
 // (docs/MODEL.md, "Packing out of DRAM").
 constexpr double kDramRunRampBytes = 800.0;
+// Issue cost of one software prefetch instruction, in cycles.
+constexpr double kPrefetchCycles = 0.5;
 
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
@@ -198,13 +200,13 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // From DRAM, a panel read in runs of `run` bytes (the packed block's extent along the
   // operand's contiguous direction) loses a ramp per run; a run that is the whole extent of the
   // matrix (all threads' shares of a row, read side by side) is one stream.
+  auto run_bytes = [&](double block, double share) {
+    return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
+  };
   auto pack_rate = [&](double src_bw, bool transposing, double run) {
     double src = src_bw;
     if (src_bw == dram_bw) src = dram_bw / 2 / (1 + kDramRunRampBytes / run);
     return std::min(transposing ? hw_.pack_gbs * cfg_.transposing_pack_share : hw_.pack_gbs, src);
-  };
-  auto run_bytes = [&](double block, double share) {
-    return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
   };
 
   if (p.pack_b) {
@@ -221,9 +223,14 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // some (docs/MODEL.md, "Memory, exposed"); from L3 the stream count does not matter.
     // An in-place tile of its own (direct_b) prefetches along B's rows in software, so its
     // streams, and its re-reads from L3, overlap the kernel (docs/LOWP.md, "In-place B").
+    // From DRAM each of the core's rows of B is a run of its n_t columns, and every run
+    // restarts the prefetchers like a packer's (below); a core reading whole rows (N not
+    // split) reads one stream.
     const double bytes = eb * k_t * n_t;
     const bool cached = eb * k * n <= static_cast<double>(hw_.l2_bytes);
-    const double streams = b_src_bw == dram_bw ? dram_row_stream_efficiency(kc) : 1.0;
+    double streams = 1.0;
+    if (b_src_bw == dram_bw)
+      streams = dram_row_stream_efficiency(kc) / (1 + kDramRunRampBytes / run_bytes(n_t, n));
     (cached || direct_b ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
@@ -270,12 +277,20 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // C (32-bit accumulators): read and written once per depth block. A core's share of C that
   // stays in its L2 streams alongside the kernels; a larger one is reloaded tile by tile at the
   // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "Memory, exposed").
+  // A shallow depth block (a few steps per tile) ends before the C lines it stores could
+  // arrive from beyond L2, so C's traffic is exposed unless the executor prefetches the next
+  // tile's lines (Plan::prefetch_c), which costs an instruction per line.
   const double c_share = 4 * m_t * n_t;
   const double c_bytes = k_blocks * 8 * m_t * n_t;
-  if (c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes) || k_blocks == 1)
+  const bool c_resident = c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+  const bool shallow = k_blocks == 1 && steps <= static_cast<double>(kPrefetchCSteps);
+  if (c_resident || (k_blocks == 1 && (!shallow || p.prefetch_c)))
     mem_us += us(c_bytes, bw_of(c_share));
   else
     exposed_us += us(c_bytes, bw_of(c_share));
+  if (p.prefetch_c)
+    c.compute_us += m_t * std::ceil(4 * n_t / 64 + col_tiles) * kPrefetchCycles /
+                    (hw_.freq_ghz * 1e3);
   c.memory_us = mem_us + exposed_us;
   c.pack_us = pack_us;
 

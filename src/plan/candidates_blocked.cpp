@@ -18,6 +18,8 @@ namespace {
 // from memory is kc concurrent row streams and the prefetchers follow only a few; see
 // docs/MODEL.md, "Memory, exposed").
 constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
+// Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
+constexpr int64_t kDecodeRows = 8;
 
 // How packed A blocks are packed: as 32-bit words by the path's fp32 packer where the key
 // allows it (a group type, A row-major with rows on 4-byte boundaries; see APacking), else by
@@ -66,7 +68,12 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
   const bool a_must_pack = !cfg.in_place_a;
   const bool b_must_pack = !cfg.in_place_b || !key.b_row_unit;
   const int threads = cls.parallel == ParallelClass::Serial ? 1 : key.threads;
-  const bool split_k = cfg.split_k && cls.parallel == ParallelClass::FewTiles;
+  // Split-K where C has few tiles per core, and for decode shapes (m <= 8) at any N: there the
+  // call streams B, and a core reading whole rows of half the depth keeps each row one
+  // prefetch stream where a core reading half of every row restarts one per row
+  // (docs/MODEL.md, "Memory, exposed"); the model weighs it against the reduction.
+  const bool split_k = cfg.split_k && (cls.parallel == ParallelClass::FewTiles ||
+                                       (cls.parallel == ParallelClass::ManyTiles && key.m <= kDecodeRows));
   const int64_t pw = 4 / cfg.group;  // packed bytes per k value
 
   for (int ti = 0; ti < cfg.tile_count; ++ti) {
@@ -94,7 +101,7 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
         std::size_t n_opts = 0;
         if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
-        } else if (key.m <= 8) {
+        } else if (key.m <= kDecodeRows) {
           opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
         } else {
           opts = {kKcStreaming, kcs[0], 0}, n_opts = 2;
@@ -132,6 +139,12 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             p.cls = cls;
             p.tail = TailStrategy::Masked;
             out.push_back(p);
+            // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
+            if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
+              Plan q = p;
+              q.prefetch_c = true;
+              out.push_back(q);
+            }
             const bool has_tail = key.m % mr != 0 || key.n % nr != 0;
             if (cfg.padded_tail && p.pack_a && p.pack_b && has_tail) {
               p.tail = TailStrategy::Padded;
@@ -169,6 +182,8 @@ std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeCon
   if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";
   if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))
     return "padded tail without packing both operands";
+  if (p.prefetch_c && (p.kc < key.k || ceil_div(key.k, int64_t{cfg.group}) > kPrefetchCSteps))
+    return "C prefetching in a plan that is not one shallow depth block";
   return "";
 }
 

@@ -48,6 +48,9 @@ enum class PlanKind : std::uint8_t { Blocked = 0, Dot = 1, WeightQuantized = 2 }
 // packer: "Words where the operand allows it".
 enum class APacking : std::uint8_t { Elements = 0, Words = 1 };
 
+// Depth of the shallow blocks that may prefetch C (Plan::prefetch_c), in packed steps.
+inline constexpr int64_t kPrefetchCSteps = 48;
+
 struct Plan {
   PlanKind kind = PlanKind::Blocked;
   Isa isa = Isa::Generic;
@@ -58,6 +61,11 @@ struct Plan {
   int pm = 1, pn = 1, pk = 1;      // core grid over M, N and K (pk > 1: split-K)
   TailStrategy tail = TailStrategy::Masked;
   APacking a_packing = APacking::Elements;  // blocked plans that pack A (low precision)
+  // Blocked plans of one shallow depth block (at most kPrefetchCSteps packed steps): while a
+  // register tile computes, the executor prefetches the next tile's C lines for writing. A
+  // shallow tile ends before its C lines could arrive from beyond L2 on their own; where C
+  // stays in L2 the prefetches are only extra instructions (the model weighs both).
+  bool prefetch_c = false;
   // Weight-quantized plans: threads that split (quantize) the activations in the pass before
   // the product, 1 (the calling thread) or threads().
   int quantize_threads = 1;
