@@ -138,6 +138,23 @@ void run_dot_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernel
   run_dot(p, op, blk);
 }
 
+// The problem restricted to the block's columns with those columns of op(B) copied into `out`
+// transposed (column j at out + (j - n0) * k, contiguous along k), for a dot plan that packs
+// a narrow B. Read along B's rows, written as one stream per column.
+GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, float* out) {
+  const int64_t nb = blk.n1 - blk.n0;
+  const float* b = g.b + blk.n0 * g.b_cs;
+  for (int64_t p = 0; p < g.k; ++p)
+    for (int64_t j = 0; j < nb; ++j) out[j * g.k + p] = b[p * g.b_rs + j * g.b_cs];
+  GemmProblem sub = g;
+  sub.n = nb;
+  sub.b = out;
+  sub.b_rs = 1;
+  sub.b_cs = g.k;
+  sub.c = g.c + blk.n0;
+  return sub;
+}
+
 // Whether the plan's tile is one of this table's, with its shape: the plan may come from a
 // cache or a file filled for another table (a profile change racing a call), and a tile run
 // with another tile's mr x nr leaves part of C unwritten. Cheap: a few compares per call.
@@ -167,9 +184,17 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
   if (!plan_matches(p, ks)) return Status::InternalError;
   const int threads = p.threads();
   if (p.is_dot()) {
+    // A packed B: each core's columns, transposed into a k-contiguous block of its own.
+    ScratchLayout scratch;
+    const std::size_t packed_b =
+        scratch.per_task(p.pack_b ? static_cast<std::size_t>(std::min(p.nc, g.n) * g.k) * 4 : 0);
+    if (!scratch.reserve(threads)) return Status::OutOfMemory;
     run_tasks(pool, threads, [&](int tid) {
       const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
-      if (!blk.empty()) run_dot_block(p, g, ks, blk);
+      if (blk.empty()) return;
+      if (!p.pack_b) return run_dot_block(p, g, ks, blk);
+      auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
+      run_dot_block(p, with_b_transposed(g, blk, bt), ks, Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
     });
     return Status::Ok;
   }

@@ -10,8 +10,9 @@ std::optional<SmallPlan> small_plan(const Plan& p, const GemmProblem& g,
                                     const kernels::IsaKernels& ks) noexcept {
   if (p.pm != 1 || p.pn != 1 || p.pk != 1) return std::nullopt;
   if (p.is_dot()) {
-    // The dot tiles read A rows and B columns along k in place (the plan's validity).
-    if (ks.dot == nullptr || p.mr != kernels::kDotMr || p.nr != kernels::kDotNr)
+    // The dot tiles read A rows and B columns along k in place (the plan's validity); a dot
+    // plan that packs B needs a workspace.
+    if (ks.dot == nullptr || p.mr != kernels::kDotMr || p.nr != kernels::kDotNr || p.pack_b)
       return std::nullopt;
     return SmallPlan{true, 0};
   }

@@ -108,15 +108,21 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // B once, as nr sequential streams from where it lies; then every tile streams its rows and
   // columns, (mr + nr) k values, from the level holding them, not hidden under the
   // instructions (8 streams of 64-byte loads, each used once; docs/MODEL.md, "Dot-product plans").
+  // A packed B (a narrow row-major B transposed by each core for its columns) is read once
+  // by the packer instead, at the transposing packer's rate, and then lies in cache.
   const double b_bytes = eb * n_t * k;
   const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
   const double tile_bytes = eb * (p.mr + p.nr) * k;
-  const double b_us = b_bytes / (level_gbs(eb * k * n, threads) * 1e3);
+  const double b_src_gbs = level_gbs(eb * k * n, threads);
+  const double b_us =
+      p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
+  if (p.pack_b)
+    c.pack_us = b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3);
   const double stream_us = tiles * tile_bytes / (level_gbs(tile_bytes, threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= b_us ? "compute" : "memory";
-  c.total_us = std::max(c.compute_us, b_us) + stream_us + c.sync_us;
+  c.total_us = std::max(c.compute_us, b_us) + stream_us + c.pack_us + c.sync_us;
   return c;
 }
 

@@ -37,7 +37,7 @@ std::string describe(const Plan& p) {
   std::ostringstream os;
   os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr;
   if (p.is_dot()) {
-    os << " dot";
+    os << (p.pack_b ? " dot packB" : " dot");
   } else {
     os << (p.pack_a ? " packA" : " directA");
     if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";

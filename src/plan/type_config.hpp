@@ -49,6 +49,11 @@ struct TypeConfig {
   double direct_b_cycles = 0.0;
   int64_t direct_b_max_m = 0;
   TileShape dot{};  // dot-product tile (A rows and B columns contiguous along k)
+  // Dot plans may pack a narrow B (at most kDotPackMaxN columns, rows contiguous) transposed,
+  // so its columns become contiguous along k: C's few columns then no longer waste the
+  // register tiles' lanes, K fills them.
+  bool dot_pack_b = false;
+  static constexpr int64_t kDotPackMaxN = 16;
 
   // Bytes a packed panel holds per k value and row or column (4 bytes a group).
   double packed_bytes_per_k() const noexcept { return 4.0 / group; }
