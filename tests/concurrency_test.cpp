@@ -24,6 +24,7 @@ TEST(Determinism, SplitKIsBitwiseReproducible) {
   for (Isa isa : available_isas())
     for (const Deep d : {Deep{8, 8, 20000}, Deep{5, 13, 12345}, Deep{33, 17, 8191}}) {
       auto ctx = make_context(isa, 2);
+      ASSERT_EQ(ctx->set_residency(Residency::Cached), Status::Ok);  // one plan for every rep
       Stored a(d.m, d.k, Layout::RowMajor, d.k), b(d.k, d.n, Layout::RowMajor, d.n);
       std::mt19937 rng(static_cast<unsigned>(d.k));
       std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -71,11 +72,45 @@ TEST(Determinism, SplitKIsBitwiseReproducible) {
     }
 }
 
+// Residency::Auto plans a call for operands in memory or in cache by whether it repeats the
+// previous call's operands, so a call's bits may depend on the call before it; the same
+// sequence of calls (a model's forward pass run twice) gives the same bits call by call.
+TEST(Determinism, AutoResidencyRepeatsAcrossIdenticalCallSequences) {
+  auto ctx = make_context(available_isas().back(), 2);
+  ASSERT_EQ(ctx->residency(), Residency::Auto);
+  const int64_t m = 8, n = 1024, k = 4096;  // split-K for one residency, not the other
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b0(k * n), b1(k * n);
+  for (auto* v : {&a, &b0, &b1})
+    for (float& x : *v) x = u(rng);
+  const std::vector<float>* seq[] = {&b0, &b0, &b1, &b0, &b0, &b1, &b1};
+  std::vector<std::vector<float>> first;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < std::size(seq); ++i) {
+      std::vector<float> c(m * n, 0.0f);
+      ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k,
+                     seq[i]->data(), n, 0.0f, c.data(), n, *ctx),
+                Status::Ok);
+      if (pass == 0)
+        first.push_back(c);
+      else
+        EXPECT_EQ(std::memcmp(first[i].data(), c.data(), c.size() * sizeof(float)), 0)
+            << "call " << i << " of the sequence";
+    }
+    std::vector<float> other(m * n, 0.0f);  // the next pass starts after another call
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k,
+                   b1.data(), n, 0.0f, other.data(), n, *ctx),
+              Status::Ok);
+  }
+}
+
 // The same with a contended pool: while other threads keep the pool busy, calls fall back to
 // serial execution of the same plan, which must produce the same bits.
 TEST(Determinism, BusyPoolFallbackGivesTheSameBits) {
   const Isa isa = available_isas().back();
   auto ctx = make_context(isa, 2);
+  ASSERT_EQ(ctx->set_residency(Residency::Cached), Status::Ok);  // one plan for every call
   const int64_t m = 8, n = 8, k = 20000;
   Stored a(m, k, Layout::RowMajor, k), b(k, n, Layout::RowMajor, n);
   std::mt19937 rng(3);

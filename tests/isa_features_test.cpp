@@ -255,6 +255,7 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
   ContextOptions o;
   o.threads = 1;
   o.read_environment = false;
+  o.residency = Residency::Cached;  // the calls use key_for(problem)
   Context ctx(o);
 
   // fp32: the planner's plan with a wider nr than its tile writes.

@@ -57,6 +57,7 @@ std::unique_ptr<Context> fresh(int threads = 2, Isa isa = Isa::Auto) {
   o.threads = threads;
   o.isa = isa;
   o.read_environment = false;
+  o.residency = Residency::Cached;  // calls use key_for(problem), the keys written to files
   return std::make_unique<Context>(o);
 }
 

@@ -78,7 +78,7 @@ struct Operands {
 
 bool in_table(Context& ctx, const detail::TinyArgs& x) {
   detail::ContextImpl& impl = detail::impl_of(ctx);
-  const std::uint64_t word = detail::tiny_detail::tiny_word(impl, x);
+  const std::uint64_t word = detail::tiny_detail::tiny_word(impl, x, impl.cold_call(x.a, x.b, x.c));
   return word != 0 && impl.small_calls().find(word) != 0;
 }
 
@@ -88,6 +88,7 @@ TEST(TinyCalls, RepeatedCallsMatchTheFullPathBitForBit) {
   std::mt19937_64 rng(20261203);
   int hits = 0, cases = 0;
   for (Config& cfg : all_configs()) {
+    ASSERT_EQ(cfg.ctx->set_residency(Residency::Cached), Status::Ok);  // one key per shape
     for (int i = 0; i < 150; ++i) {
       const TinyCase t = random_case(rng);
       Operands op(t, rng);
@@ -115,6 +116,7 @@ TEST(TinyCalls, RepeatedCallsMatchTheFullPathBitForBit) {
 // nothing written; and the calls that need no product (alpha = 0) read neither A nor B.
 TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {
   auto ctx = make_context(Isa::Auto, 1);
+  ASSERT_EQ(ctx->set_residency(Residency::Cached), Status::Ok);
   const TinyCase t{Layout::RowMajor, Trans::No, Trans::No, 5, 7, 3, 0, 0, 0, 1.0f, 0.0f};
   std::mt19937_64 rng(1);
   Operands op(t, rng);
@@ -157,6 +159,7 @@ TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {
 // cache (a new profile) finds nothing until the full path has run again.
 TEST(TinyCalls, TableFollowsTheConfiguration) {
   auto ctx = make_context(Isa::Auto, 1);
+  ASSERT_EQ(ctx->set_residency(Residency::Cached), Status::Ok);
   const TinyCase t{Layout::RowMajor, Trans::No, Trans::No, 9, 20, 6, 0, 0, 0, 1.0f, 1.0f};
   std::mt19937_64 rng(2);
   Operands op(t, rng);
@@ -170,6 +173,31 @@ TEST(TinyCalls, TableFollowsTheConfiguration) {
   EXPECT_FALSE(in_table(*ctx, op.args(t)));
   ASSERT_EQ(op.call(t, *ctx), Status::Ok);
   EXPECT_TRUE(in_table(*ctx, op.args(t)));
+}
+
+// Residency::Auto: a call with other operands than the previous one on its thread plans for
+// them in memory, a repeated call for them in cache; each has its own word in the table.
+TEST(TinyCalls, AutoResidencyKeysColdAndRepeatedCallsApart) {
+  auto ctx = make_context(Isa::Auto, 1);
+  ASSERT_EQ(ctx->residency(), Residency::Auto);
+  detail::ContextImpl& impl = detail::impl_of(*ctx);
+  const TinyCase t{Layout::RowMajor, Trans::No, Trans::No, 6, 30, 12, 0, 0, 0, 1.0f, 0.0f};
+  std::mt19937_64 rng(4);
+  Operands op(t, rng), other(t, rng);
+  const detail::TinyArgs x = op.args(t);
+  ASSERT_EQ(other.call(t, *ctx), Status::Ok);
+  ASSERT_TRUE(impl.cold_call(x.a, x.b, x.c));
+  ASSERT_EQ(op.call(t, *ctx), Status::Ok);  // cold: other operands before
+  EXPECT_FALSE(impl.cold_call(x.a, x.b, x.c));
+  EXPECT_NE(impl.small_calls().find(detail::tiny_detail::tiny_word(impl, x, true)), 0);
+  EXPECT_EQ(impl.small_calls().find(detail::tiny_detail::tiny_word(impl, x, false)), 0);
+  ASSERT_EQ(op.call(t, *ctx), Status::Ok);  // warm: the same operands again
+  EXPECT_NE(impl.small_calls().find(detail::tiny_detail::tiny_word(impl, x, false)), 0);
+  const Reference ref = reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
+  EXPECT_EQ(check_result(op.c, ref), "");
+  ASSERT_EQ(ctx->set_residency(Residency::Memory), Status::Ok);
+  EXPECT_TRUE(impl.cold_call(x.a, x.b, x.c));
+  EXPECT_EQ(ctx->set_residency(static_cast<Residency>(9)), Status::InvalidArgument);
 }
 
 // With ADAPTCORE_VERBOSE every call must reach the full path (it writes the call's line).

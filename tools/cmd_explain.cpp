@@ -23,6 +23,7 @@ struct ExplainArgs {
   WqArgs wq;
   int top = 0;
   bool json = false;
+  bool cold = false;  // plan for operands in memory (ShapeKey::cold)
   // A modeled NPU target instead of this CPU (cmd_ascend.cpp).
   std::string target;
   std::string npu_profile;
@@ -76,7 +77,7 @@ void run_explain(const ExplainArgs& args) {
   detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*ctx);
   DType dtype = DType::F32;
   parse_dtype(args.dtype, dtype);
-  ShapeKey key = impl.key_for(prob);
+  ShapeKey key = impl.key_for(prob, args.cold);
   std::string kernel_name = "fp32";
   if (is_weight_quantized(dtype)) {
     // Weight-quantized: op(W) is k x n packed once; the key carries format, parts and group.
@@ -89,7 +90,7 @@ void run_explain(const ExplainArgs& args) {
     // the key's leading-dimension classes and the plan's capacities).
     LowpProblem lp;
     if (shape_problem_lowp(s, dtype, lp) != Status::Ok) throw CLI::RuntimeError(1);
-    key = impl.key_for(lp);
+    key = impl.key_for(lp, args.cold);
     kernel_name = impl.lowp_kernels(dtype, key.isa)->name;
   }
   const Explanation e = impl.explain(key);
@@ -213,6 +214,9 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_flag("--cold", args->cold,
+                "plan for operands in memory (a call with other operands than the previous one; "
+                "default: operands cached as far as they fit, a repeated call)");
   cmd->callback([args] {
 #ifdef ADAPTCORE_WITH_ASCEND
     if (!args->target.empty()) {

@@ -118,7 +118,8 @@ void run_validate(const ValidateArgs& args) {
     }
     const GemmProblem& prob = probs[0];
     std::size_t next_set = 0;
-    const ShapeKey key = impl.key_for(prob);
+    // The candidates run over rotating operand sets: the plans for operands in memory.
+    const ShapeKey key = impl.key_for(prob, sets > 1);
     const Explanation e = impl.explain(key);
     // The model's ranking; its choice first.
     std::vector<std::size_t> order(e.candidates.size());

@@ -176,7 +176,7 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const SuiteShape s = with_leading_dims(shapes[i]);
     const HardwareLimit limit = detail::f32_shape_limit(ctx, s, o.effective_pool_bytes());
-    const detail::ModelView mv = detail::model_view(ctx, s);
+    const detail::ModelView mv = detail::model_view(ctx, s, !o.warm);
     Json r = shape_fields(i, s);
     r["lib"] = "adaptcore";
     r["status"] = "predicted";

@@ -63,7 +63,8 @@ struct ModelView {
   std::string plan;
   double predicted_us = 0;
 };
-ModelView model_view(Context& ctx, const SuiteShape& s);
+// The plan and prediction for the shape's calls, with operands in memory (cold) or cached.
+ModelView model_view(Context& ctx, const SuiteShape& s, bool cold);
 HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes);
 std::string shape_text(const SuiteShape& s);
 // bf16, u8s8, s8s8; adds the measured dot-product peak to doc.

@@ -30,6 +30,9 @@ struct ContextOptions {
   std::string profile_path;       // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
   bool read_environment = true;   // honour the ADAPTCORE_* variables above
   std::string plan_file;          // plan file to preload; empty: ADAPTCORE_PLAN_FILE if set
+  // Where operands are expected (types.hpp); Auto: ADAPTCORE_RESIDENCY (auto, cached,
+  // memory) if set, else decided per call.
+  Residency residency = Residency::Auto;
 };
 
 // Everything a GEMM call needs besides its operands: thread count, hardware profile, ISA path,
@@ -53,6 +56,11 @@ class Context {
   // Forces a path; UnsupportedIsa if the CPU lacks it. Auto restores the best path.
   Status set_isa(Isa isa) noexcept;
   Isa isa() const noexcept;  // the active path, never Auto
+
+  // The residency the planner assumes from now on (ContextOptions::residency): a caller that
+  // knows its next calls stream data (or reuse it) says so here; plans for both are cached.
+  Status set_residency(Residency r) noexcept;
+  Residency residency() const noexcept;
 
   const HardwareProfile& hardware() const noexcept;
   // Replaces the profile (and clears the plans made for the old one); the reference from

@@ -35,6 +35,14 @@ inline constexpr int kMaxThreads = 1024;
 // Instruction-set paths with kernels. Auto means "best the CPU supports".
 enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
 
+// Where a call's operands are when it starts, which the planner plans for:
+//   Auto    decided per call: a call with the same A, B and C as the previous call on its thread
+//           (a hot loop, a benchmark) finds them in the caches as far as they fit; any other
+//           call finds them in memory (the weights of one layer after the other, fresh buffers)
+//   Cached  always in the caches as far as they fit
+//   Memory  always in memory (DRAM)
+enum class Residency : int { Auto = 0, Cached = 1, Memory = 2 };
+
 const char* to_string(Status s) noexcept;
 const char* to_string(Isa isa) noexcept;
 // Parses "auto", "generic", "avx2", "avx512" (case-insensitive); false if unknown.

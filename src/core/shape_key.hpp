@@ -29,6 +29,9 @@ struct ShapeKey {
   // the activations are bf16 (else fp32).
   std::uint16_t wq_group = 0;
   bool a_bf16 = false;
+  // The call's operands start in memory (Residency): every first read of A, B and C is
+  // priced from DRAM, whatever their size. False: they are where they fit.
+  bool cold = false;
 
   friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
 };
@@ -70,7 +73,7 @@ inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
                               (k.a_k_unit ? 1ULL << 56 : 0u) | (k.b_k_unit ? 1ULL << 57 : 0u) |
                               (static_cast<std::uint64_t>(k.isa) << 2) |
                               (static_cast<std::uint64_t>(k.dtype) << 6) |
-                              (k.a_bf16 ? 1ULL << 58 : 0u) |
+                              (k.a_bf16 ? 1ULL << 58 : 0u) | (k.cold ? 1ULL << 59 : 0u) |
                               (static_cast<std::uint64_t>(k.wq_group) << 24) |
                               (static_cast<std::uint64_t>(k.a_ld_log2) << 40) |
                               (static_cast<std::uint64_t>(k.b_ld_log2) << 48) |

@@ -18,6 +18,7 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   const char* env_isa = env ? std::getenv("ADAPTCORE_ISA") : nullptr;
   const char* env_profile = env ? std::getenv("ADAPTCORE_HW_PROFILE") : nullptr;
   const char* env_threading = env ? std::getenv("ADAPTCORE_THREADING") : nullptr;
+  const char* env_residency = env ? std::getenv("ADAPTCORE_RESIDENCY") : nullptr;
   verbose_ = env && verbose_from_environment();
 
   profile_ = std::make_unique<HardwareProfile>(detected_hardware());
@@ -42,6 +43,17 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     else
       note(Status::InvalidArgument, std::string("ADAPTCORE_THREADING ignored: not auto, pool or openmp: '") +
                                         env_threading + "'");
+  }
+
+  if (set_residency(options.residency) != Status::Ok)
+    note(Status::InvalidArgument, "ContextOptions::residency ignored: not a Residency value");
+  if (options.residency == Residency::Auto && env_residency != nullptr) {
+    const std::string v = env_residency;
+    if (v == "auto" || v == "cached" || v == "memory")
+      set_residency(v == "auto" ? Residency::Auto : v == "cached" ? Residency::Cached : Residency::Memory);
+    else
+      note(Status::InvalidArgument,
+           "ADAPTCORE_RESIDENCY ignored: not auto, cached or memory: '" + v + "'");
   }
 
   int threads = options.threads;
@@ -113,6 +125,13 @@ int ContextImpl::threads_implicit() const noexcept {
     }
   }
   return threads_.load(std::memory_order_relaxed);
+}
+
+Status ContextImpl::set_residency(Residency r) noexcept {
+  if (r != Residency::Auto && r != Residency::Cached && r != Residency::Memory)
+    return Status::InvalidArgument;
+  residency_.store(r, std::memory_order_relaxed);
+  return Status::Ok;
 }
 
 Status ContextImpl::set_isa(Isa isa) noexcept {
@@ -222,6 +241,14 @@ Status Context::set_isa(Isa isa) noexcept {
 Isa Context::isa() const noexcept {
   ADAPTCORE_CTX_OR(Isa::Generic);
   return impl_->isa();
+}
+Status Context::set_residency(Residency r) noexcept {
+  ADAPTCORE_CTX_OR(Status::OutOfMemory);
+  return impl_->set_residency(r);
+}
+Residency Context::residency() const noexcept {
+  ADAPTCORE_CTX_OR(Residency::Auto);
+  return impl_->residency();
 }
 const HardwareProfile& Context::hardware() const noexcept {
   ADAPTCORE_CTX_OR(detected_hardware());

@@ -59,14 +59,37 @@ class ContextImpl final : public ForkAware {
   // The whole call of any problem type (fp32, bf16/int8, weight-quantized), written once
   // (context_run.cpp): the key, the plan from the cache (or the planner on a miss), execution
   // with the kernels the key names. When an fp32 call ran on the small-problem path and
-  // `small` is given, *small receives its SmallPlan's byte (the tiny-call table's payload).
+  // `small` is given, it receives the SmallPlan's byte (the tiny-call table's payload) and the
+  // key's residency.
+  struct SmallRun {
+    std::uint8_t payload = 0;
+    bool cold = false;
+  };
   template <class Problem>
-  Status run(const Problem& prob, std::uint8_t* small = nullptr) noexcept;
+  Status run(const Problem& prob, SmallRun* small = nullptr) noexcept;
 
-  // The key this context would use for a problem of any type.
+  // The key this context would use for a problem of any type, for operands in memory (cold)
+  // or where they fit.
   template <class Problem>
-  ShapeKey key_for(const Problem& prob) const noexcept {
-    return make_key(prob, isa(), threads());
+  ShapeKey key_for(const Problem& prob, bool cold = false) const noexcept {
+    ShapeKey key = make_key(prob, isa(), threads());
+    key.cold = cold;
+    return key;
+  }
+
+  Status set_residency(Residency r) noexcept;
+  Residency residency() const noexcept { return residency_.load(std::memory_order_relaxed); }
+  // Whether a call on these operands finds them in memory (ShapeKey::cold): the residency
+  // setting, or under Auto, whether they differ from the previous call's on this thread.
+  // remember_call records a call's operands for the next one.
+  bool cold_call(const void* a, const void* b, const void* c) const noexcept {
+    const Residency r = residency();
+    if (r != Residency::Auto) return r == Residency::Memory;
+    const LastCall& l = last_call();
+    return l.a != a || l.b != b || l.c != c;
+  }
+  static void remember_call(const void* a, const void* b, const void* c) noexcept {
+    last_call() = LastCall{a, b, c};  // whatever this context's setting: the caches are shared
   }
   // The planner's reasoning for a key of any dtype (planning.hpp: the implementation that
   // applies), and the plan through the cache.
@@ -99,6 +122,16 @@ class ContextImpl final : public ForkAware {
   // The pool, sized for a plan's threads when it will run the call (not when the host's
   // OpenMP team does).
   ThreadPool& pool_for(int threads) noexcept;
+  // The operands of this thread's previous call (on any context: the caches are shared).
+  struct LastCall {
+    const void* a = nullptr;
+    const void* b = nullptr;
+    const void* c = nullptr;
+  };
+  static LastCall& last_call() noexcept {
+    thread_local LastCall last;
+    return last;
+  }
   int threads_implicit() const noexcept;
   // With config_ held: drops every plan; the old ones are freed once no call can read them.
   void clear_plans_locked();
@@ -108,6 +141,7 @@ class ContextImpl final : public ForkAware {
   std::atomic<int> threads_{1};
   std::atomic<bool> threads_explicit_{false};
   std::atomic<Isa> isa_{Isa::Generic};
+  std::atomic<Residency> residency_{Residency::Auto};
   bool verbose_ = false;
   PlanCache cache_;
   SmallCallTable small_calls_;

@@ -25,6 +25,14 @@ bool finish_trivial(const GemmProblem& p) noexcept {
 bool finish_trivial(const LowpProblem& p) noexcept { return lowp_trivial(p); }
 bool finish_trivial(const WqProblem& p) noexcept { return p.m == 0; }
 
+// Where a problem's A and B lie (the residency of a call, ContextImpl::cold_call).
+const void* operand_a(const GemmProblem& p) noexcept { return p.a; }
+const void* operand_b(const GemmProblem& p) noexcept { return p.b; }
+const void* operand_a(const LowpProblem& p) noexcept { return p.a.ptr; }
+const void* operand_b(const LowpProblem& p) noexcept { return p.b.ptr; }
+const void* operand_a(const WqProblem& p) noexcept { return p.a; }
+const void* operand_b(const WqProblem& p) noexcept { return p.w; }
+
 // The kernel table a key's plan runs with (null: the path has none; never for a planned key).
 const kernels::IsaKernels* call_kernels(const ContextImpl&, const GemmProblem&,
                                         const ShapeKey& key) noexcept {
@@ -43,27 +51,30 @@ const kernels::WqKernels* call_kernels(const ContextImpl& ctx, const WqProblem&,
 // with no pool and no workspace), reported to the caller (the tiny-call table's payload); the
 // other types always go through their executor.
 bool execute_inline(const Plan& plan, const GemmProblem& p, const kernels::IsaKernels& ks,
-                    std::uint8_t* small) noexcept {
+                    ContextImpl::SmallRun* small) noexcept {
   const std::optional<SmallPlan> sp = small_plan(plan, p, ks);
   if (!sp) return false;
-  if (small != nullptr) *small = sp->encode();
+  if (small != nullptr) small->payload = sp->encode();
   run_small(*sp, p, ks);
   return true;
 }
 template <class Problem, class Kernels>
-bool execute_inline(const Plan&, const Problem&, const Kernels&, std::uint8_t*) noexcept {
+bool execute_inline(const Plan&, const Problem&, const Kernels&, ContextImpl::SmallRun*) noexcept {
   return false;
 }
 
 }  // namespace
 
 template <class Problem>
-Status ContextImpl::run(const Problem& prob, std::uint8_t* small) noexcept {
+Status ContextImpl::run(const Problem& prob, SmallRun* small) noexcept {
   if (finish_trivial(prob)) return Status::Ok;
   try {
     const CallLog log(verbose_);
     const auto section = reading();
-    const ShapeKey key = key_for(prob);
+    const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c);
+    remember_call(operand_a(prob), operand_b(prob), prob.c);
+    if (small != nullptr) small->cold = cold;
+    const ShapeKey key = key_for(prob, cold);
     const auto* ks = call_kernels(*this, prob, key);
     if (ks == nullptr) return Status::InternalError;
     const Plan* cached = cache_.find(key);
@@ -84,9 +95,9 @@ Status ContextImpl::run(const Problem& prob, std::uint8_t* small) noexcept {
   }
 }
 
-template Status ContextImpl::run(const GemmProblem&, std::uint8_t*) noexcept;
-template Status ContextImpl::run(const LowpProblem&, std::uint8_t*) noexcept;
-template Status ContextImpl::run(const WqProblem&, std::uint8_t*) noexcept;
+template Status ContextImpl::run(const GemmProblem&, SmallRun*) noexcept;
+template Status ContextImpl::run(const LowpProblem&, SmallRun*) noexcept;
+template Status ContextImpl::run(const WqProblem&, SmallRun*) noexcept;
 
 Explanation ContextImpl::explain(const ShapeKey& key) const {
   return explain_key(key, hardware());

@@ -17,9 +17,9 @@ namespace {
                                 x.lda, x.b, x.ldb, x.beta, x.c, x.ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  std::uint8_t small = 0;
+  detail::ContextImpl::SmallRun small;
   const Status r = detail::impl_of(ctx).run(prob, &small);
-  if (small != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
+  if (small.payload != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
   return r;
 }
 

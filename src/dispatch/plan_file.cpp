@@ -31,7 +31,8 @@ constexpr int64_t kMaxDim = int64_t{1} << 40;
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 30;
 
 // Key flag bits.
-constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8, kABf16 = 16;
+constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8, kABf16 = 16,
+                       kCold = 32;
 // Plan flag bits. kAWords: packed A blocks packed as 32-bit words (APacking::Words); a file
 // written before the bit existed loads its plans with the group packer (same results).
 // kPrefetchC: Plan::prefetch_c (a file written before it existed: no prefetching, same results).
@@ -115,7 +116,7 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i64(k.k);
   w.u8(static_cast<std::uint8_t>((k.a_row_unit ? kARowUnit : 0) | (k.b_row_unit ? kBRowUnit : 0) |
                                  (k.a_k_unit ? kAKUnit : 0) | (k.b_k_unit ? kBKUnit : 0) |
-                                 (k.a_bf16 ? kABf16 : 0)));
+                                 (k.a_bf16 ? kABf16 : 0) | (k.cold ? kCold : 0)));
   w.u8(k.a_ld_log2);
   w.u8(k.b_ld_log2);
   w.u32(static_cast<std::uint32_t>(k.isa));
@@ -165,7 +166,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "truncated entry";
     return false;
   }
-  if ((kflags & ~(kARowUnit | kBRowUnit | kAKUnit | kBKUnit | kABf16)) != 0) {
+  if ((kflags & ~(kARowUnit | kBRowUnit | kAKUnit | kBKUnit | kABf16 | kCold)) != 0) {
     why = "unknown key flag bits";
     return false;
   }
@@ -205,6 +206,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   k.isa = static_cast<Isa>(kisa);
   k.dtype = static_cast<DType>(dtype);
   k.a_bf16 = (kflags & kABf16) != 0;
+  k.cold = (kflags & kCold) != 0;
   k.wq_group = static_cast<std::uint16_t>(group);
   p.kind = static_cast<PlanKind>(kind);
   p.isa = static_cast<Isa>(pisa);

@@ -46,9 +46,10 @@ namespace tiny_detail {
 inline constexpr int64_t kMaxTinyLd = int64_t{1} << 40;
 
 // The packed word of a tiny call (bits 0-17 dimensions - 1, 18 column-major, 19-20 transposes,
-// 21-25 / 26-30 the alignment classes of lda / ldb, 31-41 threads, 42-45 ISA, 46 set), or 0
-// when the call is not tiny or its layout or transposes are not plain values.
-inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x) noexcept {
+// 21-25 / 26-30 the alignment classes of lda / ldb, 31-41 threads, 42-45 ISA, 46 set, 47 the
+// operands in memory), or 0 when the call is not tiny or its layout or transposes are not
+// plain values.
+inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool cold) noexcept {
   const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
                     static_cast<std::uint64_t>(x.k - 1);
   const auto layout = static_cast<unsigned>(static_cast<int>(x.layout) - 101);
@@ -63,7 +64,8 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x) noexce
          static_cast<std::uint64_t>(x.k - 1) << 12 | std::uint64_t{layout} << 18 |
          std::uint64_t{ta != 0} << 19 | std::uint64_t{tb != 0} << 20 |
          std::uint64_t{stride_log2(x.lda)} << 21 | std::uint64_t{stride_log2(x.ldb)} << 26 |
-         std::uint64_t{threads} << 31 | std::uint64_t{isa} << 42 | std::uint64_t{1} << 46;
+         std::uint64_t{threads} << 31 | std::uint64_t{isa} << 42 | std::uint64_t{1} << 46 |
+         std::uint64_t{cold} << 47;
 }
 
 // Elements from the first to the last of a stored matrix of `lines` lines of `width`
@@ -85,7 +87,8 @@ inline bool disjoint(const void* x, int64_t x_elems, const void* y, int64_t y_el
 inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
   using namespace tiny_detail;
   if (x.alpha == 0.0f || ctx.verbose()) return false;  // trivial calls: the full path
-  const std::uint64_t word = tiny_word(ctx, x);
+  const bool cold = ctx.cold_call(x.a, x.b, x.c);
+  const std::uint64_t word = tiny_word(ctx, x, cold);
   if (word == 0) return false;
   const std::uint8_t payload = ctx.small_calls().find(word);
   if (payload == 0) return false;
@@ -116,11 +119,12 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
   const kernels::IsaKernels* ks = kernels::kernels_for(ctx.isa());
   if (ks == nullptr) return false;
+  ctx.remember_call(x.a, x.b, x.c);
   run_small(SmallPlan::decode(payload), p, *ks);
   return true;
 }
 
 // After the full path ran a tiny call on the small-problem path: remembers its payload.
-void remember_small_call(ContextImpl& ctx, const TinyArgs& args, std::uint8_t payload) noexcept;
+void remember_small_call(ContextImpl& ctx, const TinyArgs& args, ContextImpl::SmallRun run) noexcept;
 
 }  // namespace adaptcore::detail

@@ -28,6 +28,10 @@ constexpr double kStreamsTracked = 8.0;
 // row runs of 3072 / 2048 / 1024 bytes: 1.31 / 1.38 / 1.83x the time of whole rows
 // (docs/MODEL.md, "Packing out of DRAM").
 constexpr double kDramRunRampBytes = 800.0;
+// Rows of an operand closer than this are one prefetch stream, not one per row (a dense B of
+// at most 256 fp32 columns read in place; e.g. cold 11 x 54 x 297 runs in 6.9 us in place
+// against 12.7 us packed).
+constexpr double kSeparateRowBytes = 1024.0;
 // Issue cost of one software prefetch instruction, in cycles.
 constexpr double kPrefetchCycles = 0.5;
 
@@ -112,13 +116,22 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // by the packer instead, at the transposing packer's rate, and then lies in cache.
   const double b_bytes = eb * n_t * k;
   const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
-  const double tile_bytes = eb * (p.mr + p.nr) * k;
-  const double b_src_gbs = level_gbs(eb * k * n, threads);
+  // Cold operands (ShapeKey::cold) are first read from DRAM whatever their size, and C's
+  // lines are fetched for writing from there too.
+  const double b_src_gbs = key.cold ? dram_gbs(threads) : level_gbs(eb * k * n, threads);
   const double b_us =
       p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
+  // The copy goes element by element (2 cycles each: 64 x 7 x 4096 copies its 28,672 in 16 us).
   if (p.pack_b)
-    c.pack_us = b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3);
-  const double stream_us = tiles * tile_bytes / (level_gbs(tile_bytes, threads) * 1e3);
+    c.pack_us = std::max(b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3),
+                         2.0 * n_t * k / (hw_.freq_ghz * 1e3));
+  // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
+  // close while every row tile streams its mr rows of A, which come from the level holding
+  // the core's whole A (64 x 7 x 4096, 2 column tiles: A's 1 MiB re-read from L3, not L2).
+  const double a_tile_bytes = eb * p.mr * k, b_tile_bytes = eb * p.nr * k;
+  double stream_us = tiles * (a_tile_bytes / (level_gbs(eb * m_t * k, threads) * 1e3) +
+                              b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3));
+  if (key.cold) stream_us += (eb * m_t * k + 8 * m_t * n_t) / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= b_us ? "compute" : "memory";
@@ -198,7 +211,9 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // Operands start where they fit: a hot loop keeps small matrices cached, large ones stream.
   // The part of each operand this core reads decides its level: with B split over two cores,
   // each core's half can stay in its own L3 although the whole B would not.
-  const double a_src_bw = bw_of(eb * m_t * k_t), b_src_bw = bw_of(eb * k_t * n_t);
+  // Cold operands (ShapeKey::cold) start in DRAM whatever their size.
+  const double a_src_bw = key.cold ? dram_bw : bw_of(eb * m_t * k_t);
+  const double b_src_bw = key.cold ? dram_bw : bw_of(eb * k_t * n_t);
   const double page = static_cast<double>(hw_.page_bytes);
   // Packing reads the source at the packing rate, at most the source's bandwidth; a copy out
   // of DRAM also write-allocates its destination (half the source bandwidth). A packer that
@@ -233,9 +248,9 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // restarts the prefetchers like a packer's (below); a core reading whole rows (N not
     // split) reads one stream.
     const double bytes = eb * k_t * n_t;
-    const bool cached = eb * k * n <= static_cast<double>(hw_.l2_bytes);
+    const bool cached = !key.cold && eb * k * n <= static_cast<double>(hw_.l2_bytes);
     double streams = 1.0;
-    if (b_src_bw == dram_bw)
+    if (b_src_bw == dram_bw && eb * n >= kSeparateRowBytes)
       streams = dram_row_stream_efficiency(kc) / (1 + kDramRunRampBytes / run_bytes(n_t, n));
     (cached || direct_b ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
@@ -265,7 +280,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // In place: A is re-read for every column panel. Rows of an A that does not stay in L2
     // are separate streams the prefetchers lose track of: exposed like in-place B.
     const double bytes = eb * m_t * k_t;
-    const bool cached = eb * m * k <= static_cast<double>(hw_.l2_bytes);
+    const bool cached = !key.cold && eb * m * k <= static_cast<double>(hw_.l2_bytes);
     (cached ? mem_us : exposed_us) += us(bytes, a_src_bw);
     // Re-reads for the other column panels: the m_t x kc block, rows lda apart for a
     // row-major A (packed-like contiguous columns otherwise).
@@ -288,12 +303,16 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // tile's lines (Plan::prefetch_c), which costs an instruction per line.
   const double c_share = 4 * m_t * n_t;
   const double c_bytes = k_blocks * 8 * m_t * n_t;
-  const bool c_resident = c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+  const bool c_resident =
+      !key.cold && c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
   const bool shallow = k_blocks == 1 && steps <= static_cast<double>(kPrefetchCSteps);
-  if (c_resident || (k_blocks == 1 && (!shallow || p.prefetch_c)))
-    mem_us += us(c_bytes, bw_of(c_share));
+  const double c_bw = key.cold ? dram_bw : bw_of(c_share);
+  // Rows of C closer than kSeparateRowBytes are one stream the hardware prefetches by itself.
+  const bool c_one_stream = 4 * n < kSeparateRowBytes;
+  if (c_resident || c_one_stream || (k_blocks == 1 && (!shallow || p.prefetch_c)))
+    mem_us += us(c_bytes, c_bw);
   else
-    exposed_us += us(c_bytes, bw_of(c_share));
+    exposed_us += us(c_bytes, c_bw);
   if (p.prefetch_c)
     c.compute_us += m_t * std::ceil(4 * n_t / 64 + col_tiles) * kPrefetchCycles /
                     (hw_.freq_ghz * 1e3);

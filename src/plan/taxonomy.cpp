@@ -31,7 +31,9 @@ ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw, const TypeCo
 
   // Parallelism: serial if one core at the kernels' peak finishes before another could be
   // woken and joined.
-  const double one_core_us = 2.0 * m * n * k / (cfg.peak_gops_per_core(hw) * 1e3);
+  // Operands in memory (ShapeKey::cold): one core also waits for their bytes at its DRAM rate.
+  double one_core_us = 2.0 * m * n * k / (cfg.peak_gops_per_core(hw) * 1e3);
+  if (key.cold) one_core_us = std::max(one_core_us, footprint / (hw.bw_dram_core_gbs * 1e3));
   const TileShape& main_tile = cfg.tile(0);
   const int64_t tiles = ceil_div(key.m, int64_t{main_tile.mr}) * ceil_div(key.n, int64_t{main_tile.nr});
   if (key.threads <= 1 || one_core_us < 2.0 * hw.fork_join_us)
