@@ -138,8 +138,12 @@ void run_precompile(const PrecompileArgs& args) {
           std::cerr << "error: " << s.str() << ": " << to_string(st) << '\n';
           throw CLI::RuntimeError(1);
         }
-        const ShapeKey key = impl.key_for(prob);
-        entries.emplace_back(key, impl.plan_for(key));
+        // Both residencies: a call with new operands plans for them in memory, a repeated
+        // call for them in cache (Residency::Auto).
+        for (const bool cold : {true, false}) {
+          const ShapeKey key = impl.key_for(prob, cold);
+          entries.emplace_back(key, impl.plan_for(key));
+        }
       }
   const double plan_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -163,7 +167,7 @@ void run_precompile(const PrecompileArgs& args) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(args.out, ec);
   std::cout << "precompiled " << entries.size() << " plans (" << ms.size() << " m x " << ns.size()
-            << " n x " << ks.size() << " k, " << (args.transa ? 'T' : 'N')
+            << " n x " << ks.size() << " k x cold and warm operands, " << (args.transa ? 'T' : 'N')
             << (args.transb ? 'T' : 'N') << ", isa=" << to_string(ctx->isa())
             << " threads=" << ctx->threads() << ") in " << format_fixed(plan_s, 3) << " s ("
             << format_fixed(entries.empty() ? 0.0 : plan_s * 1e6 / static_cast<double>(entries.size()), 1)

@@ -34,9 +34,10 @@ void CallLog::write(const ShapeKey& key, const Plan& plan, bool cache_hit, const
   }
   const int len = std::snprintf(
       line, sizeof line,
-      "adaptcore: %s m=%lld n=%lld k=%lld A=%s B=%s threads=%d on=%s plan=[%s] cache=%s %.1f us%s%s\n",
+      "adaptcore: %s m=%lld n=%lld k=%lld A=%s B=%s operands=%s threads=%d on=%s plan=[%s] cache=%s %.1f us%s%s\n",
       to_string(key.dtype), static_cast<long long>(key.m), static_cast<long long>(key.n),
-      static_cast<long long>(key.k), a_layout(key), b_layout(key), plan.threads(), runner,
+      static_cast<long long>(key.k), a_layout(key), b_layout(key),
+      key.cold ? "memory" : "cached", plan.threads(), runner,
       desc.empty() ? "?" : desc.c_str(), cache_hit ? "hit" : "miss", us, status == Status::Ok ? "" : " status=",
       status == Status::Ok ? "" : to_string(status));
   if (len > 0) {

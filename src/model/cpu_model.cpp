@@ -302,17 +302,18 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // arrive from beyond L2, so C's traffic is exposed unless the executor prefetches the next
   // tile's lines (Plan::prefetch_c), which costs an instruction per line.
   const double c_share = 4 * m_t * n_t;
-  const double c_bytes = k_blocks * 8 * m_t * n_t;
-  const bool c_resident =
-      !key.cold && c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+  const double c_pass = 8 * m_t * n_t;  // C read and written once per depth block
+  const bool c_fits = c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
   const bool shallow = k_blocks == 1 && steps <= static_cast<double>(kPrefetchCSteps);
-  const double c_bw = key.cold ? dram_bw : bw_of(c_share);
   // Rows of C closer than kSeparateRowBytes are one stream the hardware prefetches by itself.
   const bool c_one_stream = 4 * n < kSeparateRowBytes;
-  if (c_resident || c_one_stream || (k_blocks == 1 && (!shallow || p.prefetch_c)))
-    mem_us += us(c_bytes, c_bw);
-  else
-    exposed_us += us(c_bytes, c_bw);
+  // The first pass finds C where the residency puts it (cold: DRAM); the later passes find it
+  // in the level holding the core's share, where it stays after the first.
+  const bool first_hidden = (c_fits && !key.cold) || c_one_stream ||
+                            (k_blocks == 1 && (!shallow || p.prefetch_c));
+  (first_hidden ? mem_us : exposed_us) += us(c_pass, key.cold ? dram_bw : bw_of(c_share));
+  if (k_blocks > 1)
+    (c_fits || c_one_stream ? mem_us : exposed_us) += us((k_blocks - 1) * c_pass, bw_of(c_share));
   if (p.prefetch_c)
     c.compute_us += m_t * std::ceil(4 * n_t / 64 + col_tiles) * kPrefetchCycles /
                     (hw_.freq_ghz * 1e3);
