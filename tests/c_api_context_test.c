@@ -71,6 +71,16 @@ static void life_cycle_and_configuration(void) {
   CHECK_STATUS(ac_context_set_isa(ctx, AC_ISA_AUTO), AC_STATUS_OK);
   CHECK_STATUS(ac_context_get_isa(ctx, &isa), AC_STATUS_OK);
   CHECK(isa != AC_ISA_AUTO);
+  ac_residency_t residency = AC_RESIDENCY_MEMORY;
+  CHECK_STATUS(ac_context_get_residency(ctx, &residency), AC_STATUS_OK);
+  CHECK(residency == AC_RESIDENCY_AUTO);
+  CHECK_STATUS(ac_context_set_residency(ctx, AC_RESIDENCY_CACHED), AC_STATUS_OK);
+  CHECK_STATUS(ac_context_get_residency(ctx, &residency), AC_STATUS_OK);
+  CHECK(residency == AC_RESIDENCY_CACHED);
+  CHECK_STATUS(ac_context_set_residency(ctx, (ac_residency_t)7), AC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(ac_context_set_residency(ctx, AC_RESIDENCY_AUTO), AC_STATUS_OK);
+  CHECK_STATUS(ac_set_residency((ac_residency_t)-1), AC_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(ac_set_residency(AC_RESIDENCY_AUTO), AC_STATUS_OK);
 
   /* A plan made by a call is saved, cleared, and loaded back. */
   const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
@@ -270,6 +280,10 @@ static void null_context(void) {
   CHECK_STATUS(ac_context_set_isa(NULL, AC_ISA_AUTO), N);
   CHECK_STATUS(ac_context_get_isa(NULL, &isa), N);
   CHECK(isa == (ac_isa_t)-5);
+  ac_residency_t residency = (ac_residency_t)-5;
+  CHECK_STATUS(ac_context_set_residency(NULL, AC_RESIDENCY_AUTO), N);
+  CHECK_STATUS(ac_context_get_residency(NULL, &residency), N);
+  CHECK(residency == (ac_residency_t)-5);
   CHECK_STATUS(ac_context_load_hardware_profile(NULL, "x", error, sizeof error), N);
   CHECK_STATUS(ac_context_load_plan_file(NULL, "x", error, sizeof error), N);
   CHECK_STATUS(ac_context_save_plan_file(NULL, "x", error, sizeof error), N);

@@ -56,6 +56,16 @@ typedef enum {
 
 typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
 
+/* Where the planner assumes a call's operands are (adaptcore::Residency): AUTO, a call that
+ * repeats the previous call's A, B and C on its thread is cached, any other in memory; CACHED
+ * and MEMORY fix it. Each has its own plans, so under AUTO a repeated call may differ from the
+ * first in the last bits; CACHED or MEMORY give every call of a shape the same bits. */
+typedef enum {
+  AC_RESIDENCY_AUTO = 0,
+  AC_RESIDENCY_CACHED = 1,
+  AC_RESIDENCY_MEMORY = 2
+} ac_residency_t;
+
 /* C = alpha * op(A) * op(B) + beta * C, op(A) is m x k, op(B) is k x n, C is m x n. */
 AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
                             int64_t m, int64_t n, int64_t k, float alpha, const float* A,
@@ -146,6 +156,9 @@ AC_API int ac_get_num_threads(void) AC_NOEXCEPT;
 AC_API ac_status_t ac_set_isa(ac_isa_t isa) AC_NOEXCEPT;
 AC_API ac_isa_t ac_get_isa(void) AC_NOEXCEPT;
 
+/* The residency the default context plans for (an unknown value: AC_STATUS_INVALID_ARGUMENT). */
+AC_API ac_status_t ac_set_residency(ac_residency_t residency) AC_NOEXCEPT;
+
 /* Loads a plan file (`adaptcore precompile`, ADAPTCORE_PLAN_FILE) into the default context's
  * plan cache. A file that is unreadable, corrupt, or made for another library version, CPU or
  * ISA loads nothing: AC_STATUS_INVALID_PLAN_FILE, with the reason on stderr. */
@@ -194,6 +207,9 @@ AC_API ac_status_t ac_context_get_num_threads(const ac_context* ctx, int* thread
 /* AC_ISA_AUTO restores the best path; get reports the active path, never AC_ISA_AUTO. */
 AC_API ac_status_t ac_context_set_isa(ac_context* ctx, ac_isa_t isa) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_get_isa(const ac_context* ctx, ac_isa_t* isa) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_set_residency(ac_context* ctx, ac_residency_t residency) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_get_residency(const ac_context* ctx,
+                                            ac_residency_t* residency) AC_NOEXCEPT;
 
 /* File operations. A NULL path is AC_STATUS_INVALID_ARGUMENT (as for ac_load_plan_file). On
  * failure the reason is copied into error (at most error_size - 1 characters and a NUL) when

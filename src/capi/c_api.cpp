@@ -62,6 +62,10 @@ ac_isa_t ac_get_isa(void) noexcept {
   return static_cast<ac_isa_t>(adaptcore::default_context().isa());
 }
 
+ac_status_t ac_set_residency(ac_residency_t residency) noexcept {
+  return to_c(adaptcore::default_context().set_residency(static_cast<adaptcore::Residency>(residency)));
+}
+
 ac_status_t ac_load_plan_file(const char* path) noexcept {
   if (path == nullptr) return AC_STATUS_INVALID_ARGUMENT;
   try {

@@ -109,6 +109,18 @@ ac_status_t ac_context_get_isa(const ac_context* ctx, ac_isa_t* isa) noexcept {
   return AC_STATUS_OK;
 }
 
+ac_status_t ac_context_set_residency(ac_context* ctx, ac_residency_t residency) noexcept {
+  return on_context(ctx, [&](Context& c) {
+    return to_c(c.set_residency(static_cast<adaptcore::Residency>(residency)));
+  });
+}
+
+ac_status_t ac_context_get_residency(const ac_context* ctx, ac_residency_t* residency) noexcept {
+  if (ctx == nullptr || residency == nullptr) return AC_STATUS_NULL_POINTER;
+  *residency = static_cast<ac_residency_t>(ctx->context.residency());
+  return AC_STATUS_OK;
+}
+
 ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path, char* error,
                                              size_t error_size) noexcept {
   return file_op(ctx, path, error, error_size,
