@@ -89,11 +89,25 @@ inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept 
   }
 }
 
+// Plan::prefetch_c: the C lines of the tile after (ir, jr) in the block's panel; out of line,
+// so that plans without it keep the tile loop as it was.
+[[gnu::noinline]] inline void prefetch_next_c(const CTarget& target, int64_t ic, int64_t ir,
+                                              int64_t jc, int64_t jr, int mr, int nr, int64_t mb,
+                                              int64_t nb, int nv) noexcept {
+  if (ir + mr < mb)
+    prefetch_c_tile(target.at(ic + ir + mr, jc + jr), target.ld,
+                    static_cast<int>(std::min<int64_t>(mr, mb - ir - mr)), nv);
+  else if (jr + nr < nb)
+    prefetch_c_tile(target.at(ic, jc + jr + nr), target.ld, static_cast<int>(std::min<int64_t>(mr, mb)),
+                    static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
+}
+
 // The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
 // [pack A] -> jr -> ir -> micro-kernel, over the block's rows, columns and depth slice.
 template <class Op>
 void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) {
   const int mr = p.mr, nr = p.nr;
+  const bool prefetch_c = p.prefetch_c;
   const int64_t a_row_bytes = op.a.rs * op.a.eb, b_col_bytes = op.b.cs * op.b.eb;
   op.prepare(blk);
   for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
@@ -141,17 +155,10 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             t.c = target.at(ic + ir, jc + jr);
             t.ldc = target.ld;
             t.first_row = ic == blk.m0 && ir == 0;
-            if (p.prefetch_c) {
-              // A shallow tile is over before its C lines arrive from beyond L2: ask for the
-              // next tile's lines (with intent to write) while this one computes.
-              if (ir + mr < mb)
-                prefetch_c_tile(target.at(ic + ir + mr, jc + jr), target.ld,
-                                static_cast<int>(std::min<int64_t>(mr, mb - ir - mr)), t.nv);
-              else if (jr + nr < nb)
-                prefetch_c_tile(target.at(ic, jc + jr + nr), target.ld,
-                                static_cast<int>(std::min<int64_t>(mr, mb)),
-                                static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
-            }
+            // A shallow tile is over before its C lines arrive from beyond L2: ask for the
+            // next tile's lines (with intent to write) while this one computes.
+            if (prefetch_c) [[unlikely]]
+              prefetch_next_c(target, ic, ir, jc, jr, mr, nr, mb, nb, t.nv);
             op.tile(t);
           }
         }
