@@ -252,10 +252,16 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // The direct-B tile prefetches along every row in software: its rows lose the hardware
     // streams only when B is too large for any cache (a cold B that would fit L3 does not:
     // bf16 4 x 1408 x 2048 cold, kc = 256 370 us against 631 us for kc = 16).
+    // The register tiles' in-place B is prefetched a depth block ahead while the first row
+    // panel computes; with more row panels their compute covers the restart of each run
+    // (validate-model, cold, 2 threads: 10 x 1024 x 11008 and 15 x 1024 x 1024 ran 1.67x
+    // faster in place with kc = 32 than the packed plans the ramp made the model prefer).
     double streams = 1.0;
     const bool b_streams = direct_b ? bw_of(eb * k_t * n_t) == dram_bw : b_src_bw == dram_bw;
-    if (b_streams && eb * n >= kSeparateRowBytes)
-      streams = dram_row_stream_efficiency(kc) / (1 + kDramRunRampBytes / run_bytes(n_t, n));
+    if (b_streams && eb * n >= kSeparateRowBytes) {
+      streams = dram_row_stream_efficiency(kc);
+      if (row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(n_t, n);
+    }
     (cached || direct_b ? mem_us : exposed_us) += us(bytes, b_src_bw * streams);
     // Reuse of the kc x nr sliver by the other row panels, from the level that holds it
     // despite set conflicts; beyond L2 every reuse is a latency-bound re-read.
