@@ -30,7 +30,8 @@ struct TinyCase {
 TinyCase random_case(std::mt19937_64& rng) {
   auto dim = [&] {
     const int64_t r = static_cast<int64_t>(rng() % 100);
-    return r < 70 ? 1 + static_cast<int64_t>(rng() % 16) : 1 + static_cast<int64_t>(rng() % detail::kTinyMaxDim);
+    return r < 70 ? 1 + static_cast<int64_t>(rng() % 16)
+                  : 1 + static_cast<int64_t>(rng() % detail::kTinyMaxDim);
   };
   const Trans trans[] = {Trans::No, Trans::Yes, Trans::ConjYes};
   const float alphas[] = {1.0f, -0.5f, 2.0f};
@@ -67,8 +68,8 @@ struct Operands {
     c0 = c;
   }
   detail::TinyArgs args(const TinyCase& t) {
-    return {t.layout, t.ta, t.tb, t.m, t.n, t.k, t.alpha, a.data(), a.ld(),
-            b.data(), b.ld(), t.beta, c.data(), c.ld()};
+    return {t.layout, t.ta,   t.tb,     t.m,    t.n,    t.k,      t.alpha,
+            a.data(), a.ld(), b.data(), b.ld(), t.beta, c.data(), c.ld()};
   }
   Status call(const TinyCase& t, Context& ctx) {
     return gemm(t.layout, t.ta, t.tb, t.m, t.n, t.k, t.alpha, a.data(), a.ld(), b.data(), b.ld(),
@@ -92,8 +93,8 @@ TEST(TinyCalls, RepeatedCallsMatchTheFullPathBitForBit) {
     for (int i = 0; i < 150; ++i) {
       const TinyCase t = random_case(rng);
       Operands op(t, rng);
-      const Reference ref = reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b,
-                                           t.beta, op.c0);
+      const Reference ref =
+          reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
       ASSERT_EQ(op.call(t, *cfg.ctx), Status::Ok);
       ASSERT_EQ(check_result(op.c, ref), "") << cfg.name() << " first call";
       const std::vector<float> first = op.c.memory();
@@ -133,17 +134,16 @@ TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {
   EXPECT_EQ(call(static_cast<Layout>(0), Trans::No, 3, a, b, c, 1.0f), Status::InvalidLayout);
   EXPECT_EQ(call(Layout::RowMajor, static_cast<Trans>(7), 3, a, b, c, 1.0f),
             Status::InvalidTranspose);
-  EXPECT_EQ(call(Layout::RowMajor, Trans::No, 2, a, b, c, 1.0f),
-            Status::InvalidLeadingDimension);
+  EXPECT_EQ(call(Layout::RowMajor, Trans::No, 2, a, b, c, 1.0f), Status::InvalidLeadingDimension);
   EXPECT_EQ(call(Layout::RowMajor, Trans::No, 3, nullptr, b, c, 1.0f), Status::NullPointer);
   EXPECT_EQ(call(Layout::RowMajor, Trans::No, 3, a, nullptr, c, 1.0f), Status::NullPointer);
   EXPECT_EQ(call(Layout::RowMajor, Trans::No, 3, a, b, nullptr, 1.0f), Status::NullPointer);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 5, 7, 3, 1.0f, a, 3, b, 7, 0.0f, c, -7,
-                 *ctx),
-            Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, -5, 7, 3, 1.0f, a, 3, b, 7, 0.0f, c, 7,
-                 *ctx),
-            Status::InvalidDimension);
+  EXPECT_EQ(
+      gemm(Layout::RowMajor, Trans::No, Trans::No, 5, 7, 3, 1.0f, a, 3, b, 7, 0.0f, c, -7, *ctx),
+      Status::InvalidLeadingDimension);
+  EXPECT_EQ(
+      gemm(Layout::RowMajor, Trans::No, Trans::No, -5, 7, 3, 1.0f, a, 3, b, 7, 0.0f, c, 7, *ctx),
+      Status::InvalidDimension);
   EXPECT_TRUE(same_bits(op.c.memory(), before));
   // C overlapping A: A's own buffer as C (rows of 7 floats over rows of 3: they overlap).
   std::vector<float> shared(64, 1.0f);
@@ -193,7 +193,8 @@ TEST(TinyCalls, AutoResidencyKeysColdAndRepeatedCallsApart) {
   EXPECT_EQ(impl.small_calls().find(detail::tiny_detail::tiny_word(impl, x, false)), 0);
   ASSERT_EQ(op.call(t, *ctx), Status::Ok);  // warm: the same operands again
   EXPECT_NE(impl.small_calls().find(detail::tiny_detail::tiny_word(impl, x, false)), 0);
-  const Reference ref = reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
+  const Reference ref =
+      reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
   EXPECT_EQ(check_result(op.c, ref), "");
   ASSERT_EQ(ctx->set_residency(Residency::Memory), Status::Ok);
   EXPECT_TRUE(impl.cold_call(x.a, x.b, x.c));

@@ -12,8 +12,7 @@ namespace adaptcore {
 // op(A) (m x k), op(B) (k x n) and C (m x n) as stored operands, already checked.
 inline GemmProblem normalised_problem(int64_t m, int64_t n, int64_t k, float alpha,
                                       const ByteOperand& A, const ByteOperand& B,
-                                      const ByteOperand& C, bool c_col_major,
-                                      float beta) noexcept {
+                                      const ByteOperand& C, bool c_col_major, float beta) noexcept {
   GemmProblem p;
   p.alpha = alpha;
   p.beta = beta;

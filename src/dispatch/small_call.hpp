@@ -38,7 +38,6 @@ struct TinyArgs {
   int64_t ldc;
 };
 
-
 namespace tiny_detail {
 
 // Leading dimensions up to this keep every extent of a tiny operand far from overflowing, so
@@ -125,6 +124,7 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
 }
 
 // After the full path ran a tiny call on the small-problem path: remembers its payload.
-void remember_small_call(ContextImpl& ctx, const TinyArgs& args, ContextImpl::SmallRun run) noexcept;
+void remember_small_call(ContextImpl& ctx, const TinyArgs& args,
+                         ContextImpl::SmallRun run) noexcept;
 
 }  // namespace adaptcore::detail

@@ -14,7 +14,6 @@
 #include <atomic>
 #include <cstdint>
 
-
 namespace adaptcore {
 
 class SmallCallTable {
@@ -31,9 +30,8 @@ class SmallCallTable {
     std::atomic<std::uint64_t>& s = slots_[slot(packed)];
     std::uint64_t expected = s.load(std::memory_order_relaxed);
     if (expected != 0) return;  // taken (a plain load: no locked write on every call)
-    s.compare_exchange_strong(expected, packed << 8 | payload,
-                                                 std::memory_order_release,
-                                                 std::memory_order_relaxed);
+    s.compare_exchange_strong(expected, packed << 8 | payload, std::memory_order_release,
+                              std::memory_order_relaxed);
   }
 
   void clear() noexcept {

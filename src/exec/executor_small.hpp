@@ -40,8 +40,15 @@ namespace small_detail {
 // Dot-product tiles: columns outer, rows inner, each tile over the whole depth (run_dot's
 // order).
 inline void run_dot_tiles(const GemmProblem& g, const kernels::DotKernels& dot) {
-  kernels::DotArgs args{.k = g.k, .a = nullptr, .lda = g.a_rs, .b = nullptr, .ldb = g.b_cs,
-                        .c = nullptr, .ldc = g.ldc, .alpha = g.alpha, .beta = g.beta};
+  kernels::DotArgs args{.k = g.k,
+                        .a = nullptr,
+                        .lda = g.a_rs,
+                        .b = nullptr,
+                        .ldb = g.b_cs,
+                        .c = nullptr,
+                        .ldc = g.ldc,
+                        .alpha = g.alpha,
+                        .beta = g.beta};
   for (int64_t j = 0; j < g.n; j += kernels::kDotNr) {
     const int nv = static_cast<int>(std::min<int64_t>(kernels::kDotNr, g.n - j));
     args.b = g.b + j * g.b_cs;
