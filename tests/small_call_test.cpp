@@ -144,6 +144,9 @@ TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {
   EXPECT_EQ(
       gemm(Layout::RowMajor, Trans::No, Trans::No, -5, 7, 3, 1.0f, a, 3, b, 7, 0.0f, c, 7, *ctx),
       Status::InvalidDimension);
+  // An A whose address range wraps past the end of the address space (never dereferenced).
+  const auto* wrapping = reinterpret_cast<const float*>(~std::uintptr_t{0} - 15);
+  EXPECT_EQ(call(Layout::RowMajor, Trans::No, 3, wrapping, b, c, 1.0f), Status::SizeOverflow);
   EXPECT_TRUE(same_bits(op.c.memory(), before));
   // C overlapping A: A's own buffer as C (rows of 7 floats over rows of 3: they overlap).
   std::vector<float> shared(64, 1.0f);

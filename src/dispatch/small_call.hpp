@@ -40,10 +40,6 @@ struct TinyArgs {
 
 namespace tiny_detail {
 
-// Leading dimensions up to this keep every extent of a tiny operand far from overflowing, so
-// the extents below need no overflow checks (larger ones take the full path).
-inline constexpr int64_t kMaxTinyLd = int64_t{1} << 40;
-
 // The packed word of a tiny call (bits 0-17 dimensions - 1, 18 column-major, 19-20 transposes,
 // 21-25 / 26-30 the alignment classes of lda / ldb, 31-41 threads, 42-45 ISA, 46 set, 47 the
 // operands in memory), or 0 when the call is not tiny or its layout or transposes are not
@@ -67,16 +63,6 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
          std::uint64_t{cold} << 47;
 }
 
-// Elements from the first to the last of a stored matrix of `lines` lines of `width`
-// elements, ld apart (small dimensions and ld <= kMaxTinyLd: no overflow).
-inline int64_t extent(int64_t lines, int64_t width, int64_t ld) { return (lines - 1) * ld + width; }
-
-inline bool disjoint(const void* x, int64_t x_elems, const void* y, int64_t y_elems) {
-  const auto xb = reinterpret_cast<std::uintptr_t>(x), yb = reinterpret_cast<std::uintptr_t>(y);
-  return xb + static_cast<std::uintptr_t>(x_elems) * 4 <= yb ||
-         yb + static_cast<std::uintptr_t>(y_elems) * 4 <= xb;
-}
-
 }  // namespace tiny_detail
 
 // True when the call is done (status Ok). False leaves everything untouched for the full path:
@@ -92,29 +78,18 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
   const std::uint8_t payload = ctx.small_calls().find(word);
   if (payload == 0) return false;
 
-  // The checks of make_problem for what the word did not settle: leading dimensions, null
-  // pointers, C apart from A and B (an overlap, or an address range that wraps, goes to the
-  // full path, which decides exactly).
+  // make_problem's checks, the same functions in the same order: any failure goes to the full
+  // path, which reports it.
+  if (check_gemm_args(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.lda, x.ldb, x.ldc) !=
+      Status::Ok)
+    return false;
   const bool row = x.layout == Layout::RowMajor;
   const bool ta = x.transa != Trans::No, tb = x.transb != Trans::No;
-  // Stored A is m x k (k x m transposed); its lines are rows (row-major) or columns.
-  const int64_t a_lines = row != ta ? x.m : x.k, a_width = row != ta ? x.k : x.m;
-  const int64_t b_lines = row != tb ? x.k : x.n, b_width = row != tb ? x.n : x.k;
-  const int64_t c_lines = row ? x.m : x.n, c_width = row ? x.n : x.m;
-  if (x.lda < a_width || x.ldb < b_width || x.ldc < c_width || x.lda > kMaxTinyLd ||
-      x.ldb > kMaxTinyLd || x.ldc > kMaxTinyLd)
-    return false;
-  if (x.a == nullptr || x.b == nullptr || x.c == nullptr) return false;
-  const int64_t c_ext = extent(c_lines, c_width, x.ldc);
-  if (!disjoint(x.c, c_ext, x.a, extent(a_lines, a_width, x.lda)) ||
-      !disjoint(x.c, c_ext, x.b, extent(b_lines, b_width, x.ldb)) ||
-      reinterpret_cast<std::uintptr_t>(x.c) + static_cast<std::uintptr_t>(c_ext) * 4 <
-          reinterpret_cast<std::uintptr_t>(x.c))
-    return false;
-
   const ByteOperand A = stored_operand(x.a, x.m, x.k, row, ta, x.lda, 4);
   const ByteOperand B = stored_operand(x.b, x.k, x.n, row, tb, x.ldb, 4);
   const ByteOperand C = stored_operand(x.c, x.m, x.n, row, false, x.ldc, 4);
+  if (check_gemm_operands(A, B, C, true) != Status::Ok) return false;
+
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
   const kernels::IsaKernels* ks = kernels::kernels_for(ctx.isa());
   if (ks == nullptr) return false;

@@ -155,10 +155,12 @@ GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, float* out
   return sub;
 }
 
+}  // namespace
+
 // Whether the plan's tile is one of this table's, with its shape: the plan may come from a
 // cache or a file filled for another table (a profile change racing a call), and a tile run
 // with another tile's mr x nr leaves part of C unwritten. Cheap: a few compares per call.
-bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
+bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) noexcept {
   if (p.pm < 1 || p.pn < 1 || p.pk < 1) return false;
   if (p.is_dot()) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return false;
@@ -166,7 +168,13 @@ bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) {
   return p.mr == t.mr && p.nr == t.nr && p.mc >= 1 && p.nc >= 1 && p.kc >= 1;
 }
 
-}  // namespace
+void run_dot_whole(const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
+  Plan p;
+  p.kind = PlanKind::Dot;
+  p.mr = kernels::kDotMr;
+  p.nr = kernels::kDotNr;
+  run_dot_block(p, g, ks, Block{0, g.m, 0, g.n, 0, g.k});
+}
 
 void scale_c(const GemmProblem& g) noexcept {
   for (int64_t i = 0; i < g.m; ++i) {

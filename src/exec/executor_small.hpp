@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/problem.hpp"
+#include "exec/executor.hpp"
 #include "kernels/ukernel.hpp"
 #include "plan/plan.hpp"
 
@@ -36,30 +37,6 @@ std::optional<SmallPlan> small_plan(const Plan& plan, const GemmProblem& prob,
                                     const kernels::IsaKernels& ks) noexcept;
 
 namespace small_detail {
-
-// Dot-product tiles: columns outer, rows inner, each tile over the whole depth (run_dot's
-// order).
-inline void run_dot_tiles(const GemmProblem& g, const kernels::DotKernels& dot) {
-  kernels::DotArgs args{.k = g.k,
-                        .a = nullptr,
-                        .lda = g.a_rs,
-                        .b = nullptr,
-                        .ldb = g.b_cs,
-                        .c = nullptr,
-                        .ldc = g.ldc,
-                        .alpha = g.alpha,
-                        .beta = g.beta};
-  for (int64_t j = 0; j < g.n; j += kernels::kDotNr) {
-    const int nv = static_cast<int>(std::min<int64_t>(kernels::kDotNr, g.n - j));
-    args.b = g.b + j * g.b_cs;
-    for (int64_t i = 0; i < g.m; i += kernels::kDotMr) {
-      const int mv = static_cast<int>(std::min<int64_t>(kernels::kDotMr, g.m - i));
-      args.a = g.a + i * g.a_rs;
-      args.c = g.c + i * g.ldc + j;
-      dot.get(mv, nv)(args);
-    }
-  }
-}
 
 // Register tiles with A and B in place, each over the whole depth.
 inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
@@ -95,7 +72,7 @@ inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
 // registers instead of passing it through memory.
 inline void run_small(SmallPlan sp, const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
   if (sp.dot)
-    small_detail::run_dot_tiles(g, *ks.dot);
+    run_dot_whole(g, ks);
   else
     small_detail::run_tiles(g, ks.tiles[static_cast<std::size_t>(sp.tile)]);
 }
