@@ -6,6 +6,7 @@
 //   - nothing outside the m x n tile is written (a sentinel around it stays);
 //   - int8 in-place and dot-product tiles add B's column sums, read with B's sign, to colsum.
 // Row counts 1..mr, column tails, empty and partial depths.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -89,7 +90,7 @@ void check_fp32_tiles(const kernels::IsaKernels& ks) {
   for (const kernels::TileKernels& t : ks.tiles)
     for (int mode = 0; mode < kernels::kAModes; ++mode)
       for (int m = 1; m <= t.mr; ++m)
-        for (int n : {t.nr, t.nr - 1, 1, ks.lanes + 1})
+        for (int n : {t.nr, t.nr - 1, 1, std::min(t.nr, t.lanes + 1)})
           for (int64_t k : {0, 1, 9})
             for (bool packed_b : {true, false})
               for (const Scale s : kScales) {

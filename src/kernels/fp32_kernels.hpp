@@ -6,6 +6,8 @@
 // Included by the fp32 ISA units; the unnamed namespace gives each its own copy.
 #pragma once
 
+#include <type_traits>
+
 #include "adaptcore/types.hpp"
 #include "kernels/dot_tile.hpp"
 #include "kernels/kernel_tables.hpp"
@@ -15,12 +17,16 @@
 namespace adaptcore::kernels {
 namespace {
 
-// A register tile of MR rows x NV vectors.
-template <int MR, int NV>
+// A register tile of MR rows x NV vectors of the path's vectors, or of its own (narrower)
+// vector traits Own.
+template <int MR, int NV, class Own = void>
 struct Tile {
   template <class V>
   static constexpr TileKernels make() {
-    return make_tile<V, MR, NV>();
+    if constexpr (std::is_void_v<Own>)
+      return make_tile<V, MR, NV>();
+    else
+      return make_tile<Own, MR, NV>();
   }
 };
 

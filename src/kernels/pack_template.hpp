@@ -64,6 +64,7 @@ template <class V>
 void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
                    float* out) {
   constexpr int W = V::W;
+  using reg_t = typename V::reg;
   if (b_cs == 1) {
     // Rows contiguous in the source: walk the source in memory order (each row once, left to
     // right) and scatter each row's nr-wide pieces to their panels. Walking panel by panel
@@ -75,12 +76,22 @@ void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b
       float* d = out + p * nr;
       for (int64_t j0 = 0; j0 < full; j0 += nr) {
         float* dp = d + j0 * k;
-        for (int v = 0; v < nr; v += W) V::store(dp + v, V::load(s + j0 + v));
+        if (nr % W == 0) {
+          for (int v = 0; v < nr; v += W) V::store(dp + v, V::load(s + j0 + v));
+        } else {  // a panel narrower than the vectors (a half-width tile's)
+          for (int v = 0; v < nr; v += W) V::store_n(dp + v, V::load_n(s + j0 + v, nr - v), nr - v);
+        }
       }
       if (full < n) {
         const int nv = static_cast<int>(n - full);
         float* dp = d + full * k;
-        for (int v = 0; v < nr; v += W) V::store(dp + v, V::load_n(s + full + v, nv - v));
+        for (int v = 0; v < nr; v += W) {
+          const reg_t x = V::load_n(s + full + v, nv - v);
+          if (nr - v >= W)
+            V::store(dp + v, x);
+          else
+            V::store_n(dp + v, x, nr - v);
+        }
       }
     }
     return;

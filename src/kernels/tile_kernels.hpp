@@ -21,34 +21,44 @@ namespace {
 
 // M rows x NV vectors of V::W columns: per depth step NV loads of B, M broadcasts of A and
 // M * NV FMAs into register accumulators.
+// M rows x NV vectors of V::W columns: per depth step NV loads of B, M broadcasts of A and
+// M * NV FMAs into register accumulators. A tile with a column tail (n < NV * W) runs the body
+// of just its live vectors, L = ceil(n / W), the last one masked.
 template <class V, int NV, AMode AM, class Output = TypedOutput>
 struct Fp32Tile {
-  template <int M>
-  static void kernel(const UKernelArgs& args) {
+  template <int M, int L, class Source>
+  static void body(const UKernelArgs& args, Source b) {
     using Step = FmaStep<V>;
-    constexpr int NR = NV * V::W;
-    typename V::reg acc[M][NV], unused[NV];
-    zero_tile<V, M, NV>(acc);
-    prefetch_source<V, M, NV>(args.c, args.ldc, args.n, Output::template make<V>(args));
+    typename V::reg acc[M][L], unused[L];
+    zero_tile<V, M, L>(acc);
+    prefetch_source<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args));
     // Distance between consecutive A elements of one row (k direction) and between rows.
     const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
     const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;
-    if (args.n == NR) {
-      PanelB<Step, NV> b{args.b, args.ldb};
-      mainloop<Step, M, NV>(acc, unused, args.a, a_step, a_row, b, args.k);
-    } else {
-      ColumnTailB<Step, NV> b{args.b, args.ldb, args.n};
-      mainloop<Step, M, NV>(acc, unused, args.a, a_step, a_row, b, args.k);
+    mainloop<Step, M, L>(acc, unused, args.a, a_step, a_row, b, args.k);
+    settle_tile<V, M, L>(acc);
+    store_tile<V, M, L>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
+  }
+
+  template <int M, int L = 1>
+  static void tail(const UKernelArgs& args) {
+    if constexpr (L < NV) {
+      if (args.n > L * V::W) return tail<M, L + 1>(args);
     }
-    settle_tile<V, M, NV>(acc);
-    store_tile<V, M, NV>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
+    body<M, L>(args, LastMaskedB<FmaStep<V>, L>{args.b, args.ldb, V::first(args.n - (L - 1) * V::W)});
+  }
+
+  template <int M>
+  static void kernel(const UKernelArgs& args) {
+    if (args.n == NV * V::W) return body<M, NV>(args, PanelB<FmaStep<V>, NV>{args.b, args.ldb});
+    tail<M>(args);
   }
 };
 
 // One TileKernels entry: kernels for both A modes and every row count 1..MR.
 template <class V, int MR, int NV>
 constexpr TileKernels make_tile() {
-  TileKernels t{MR, NV * V::W, {}};
+  TileKernels t{MR, NV * V::W, V::W, {}};
   t.fn[0] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::ColUnit>, MR>();
   t.fn[1] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::RowUnit>, MR>();
   return t;

@@ -16,7 +16,6 @@
 // Source, where each depth step's NV vectors of B come from (PanelB, ColumnTailB below;
 // in-place rows interleaved in registers in x86_avx512/):
 //   load(bv)             the next step's vectors; advances
-//   live(v)              whether vector v holds any valid column (false: skipped entirely)
 //   kUnroll              the depth loop's unroll factor (0: the compiler's choice)
 //   kHasTail             whether a last, partial step follows the whole ones: then tail(),
 //                        whether there is one, and load_tail(bv) its vectors
@@ -59,7 +58,6 @@ struct PanelB {
   const typename Step::b_elem* b;
   int64_t ldb;  // elements between steps
 
-  static constexpr bool live(int) { return true; }
   [[gnu::always_inline]] void load(typename Step::b_reg (&bv)[NV]) {
     constexpr int W = Step::Acc::W;
 #pragma GCC unroll 8
@@ -68,23 +66,25 @@ struct PanelB {
   }
 };
 
-// B read in place with only n < NV * W valid columns: the vectors past n are neither loaded
-// nor used. A masked load whose lanes are all off still costs a microcode assist on some cores
-// when it crosses into an unmapped page, and it would be wasted work anyway.
+// B read in place with n valid columns, (NV - 1) * W < n <= NV * W: the last vector is loaded
+// under a mask (lanes past n read as zeros). The kernel picks NV from n once per call
+// (Fp32Tile), so a tile's vectors past n are not even in the code: a run-time test per vector
+// and step cost the 6x64 tile 2.5x in its one-vector tail (8 columns, 64 steps: 255 ns
+// against 104 expected), and a masked load whose lanes are all off still costs a microcode
+// assist on some cores when it crosses into an unmapped page.
 template <class Step, int NV>
-struct ColumnTailB {
-  static constexpr int kUnroll = 0;
+struct LastMaskedB {
+  static constexpr int kUnroll = 2;
   static constexpr bool kHasTail = false;
+  using V = typename Step::Acc;
   const typename Step::b_elem* b;
   int64_t ldb;
-  int n;
+  typename V::lanes last;  // the valid columns of the last vector (first(1..W))
 
-  bool live(int v) const { return v * Step::Acc::W < n; }
   [[gnu::always_inline]] void load(typename Step::b_reg (&bv)[NV]) {
-    constexpr int W = Step::Acc::W;
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v)
-      bv[v] = live(v) ? Step::load_b_n(b + v * W, n - v * W) : Step::Acc::zero();
+    for (int v = 0; v + 1 < NV; ++v) bv[v] = Step::load_b(b + v * V::W);
+    bv[NV - 1] = V::load_lanes(b + (NV - 1) * V::W, last);
     b += ldb;
   }
 };
@@ -115,31 +115,26 @@ template <class V, int M, int NV>
 }
 
 // What every source of B read in place (row-major, ldb elements between rows) holds: the next
-// row, the stride, the mask of the valid columns; its vectors are all live (columns past n
-// load as zeros).
+// row, the stride, the mask of the valid columns (columns past n load as zeros).
 template <class Elem, class Mask>
 struct InPlaceRows {
   const Elem* b;
   int64_t ldb;
   Mask cols;
-  static constexpr bool live(int) { return true; }
 };
 
 // One depth step: each row's broadcast meets the NV vectors of B; with Sums, a row of ones
 // meets them too, accumulating B's column sums in `sums`.
-template <class Step, int M, int NV, bool Sums, class Source>
+template <class Step, int M, int NV, bool Sums>
 [[gnu::always_inline]] inline void rank1_update(typename Step::Acc::reg (&acc)[M][NV],
                                                 typename Step::Acc::reg (&sums)[NV],
                                                 const typename Step::a_elem* a, int64_t a_row,
-                                                const typename Step::b_reg (&bv)[NV],
-                                                const Source& src) {
+                                                const typename Step::b_reg (&bv)[NV]) {
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
     const auto av = Step::bcast(a + i * a_row);
 #pragma GCC unroll 16
-    for (int v = 0; v < NV; ++v) {
-      if (src.live(v)) acc[i][v] = Step::mac(acc[i][v], av, bv[v]);
-    }
+    for (int v = 0; v < NV; ++v) acc[i][v] = Step::mac(acc[i][v], av, bv[v]);
   }
   if constexpr (Sums) {
     const auto ones = Step::ones();
@@ -155,7 +150,7 @@ template <class Step, int M, int NV, bool Sums, class Source>
                                               Source& src) {
   typename Step::b_reg bv[NV];
   src.load(bv);
-  rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv, src);
+  rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv);
 }
 
 // `steps` whole steps from the source, then its tail step if it has one. The unroll pragma
@@ -192,7 +187,7 @@ template <class Step, int M, int NV, bool Sums = false, class Source>
       }
       typename Step::b_reg bv[NV];
       src.load_tail(bv);
-      rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv, src);
+      rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv);
     }
   }
 }

@@ -38,6 +38,7 @@ inline constexpr int kMaxMr = 16;
 struct TileKernels {
   int mr;
   int nr;
+  int lanes;  // fp32 lanes of its vectors: the path's own, or fewer for a narrow tile
   std::array<std::array<UKernelFn, kMaxMr>, kAModes> fn{};
 
   UKernelFn get(AMode mode, int m) const noexcept {

@@ -78,11 +78,11 @@ double CpuModel::level_gbs(double bytes, int threads) const noexcept {
   return dram_gbs(threads);
 }
 
-double CpuModel::cycles_per_step(double m, double nr) const noexcept {
-  const double nv = std::ceil(nr / cfg_.lanes);
+double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate) const noexcept {
+  const double nv = std::ceil(nr / lanes);
   const double instrs = m * nv;
   const double loads = nv + m;  // B vectors + A broadcasts
-  return std::max({instrs / cfg_.instr_per_cycle, loads / kLoadsPerCycle, cfg_.latency_cycles});
+  return std::max({instrs / rate, loads / kLoadsPerCycle, cfg_.latency_cycles});
 }
 
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
@@ -174,14 +174,17 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   const double col_tiles = ceil_div(n_t, nr);
   const double row_tiles = ceil_div(m_t, mr);
   const double tail_m = p.tail == TailStrategy::Masked ? tail_rows : mr;
+  // The tile's vectors (a narrow tile of a wide path has fewer lanes, at its own rate).
+  const TileShape shape = p.tile >= 0 && p.tile < cfg_.tile_count ? cfg_.tile(p.tile) : TileShape{};
+  const double lanes = cfg_.lanes_of(shape), rate = cfg_.rate_of(shape);
   // Per step and per kernel call (C tile load and store, loop set-up) of every tile of one
   // column width, summed over the row tiles.
   auto step_cycles = [&](double cols) {
-    return full_rows * cycles_per_step(mr, cols) +
-           (tail_rows > 0 ? cycles_per_step(tail_m, cols) : 0.0);
+    return full_rows * cycles_per_step(mr, cols, lanes, rate) +
+           (tail_rows > 0 ? cycles_per_step(tail_m, cols, lanes, rate) : 0.0);
   };
   auto call_cycles = [&](double cols) {
-    const double live = std::ceil(cols / cfg_.lanes);
+    const double live = std::ceil(cols / lanes);
     return full_rows * (12.0 + 1.5 * mr * live) + (tail_rows > 0 ? 12.0 + 1.5 * tail_m * live : 0.0);
   };
   double row_cycles = full_cols * step_cycles(nr);  // one step of every tile of the share
@@ -197,7 +200,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   if (p.tail == TailStrategy::Padded) {
     const double edge_tiles = (tail_rows > 0 ? col_tiles : 0) +
                               (std::fmod(n_t, nr) > 0 ? row_tiles : 0);
-    cycles += k_blocks * edge_tiles * mr * nr / cfg_.lanes * 2.0;  // scratch copy-out
+    cycles += k_blocks * edge_tiles * mr * nr / lanes * 2.0;  // scratch copy-out
   }
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 

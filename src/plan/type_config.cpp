@@ -40,6 +40,16 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
   cfg.latency_cycles = kFmaLatency;
   copy_tiles(ks.tiles, cfg);
+  // A narrow tile's vectors issue at the rate of the path with that width (AVX-512's 8-lane
+  // tile at the AVX2 rate: two a cycle where a 512-bit FMA issues once).
+  for (int i = 0; i < cfg.tile_count; ++i) {
+    const int lanes = ks.tiles[static_cast<std::size_t>(i)].lanes;
+    if (lanes == ks.lanes) continue;
+    TileShape& t = cfg.tiles[static_cast<std::size_t>(i)];
+    t.lanes = lanes;
+    t.instr_per_cycle = lanes == HardwareProfile::fp32_lanes(Isa::Avx2) ? hw.fma_per_cycle(Isa::Avx2)
+                                                       : cfg.instr_per_cycle;
+  }
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = true;
   cfg.transposing_pack_share = 0.5;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};

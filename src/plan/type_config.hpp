@@ -17,6 +17,10 @@ namespace adaptcore {
 
 struct TileShape {
   int mr = 0, nr = 0;
+  // Its vectors: 32-bit lanes and kernel instructions per cycle and core. 0: the type's own
+  // (TypeConfig::lanes, instr_per_cycle); a narrow tile of a wide path sets both.
+  int lanes = 0;
+  double instr_per_cycle = 0.0;
   bool exists() const noexcept { return mr > 0; }
 };
 
@@ -63,6 +67,10 @@ struct TypeConfig {
     return 2.0 * macs_per_cycle() * hw.freq_ghz;
   }
   const TileShape& tile(int i) const noexcept { return tiles[static_cast<std::size_t>(i)]; }
+  int lanes_of(const TileShape& t) const noexcept { return t.lanes > 0 ? t.lanes : lanes; }
+  double rate_of(const TileShape& t) const noexcept {
+    return t.instr_per_cycle > 0.0 ? t.instr_per_cycle : instr_per_cycle;
+  }
 };
 
 // The configuration of the fp32 kernels of a path, and of a low-precision table.

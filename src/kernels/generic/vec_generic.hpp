@@ -22,6 +22,9 @@ struct VecGeneric {
     for (int i = 0; i < W && i < n; ++i) r[i] = p[i];
     return r;
   }
+  using lanes = int;  // the first n lanes
+  static lanes first(int n) { return n; }
+  static reg load_lanes(const float* p, lanes n) { return load_n(p, n); }
   static void store(float* p, reg r) { std::memcpy(p, &r, sizeof(r)); }
   static void store_n(float* p, reg r, int n) {
     for (int i = 0; i < W && i < n; ++i) p[i] = r[i];

@@ -22,6 +22,10 @@ struct VecAvx2 {
   static reg load_n(const float* p, int n) {
     return n >= W ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n));
   }
+  // The first n lanes as a value computed once, outside a loop that loads under it.
+  using lanes = __m256i;
+  static lanes first(int n) { return mask(n); }
+  static reg load_lanes(const float* p, lanes m) { return _mm256_maskload_ps(p, m); }
   static void store(float* p, reg r) { _mm256_storeu_ps(p, r); }
   static void store_n(float* p, reg r, int n) {
     if (n >= W)

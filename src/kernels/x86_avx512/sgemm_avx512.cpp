@@ -17,8 +17,11 @@ using namespace adaptcore::kernels;
 
 // Register tiles: 14x32 (28 accumulators, 2 B loads + 14 broadcasts per 28 FMAs), 8x48 (24
 // accumulators, better load ratio for mid-size M), 6x64 (24 accumulators; its 1..6-row
-// variants serve decode-like M with wide vectors so B streams at full bandwidth).
-using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>>;
+// variants serve decode-like M with wide vectors so B streams at full bandwidth), and 8x8 of
+// half-width vectors for C with at most 8 columns (8 accumulators: two FMAs a cycle of latency
+// 4 need 8 independent ones; more rows would exceed the 8 row addresses that A read in place
+// keeps in registers). Tiles keep their index in plan files: a new one goes last.
+using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>, Tile<8, 1, VecAvx512Half>>;
 
 constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,
                                              &pack_b_cols_avx512);

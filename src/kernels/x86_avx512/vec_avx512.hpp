@@ -22,6 +22,10 @@ struct VecAvx512 {
   static reg zero() { return _mm512_setzero_ps(); }
   static reg load(const float* p) { return _mm512_loadu_ps(p); }
   static reg load_n(const float* p, int n) { return _mm512_maskz_loadu_ps(mask(n), p); }
+  // The first n lanes as a value computed once, outside a loop that loads under it.
+  using lanes = __mmask16;
+  static lanes first(int n) { return mask(n); }
+  static reg load_lanes(const float* p, lanes m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float* p, reg r) { _mm512_storeu_ps(p, r); }
   static void store_n(float* p, reg r, int n) { _mm512_mask_storeu_ps(p, mask(n), r); }
   static reg bcast(const float* p) { return _mm512_set1_ps(*p); }
@@ -30,6 +34,34 @@ struct VecAvx512 {
   static reg set1(float x) { return _mm512_set1_ps(x); }
   static float hsum(reg r) { return _mm512_reduce_add_ps(r); }
   // Scalar fused multiply-add (one rounding, vfmadd with -mfma).
+  static float fma1(float a, float b, float c) { return std::fma(a, b, c); }
+};
+
+// Half-width fp32 vectors (ymm, AVX-512VL: 32 registers and k-masks as for zmm) for the
+// narrow tiles of the AVX-512 table: where C has at most 8 columns a 16-lane vector wastes
+// half its lanes, and cores that split a 512-bit FMA in two (Zen 4) issue two 256-bit FMAs a
+// cycle, so the narrow tile doubles the rate (HardwareProfile::fma_per_cycle_avx2).
+struct VecAvx512Half {
+  using reg = __m256;
+  using elem = float;
+  static constexpr int W = 8;
+  static __mmask8 mask(int n) {
+    return n >= W ? static_cast<__mmask8>(0xFF)
+                  : (n <= 0 ? static_cast<__mmask8>(0)
+                            : static_cast<__mmask8>((1u << static_cast<unsigned>(n)) - 1u));
+  }
+  static reg zero() { return _mm256_setzero_ps(); }
+  static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static reg load_n(const float* p, int n) { return _mm256_maskz_loadu_ps(mask(n), p); }
+  using lanes = __mmask8;
+  static lanes first(int n) { return mask(n); }
+  static reg load_lanes(const float* p, lanes m) { return _mm256_maskz_loadu_ps(m, p); }
+  static void store(float* p, reg r) { _mm256_storeu_ps(p, r); }
+  static void store_n(float* p, reg r, int n) { _mm256_mask_storeu_ps(p, mask(n), r); }
+  static reg bcast(const float* p) { return _mm256_set1_ps(*p); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg set1(float x) { return _mm256_set1_ps(x); }
   static float fma1(float a, float b, float c) { return std::fma(a, b, c); }
 };
 
