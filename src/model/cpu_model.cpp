@@ -99,12 +99,14 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   const double n_t = std::min(n, ceil_div(ceil_div(n, p.nr), p.pn) * p.nr);
   // Every tile walks k in vectors (lanes x multiply-adds per lane k values): rows + cols loads
   // and rows x cols instructions per vector, each accumulator once (its latency bounds a
-  // small tile), then a horizontal sum per output (about a dozen cycles of shuffles and adds).
+  // small tile), then a horizontal sum per output: about 4 cycles each, as the sums of a tile
+  // overlap, and 8 a call (a loop of 4x4 tiles, k = 16: 81 cycles a tile; 4x1, k = 24: 38;
+  // 1x1, k = 16: 9).
   const double chunks = ceil_div(k, cfg_.lanes * cfg_.macs_per_lane);
   auto tile_cycles = [&](double rows, double cols) {
     const double per = std::max({rows * cols / cfg_.instr_per_cycle,
                                  (rows + cols) / kLoadsPerCycle, cfg_.latency_cycles});
-    return chunks * per + 12.0 * rows * cols + 20.0;
+    return chunks * per + 4.0 * rows * cols + 8.0;
   };
   const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles);
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
@@ -128,13 +130,18 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
   // close while every row tile streams its mr rows of A, which come from the level holding
   // the core's whole A (64 x 7 x 4096, 2 column tiles: A's 1 MiB re-read from L3, not L2).
-  const double a_tile_bytes = eb * p.mr * k, b_tile_bytes = eb * p.nr * k;
-  double stream_us = tiles * (a_tile_bytes / (level_gbs(eb * m_t * k, threads) * 1e3) +
-                              b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3));
-  if (key.cold) stream_us += (eb * m_t * k + 8 * m_t * n_t) / (dram_gbs(threads) * 1e3);
+  // Cold, the first of A's passes (one per column tile) comes from DRAM instead; the others
+  // from where the first left it.
+  const double b_tile_bytes = eb * p.nr * k;
+  const double a_bytes = eb * m_t * k, a_level_gbs = level_gbs(a_bytes, threads);
+  const double col_tiles = ceil_div(n_t, p.nr);
+  double stream_us = a_bytes / ((key.cold ? dram_gbs(threads) : a_level_gbs) * 1e3) +
+                     (col_tiles - 1.0) * a_bytes / (a_level_gbs * 1e3) +
+                     tiles * b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3);
+  if (key.cold) stream_us += 8 * m_t * n_t / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
-  c.bound = c.compute_us >= b_us ? "compute" : "memory";
+  c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
   c.total_us = std::max(c.compute_us, b_us) + stream_us + c.pack_us + c.sync_us;
   return c;
 }
@@ -292,9 +299,14 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   } else {
     // In place: A is re-read for every column panel. Rows of an A that does not stay in L2
     // are separate streams the prefetchers lose track of: exposed like in-place B.
+    // From DRAM, a row-major A is read in runs of a depth block per row, and every run
+    // restarts the prefetchers like a packer's (1533 x 18 x 6082 cold: kc = 32 2.3x slower).
     const double bytes = eb * m_t * k_t;
     const bool cached = !key.cold && eb * m * k <= static_cast<double>(hw_.l2_bytes);
-    (cached ? mem_us : exposed_us) += us(bytes, a_src_bw);
+    const double a_bw = a_src_bw == dram_bw && key.a_row_unit
+                            ? dram_bw / (1 + kDramRunRampBytes / run_bytes(kc, k_t))
+                            : a_src_bw;
+    (cached ? mem_us : exposed_us) += us(bytes, a_bw);
     // Re-reads for the other column panels: the m_t x kc block, rows lda apart for a
     // row-major A (packed-like contiguous columns otherwise).
     const double block = eb * m_t * kc;
