@@ -168,5 +168,49 @@ TEST(ThreadPool, SleepingWorkersWakeUp) {
   }
 }
 
+// A job shorter than a wake finds the workers asleep: every task runs on the caller, in tid
+// order, and the workers are woken for the next job, which they then share. A long job wakes
+// them and waits for them. (The estimate of the wake starts at kWakeUsUnmeasured.)
+TEST(ThreadPool, ShortJobsRunOnTheCallerWhileWorkersSleep) {
+  ThreadPool pool(2);
+  pool.run(2, [](int) {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin phase
+  std::vector<std::thread::id> who(2);
+  pool.run(2, [&](int tid) { who[static_cast<std::size_t>(tid)] = std::this_thread::get_id(); },
+           /*work_us=*/1.0);
+  EXPECT_EQ(who[0], std::this_thread::get_id());
+  EXPECT_EQ(who[1], std::this_thread::get_id()) << "a short job does not wait for a wake";
+
+  // Just woken: the next short job goes to the workers. Its tasks wait for each other, so
+  // they must run on two threads.
+  std::atomic<int> arrived{0};
+  std::set<std::thread::id> ids;
+  std::mutex mu;
+  pool.run(
+      2,
+      [&](int) {
+        arrived.fetch_add(1);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (arrived.load() < 2 && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        std::lock_guard lock(mu);
+        ids.insert(std::this_thread::get_id());
+      },
+      1.0);
+  EXPECT_EQ(ids.size(), 2u) << "after a wake, short jobs are shared again";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ids.clear();
+  arrived = 0;
+  pool.run(2, [&](int) {
+    arrived.fetch_add(1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    std::lock_guard lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  EXPECT_EQ(ids.size(), 2u) << "a job of unknown length waits for the wake";
+}
+
 }  // namespace
 }  // namespace adaptcore

@@ -203,7 +203,7 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
       if (!p.pack_b) return run_dot_block(p, g, ks, blk);
       auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
       run_dot_block(p, with_b_transposed(g, blk, bt), ks, Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
-    });
+    }, one_core_us(p));
     return Status::Ok;
   }
   const int64_t kc = std::min(p.kc, g.k);
@@ -242,7 +242,7 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
       F32Op op(p, g, ks, c, LinearStore{g.alpha, 0.0f, 0});
       run_blocked(p, op, blk, s);
     }
-  });
+  }, one_core_us(p));
 
   if (p.pk > 1) {
     // Deterministic reduction: C += P1 + P2 + ... in slice order, rows split over threads.
@@ -255,7 +255,7 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
           for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
         }
       }
-    });
+    }, one_core_us(p));
   }
   return Status::Ok;
 }

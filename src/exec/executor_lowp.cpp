@@ -216,7 +216,7 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
       run_dot(p, op, blk);
     else
       run_blocked(p, op, blk, PackBuffers{base + pack_a, base + pack_b});
-  });
+  }, one_core_us(p));
   return Status::Ok;
 }
 

@@ -89,12 +89,18 @@ class ScratchLayout {
 
 // Runs task(tid) for tid in [0, tasks): on the calling thread alone for one task, else on the
 // pool (which partitions by tid, so the result does not depend on where a task runs).
+// work_us: the whole job's time on one core, if known (ThreadPool::run).
 template <class Task>
-void run_tasks(ThreadPool& pool, int tasks, Task&& task) {
+void run_tasks(ThreadPool& pool, int tasks, Task&& task, double work_us = ThreadPool::kLongJob) {
   if (tasks == 1)
     task(0);
   else
-    pool.run(tasks, task);
+    pool.run(tasks, task, work_us);
+}
+
+// A plan's time on one core: its predicted time on its cores, times their number.
+inline double one_core_us(const Plan& p) noexcept {
+  return p.predicted_us > 0.0 ? p.predicted_us * p.threads() : ThreadPool::kLongJob;
 }
 
 }  // namespace adaptcore

@@ -23,10 +23,19 @@ namespace {
 // (docs/RUNTIME.md, "Threads: the host's OpenMP team, or a pool of our own").
 constexpr auto kSpin = std::chrono::microseconds(1000);
 
+std::int64_t steady_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // Spins until `ready()` or the deadline, then sleeps on `word` while it still equals `old`.
+// Woken without `ready()` (ThreadPool::run_erased wakes sleeping workers ahead of a job), it
+// spins again for as long. `woke_ns`, if given, records when it last returned from a sleep.
 template <class T, class Ready>
-void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, Ready ready) {
-  const auto until = std::chrono::steady_clock::now() + spin;
+void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, Ready ready,
+                    std::atomic<std::int64_t>* woke_ns = nullptr) {
+  auto until = std::chrono::steady_clock::now() + spin;
   int polls = 0;
   while (!ready()) {
     if ((++polls < 64 && spin.count() > 0) || std::chrono::steady_clock::now() < until) {
@@ -34,6 +43,8 @@ void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, 
     } else {
       word.wait(old, std::memory_order_acquire);
       old = word.load(std::memory_order_acquire);
+      until = std::chrono::steady_clock::now() + spin;
+      if (woke_ns != nullptr) woke_ns->store(steady_ns(), std::memory_order_relaxed);
     }
   }
 }
@@ -165,7 +176,25 @@ void ThreadPool::run_on_host_openmp(const HostOpenMP* rt, int n, Thunk thunk, vo
       &job, static_cast<unsigned>(n), 0);
 }
 
-void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
+bool ThreadPool::workers_asleep(std::int64_t now) const noexcept {
+  // Half the spin window: a worker that began to spin late must still be spinning.
+  return now - idle_since_ns_.load(std::memory_order_relaxed) >
+         spin_ns_.load(std::memory_order_relaxed) / 2;
+}
+
+double ThreadPool::wake_us() noexcept {
+  // A wake since the last one sampled: its latency (futex wake to the worker running) joins
+  // the running estimate. Only the latest wake is seen; one sample per wake is plenty.
+  const std::int64_t woke = woke_ns_.load(std::memory_order_relaxed);
+  if (woke_at_ns_ > 0 && woke > woke_at_ns_) {
+    const double sample = static_cast<double>(woke - woke_at_ns_) * 1e-3;
+    wake_us_ = wake_us_ <= 0.0 ? sample : 0.75 * wake_us_ + 0.25 * sample;
+    woke_at_ns_ = 0;
+  }
+  return wake_us_ > 0.0 ? wake_us_ : kWakeUsUnmeasured;
+}
+
+void ThreadPool::run_erased(int n, Thunk thunk, void* ctx, double work_us) {
   if (n <= 1) {
     for (int t = 0; t < n; ++t) thunk(ctx, t);
     return;
@@ -181,6 +210,20 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
     for (int t = 0; t < n; ++t) thunk(ctx, t);
     return;
   }
+  const std::int64_t now = steady_ns();
+  if (workers_asleep(now)) {
+    // Split over n, the job takes work / n after the wake; here, work. A job that is faster
+    // here runs here, and the workers are woken to spin (a futex wake that returns before they
+    // run), so that the next job of a loop finds them awake.
+    const bool here = work_us * (1.0 - 1.0 / n) < wake_us();
+    if (woke_at_ns_ == 0) woke_at_ns_ = now;  // sample this wake
+    if (here) {
+      generation_.notify_all();
+      idle_since_ns_.store(now, std::memory_order_relaxed);
+      for (int t = 0; t < n; ++t) thunk(ctx, t);
+      return;
+    }
+  }
   thunk_ = thunk;
   ctx_ = ctx;
   job_threads_ = n;
@@ -189,6 +232,7 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx) {
   // the pool, so idle workers are rare.
   publish_and_join(static_cast<int>(workers_.size()));
   thunk_ = nullptr;
+  idle_since_ns_.store(steady_ns(), std::memory_order_relaxed);
 }
 
 void* ThreadPool::worker_main(void* arg) noexcept {
@@ -201,10 +245,13 @@ void ThreadPool::worker_loop(Worker& w) noexcept {
   std::uint32_t seen = w.start_generation;
   for (;;) {
     std::uint32_t g = seen;
-    spin_then_wait(generation_, seen, spin(), [&] {
-      g = generation_.load(std::memory_order_acquire);
-      return g != seen;
-    });
+    spin_then_wait(
+        generation_, seen, spin(),
+        [&] {
+          g = generation_.load(std::memory_order_acquire);
+          return g != seen;
+        },
+        &woke_ns_);
     seen = g;
     if (w.stop.load(std::memory_order_relaxed)) return;
     if (w.tid < job_threads_) thunk_(ctx_, w.tid);

@@ -64,11 +64,20 @@ class ThreadPool final : public ForkAware {
   // Runs fn(tid) for tid in [0, n) and returns when all finished. On the pool: if it is busy
   // (another thread's call, or a nested call from a task) or n > max_threads(), the caller runs
   // every tid itself in order; the result is the same because work is partitioned by tid.
+  // work_us, the job's time on one core: when the workers sleep, a job that is faster on the
+  // caller than split after waking them (wake_us()) runs on the caller, and wakes them for the
+  // next one.
   template <class F>
-  void run(int n, F&& fn) {
+  void run(int n, F&& fn, double work_us = kLongJob) {
     auto thunk = [](void* ctx, int tid) { (*static_cast<std::remove_reference_t<F>*>(ctx))(tid); };
-    run_erased(n, thunk, static_cast<void*>(&fn));
+    run_erased(n, thunk, static_cast<void*>(&fn), work_us);
   }
+  static constexpr double kLongJob = 1e300;
+  // Waking a worker from its futex costs tens of microseconds on a bare host and up to
+  // milliseconds in a virtual machine, where the hypervisor must reschedule the halted vCPU
+  // (2 ms on a 2-vCPU KVM guest; docs/RUNTIME.md, "Threads"). Until the pool has seen a wake
+  // of its own, it assumes this.
+  static constexpr double kWakeUsUnmeasured = 50.0;
 
   void before_fork() noexcept override;
   void after_fork_parent() noexcept override;
@@ -84,7 +93,11 @@ class ThreadPool final : public ForkAware {
     pthread_t thread{};
   };
 
-  void run_erased(int n, Thunk thunk, void* ctx);
+  void run_erased(int n, Thunk thunk, void* ctx, double work_us);
+  // Whether the workers were last seen longer ago than they spin: asleep on the futex.
+  bool workers_asleep(std::int64_t now_ns) const noexcept;
+  // The latency of waking a sleeping worker, as this pool measured it (with busy_ held).
+  double wake_us() noexcept;
   // The host's OpenMP runtime when sections go to its team (Threading and a loaded runtime).
   const HostOpenMP* host_team() const noexcept;
   void run_on_host_openmp(const HostOpenMP* rt, int n, Thunk thunk, void* ctx);
@@ -116,6 +129,13 @@ class ThreadPool final : public ForkAware {
   // Wrap-around is harmless: workers compare for inequality.
   alignas(64) std::atomic<std::uint32_t> generation_{0};
   alignas(64) std::atomic<int> pending_{0};
+  // When the last job ended (steady clock, ns): the workers spin until spin() after it.
+  std::atomic<std::int64_t> idle_since_ns_{0};
+  // Wake latency: when a worker last returned from its futex, and (with busy_ held) when the
+  // wake being sampled was sent (0: none) and the running estimate (0: none yet).
+  std::atomic<std::int64_t> woke_ns_{0};
+  std::int64_t woke_at_ns_ = 0;
+  double wake_us_ = 0.0;
 };
 
 }  // namespace adaptcore

@@ -28,6 +28,8 @@ constexpr double kStreamsTracked = 8.0;
 // row runs of 3072 / 2048 / 1024 bytes: 1.31 / 1.38 / 1.83x the time of whole rows
 // (docs/MODEL.md, "Packing out of DRAM").
 constexpr double kDramRunRampBytes = 800.0;
+// A cache line written by two cores in turn: the transfer and the store waiting for it.
+constexpr double kFalseSharingCycles = 80.0;
 // Rows of an operand closer than this are one prefetch stream, not one per row (a dense B of
 // at most 256 fp32 columns read in place; e.g. cold 11 x 54 x 297 runs in 6.9 us in place
 // against 12.7 us packed).
@@ -347,6 +349,10 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
 
   // --- Synchronisation: waking the pool; split-K adds a second pass that reduces partials.
   if (threads > 1) c.sync_us += hw_.fork_join_us;
+  // A grid that splits N has both cores store into the line that straddles each boundary in
+  // every row of C (rows are not line-aligned in general): it moves between the cores once per
+  // row and depth block (187 x 82 x 6 warm, 2 threads: 5.7 us split over N, 3.1 us on one core).
+  if (p.pn > 1) c.sync_us += m_t * k_blocks * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
   if (p.pk > 1) {
     const double bytes = 4 * m * n * (p.pk + 1) / threads;
     c.sync_us += hw_.fork_join_us + us(bytes, hw_.bw_l2_gbs);
