@@ -32,8 +32,12 @@ ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw, const TypeCo
   // Parallelism: serial if one core at the kernels' peak finishes before another could be
   // woken and joined.
   // Operands in memory (ShapeKey::cold): one core also waits for their bytes at its DRAM rate.
+  // So does a core writing a C beyond L1 (a line from L2 and one back per store: a rank-1
+  // update of 70 x 607 takes 3 us for 0.75 us of multiply-adds), counted at the L2 rate.
   double one_core_us = 2.0 * m * n * k / (cfg.peak_gops_per_core(hw) * 1e3);
   if (key.cold) one_core_us = std::max(one_core_us, footprint / (hw.bw_dram_core_gbs * 1e3));
+  if (4.0 * m * n > static_cast<double>(hw.l1d_bytes))
+    one_core_us = std::max(one_core_us, 8.0 * m * n / (hw.bw_l2_gbs * 1e3));
   const TileShape& main_tile = cfg.tile(0);
   const int64_t tiles = ceil_div(key.m, int64_t{main_tile.mr}) * ceil_div(key.n, int64_t{main_tile.nr});
   if (key.threads <= 1 || one_core_us < 2.0 * hw.fork_join_us)
