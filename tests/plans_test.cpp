@@ -136,6 +136,74 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
   EXPECT_GT(executed, 0);
 }
 
+// The rank-k row plans (non-temporal stores of whole lines of C): offered where a core's C is
+// beyond L2, here a profile with a 4 KiB L2 so that small shapes get them. Each element is
+// the register tiles' chain of multiply-adds, so a row plan and a blocked plan of one depth
+// block give the same bits; rows of C start at every alignment (ldc = n + 3).
+TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
+  HardwareProfile hw = detected_hardware();
+  hw.l2_bytes = 4096;
+  const Isa isa = GetParam();
+  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+  ThreadPool pool2(2);
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  constexpr Shape kRowShapes[] = {{1, 64, 1}, {37, 100, 3}, {5, 257, 8}, {130, 64, 2}, {64, 1000, 1}};
+  int64_t rows_plans = 0;
+  for (const Shape s : kRowShapes) {
+    for (const Variant v : kVariants) {
+      const bool row = v.layout == Layout::RowMajor;
+      const bool ta = transposed(v.ta), tb = transposed(v.tb);
+      const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k;
+      const int64_t br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+      Stored a(ar, ac, v.layout, (row ? ac : ar) + 3, 1);
+      Stored b(br, bc, v.layout, (row ? bc : br) + 1, 2);
+      a.fill([&](int64_t, int64_t) { return u(rng); });
+      b.fill([&](int64_t, int64_t) { return u(rng); });
+      for (const float beta : {0.0f, -0.5f}) {
+        Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + 3, 3);
+        c0.fill([&](int64_t, int64_t) { return beta == 0.0f ? qnan() : u(rng); });
+        const float alpha = 1.25f;
+        const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
+        for (int threads : {1, 2}) {
+          Stored c = c0;
+          GemmProblem prob;
+          ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, alpha, a.data(), a.ld(),
+                                 b.data(), b.ld(), beta, c.data(), c.ld(), prob),
+                    Status::Ok);
+          const ShapeKey key = make_key(prob, isa, threads);
+          std::vector<float> tiles_bits;
+          for (const Plan& plan : all_candidates(key, hw, ks)) {
+            const bool one_block = plan.kind == PlanKind::Blocked && plan.pk == 1 &&
+                                   plan.kc >= s.k && plan.tail == TailStrategy::Masked;
+            if (plan.kind != PlanKind::Rows && !(one_block && tiles_bits.empty())) continue;
+            c = c0;
+            prob.c = c.data();
+            ThreadPool one(1);
+            const Status st = execute(plan, prob, ks, plan.threads() > 1 ? pool2 : one);
+            ASSERT_EQ(st, Status::Ok) << describe(plan);
+            const std::string err = check_result(c, ref);
+            EXPECT_EQ(err, "") << s.m << "x" << s.n << "x" << s.k << " " << name(v.layout) << " "
+                               << name(v.ta) << name(v.tb) << " beta " << beta << " ["
+                               << describe(plan) << "]";
+            if (plan.kind != PlanKind::Rows) {
+              tiles_bits = c.memory();
+              continue;
+            }
+            ++rows_plans;
+            if (!tiles_bits.empty())
+              EXPECT_TRUE(same_bits(tiles_bits, c.memory()))
+                  << s.m << "x" << s.n << "x" << s.k << " [" << describe(plan) << "]";
+          }
+        }
+      }
+    }
+  }
+  if (ks.rows != nullptr) EXPECT_GT(rows_plans, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllIsas, Plans, ::testing::Values(Isa::Generic, Isa::Avx2, Isa::Avx512),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 

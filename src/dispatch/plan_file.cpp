@@ -182,7 +182,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "unknown data type";
     return false;
   }
-  if (kind > static_cast<std::uint8_t>(PlanKind::WeightQuantized)) {
+  if (kind > static_cast<std::uint8_t>(PlanKind::Rows)) {
     why = "unknown plan kind";
     return false;
   }

@@ -26,6 +26,7 @@ std::string pipeline_check(const ShapeKey& key, const Plan& p, const HardwarePro
   switch (p.kind) {
     case PlanKind::Blocked: return check_blocked_plan(key, p, cfg);
     case PlanKind::Dot: return check_dot_plan(key, p, cfg);
+    case PlanKind::Rows: return check_rows_plan(key, p, cfg);
     case PlanKind::WeightQuantized: break;
   }
   return std::string("a weight-quantized plan for a ") + to_string(key.dtype) + " key";

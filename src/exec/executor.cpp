@@ -163,6 +163,7 @@ GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, float* out
 bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) noexcept {
   if (p.pm < 1 || p.pn < 1 || p.pk < 1) return false;
   if (p.is_dot()) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
+  if (p.kind == PlanKind::Rows) return ks.rows != nullptr && p.pn == 1 && p.pk == 1;
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return false;
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(p.tile)];
   return p.mr == t.mr && p.nr == t.nr && p.mc >= 1 && p.nc >= 1 && p.kc >= 1;
@@ -203,6 +204,17 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
       if (!p.pack_b) return run_dot_block(p, g, ks, blk);
       auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
       run_dot_block(p, with_b_transposed(g, blk, bt), ks, Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
+    }, one_core_us(p));
+    return Status::Ok;
+  }
+  if (p.kind == PlanKind::Rows) {
+    if (!g.b_row_unit()) return Status::InternalError;
+    run_tasks(pool, threads, [&](int tid) {
+      const Range rows = split_range(g.m, 1, threads, tid);
+      if (rows.begin >= rows.end) return;
+      ks.rows(kernels::RowsArgs{rows.end - rows.begin, g.n, g.k, g.a + rows.begin * g.a_rs,
+                                g.a_rs, g.a_cs, g.b, g.b_rs, g.c + rows.begin * g.ldc, g.ldc,
+                                g.alpha, g.beta});
     }, one_core_us(p));
     return Status::Ok;
   }

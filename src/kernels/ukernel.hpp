@@ -71,6 +71,23 @@ struct DotKernels {
   }
 };
 
+// Rank-k update of whole rows for a shallow depth (kernels/rank_k_rows.hpp): rows [0, m) of
+// C (ldc apart) = alpha * op(A) op(B) + beta * C over depth k, A(i, p) at a[i * a_rs + p * a_cs],
+// B(p, j) at b[p * ldb + j]. With beta == 0 the whole cache lines of C are written with
+// non-temporal stores where the path has them.
+struct RowsArgs {
+  int64_t m, n, k;
+  const float* a;
+  int64_t a_rs, a_cs;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+  float alpha;
+  float beta;
+};
+using RowsKernelFn = void (*)(const RowsArgs&);
+
 // Packing: copies a block of op(A) or op(B), given by element strides, into contiguous panels.
 //   pack_a: rows [0, m) x depth [0, k) -> panels of mr rows, out[panel][p * mr + i], zero padded
 //   pack_b: depth [0, k) x cols [0, n) -> panels of nr cols, out[panel][p * nr + j], zero padded
@@ -89,6 +106,7 @@ struct IsaKernels {
   PackAFn pack_a;
   PackBFn pack_b;
   const DotKernels* dot;
+  RowsKernelFn rows = nullptr;  // the rank-k row kernel (null: the path has none)
 };
 
 // The kernel table of a path, or nullptr if the binary was built without it. Does not check

@@ -88,6 +88,7 @@ double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate)
 }
 
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
+  if (p.kind == PlanKind::Rows) return predict_rows(key, p);
   return p.is_dot() ? predict_dot(key, p) : predict_blocked(key, p);
 }
 
@@ -145,6 +146,35 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
   c.total_us = std::max(c.compute_us, b_us) + stream_us + c.pack_us + c.sync_us;
+  return c;
+}
+
+CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const noexcept {
+  CostBreakdown c;
+  const double eb = cfg_.in_bytes;
+  const double n = static_cast<double>(key.n), k = static_cast<double>(key.k);
+  const int threads = p.threads();
+  const double m_t = ceil_div(static_cast<double>(key.m), static_cast<double>(p.pm));
+  // Per row: its whole lines and the two partial ones at its ends; each a chain of k loads of
+  // B and k multiply-adds, or its store, whichever is longer, plus the row's set-up.
+  const double chunks = std::ceil(n / cfg_.lanes) + 1.0;
+  const double per_chunk = std::max({k / cfg_.instr_per_cycle, 2.0 * k / kLoadsPerCycle, 1.0});
+  c.compute_us = m_t * (chunks * per_chunk + 10.0) / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+  // C goes to memory through non-temporal stores, whatever the residency: once, no read. B's
+  // k rows are read once from their level, then for every other row from the cache holding
+  // them; A once.
+  const double dram_bw = dram_gbs(threads);
+  const double b_bytes = eb * k * n;
+  const double a_bytes = eb * m_t * k;
+  const double b_src = key.cold ? dram_bw : level_gbs(b_bytes, threads);
+  const double a_src = key.cold ? dram_bw : level_gbs(eb * static_cast<double>(key.m) * k, threads);
+  const double mem_us = 4.0 * m_t * n / (dram_bw * 1e3) + b_bytes / (b_src * 1e3) +
+                        (m_t - 1.0) * b_bytes / (level_gbs(b_bytes, 1) * 1e3) +
+                        a_bytes / (a_src * 1e3);
+  c.memory_us = mem_us;
+  if (threads > 1) c.sync_us = hw_.fork_join_us;
+  c.bound = c.compute_us >= mem_us ? "compute" : "memory";
+  c.total_us = std::max(c.compute_us, mem_us) + c.sync_us;
   return c;
 }
 

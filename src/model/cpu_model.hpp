@@ -61,6 +61,7 @@ class CpuModel {
   double level_gbs(double bytes, int threads) const noexcept;
   CostBreakdown predict_blocked(const ShapeKey& key, const Plan& plan) const noexcept;
   CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
+  CostBreakdown predict_rows(const ShapeKey& key, const Plan& plan) const noexcept;
 
   const HardwareProfile& hw_;
   const TypeConfig& cfg_;

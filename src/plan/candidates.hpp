@@ -27,5 +27,8 @@ void add_dot_candidates(const ShapeKey& key, const ShapeClass& cls, const TypeCo
                         std::vector<Plan>& out);
 std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeConfig& cfg);
 std::string check_dot_plan(const ShapeKey& key, const Plan& p, const TypeConfig& cfg);
+void add_rows_candidates(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
+                         const TypeConfig& cfg, std::vector<Plan>& out);
+std::string check_rows_plan(const ShapeKey& key, const Plan& p, const TypeConfig& cfg);
 
 }  // namespace adaptcore

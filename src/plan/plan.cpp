@@ -18,7 +18,10 @@ const char* to_string(ParallelClass c) noexcept {
 
 const char* to_string(PlanKind k) noexcept {
   using enum PlanKind;
-  return name_of(k, {{Blocked, "blocked"}, {Dot, "dot"}, {WeightQuantized, "weight-quantized"}});
+  return name_of(k, {{Blocked, "blocked"},
+                     {Dot, "dot"},
+                     {WeightQuantized, "weight-quantized"},
+                     {Rows, "rows"}});
 }
 
 const char* to_string(TailStrategy t) noexcept {
@@ -35,9 +38,12 @@ std::string to_string(const ShapeClass& c) {
 
 std::string describe(const Plan& p) {
   std::ostringstream os;
-  os << to_string(p.isa) << ' ' << p.mr << 'x' << p.nr;
+  os << to_string(p.isa);
+  if (p.kind != PlanKind::Rows) os << ' ' << p.mr << 'x' << p.nr;
   if (p.is_dot()) {
     os << (p.pack_b ? " dot packB" : " dot");
+  } else if (p.kind == PlanKind::Rows) {
+    os << " rows stream";
   } else {
     os << (p.pack_a ? " packA" : " directA");
     if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";
@@ -47,7 +53,8 @@ std::string describe(const Plan& p) {
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
   if (p.kind == PlanKind::WeightQuantized) os << " quantize=" << p.quantize_threads;
-  if (!p.is_dot()) os << ' ' << to_string(p.tail);
+  if (p.kind == PlanKind::Blocked || p.kind == PlanKind::WeightQuantized)
+    os << ' ' << to_string(p.tail);
   return os.str();
 }
 

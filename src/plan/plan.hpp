@@ -36,7 +36,14 @@ enum class TailStrategy : std::uint8_t { Masked, Padded };
 //                    packed or blocked; mr x nr is the dot tile
 //   WeightQuantized: the weight-quantized algorithm (docs/QUANT.md): mr x 32 tiles over
 //                    prepacked weights, mc the row block, kc the activation group
-enum class PlanKind : std::uint8_t { Blocked = 0, Dot = 1, WeightQuantized = 2 };
+//   Rows:            the rank-k row kernel for a shallow depth (kernels/rank_k_rows.hpp):
+//                    rows of C in their own cache lines, non-temporal stores when beta = 0;
+//                    rows split over pm cores (kc = k, mc the core's rows)
+enum class PlanKind : std::uint8_t { Blocked = 0, Dot = 1, WeightQuantized = 2, Rows = 3 };
+
+// The deepest K the row kernel is offered for: beyond it the register tiles' reuse of each B
+// value over their rows pays more than writing C in whole lines saves.
+inline constexpr int64_t kRowsMaxK = 8;
 
 // How a packed A block is packed (low precision): Elements by the type's own group packer;
 // Words by the ISA path's fp32 packer, which reads a row-major A whose rows start on 4-byte

@@ -54,6 +54,7 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   cfg.transposing_pack_share = 0.5;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
   cfg.dot_pack_b = ks.dot != nullptr;
+  cfg.rows = ks.rows != nullptr;
   return cfg;
 }
 

@@ -57,6 +57,7 @@ struct TypeConfig {
   // so its columns become contiguous along k: C's few columns then no longer waste the
   // register tiles' lanes, K fills them.
   bool dot_pack_b = false;
+  bool rows = false;  // the rank-k row kernel (fp32 paths)
   static constexpr int64_t kDotPackMaxN = 16;
 
   // Bytes a packed panel holds per k value and row or column (4 bytes a group).

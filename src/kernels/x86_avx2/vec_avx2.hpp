@@ -33,6 +33,8 @@ struct VecAvx2 {
     else
       _mm256_maskstore_ps(p, mask(n), r);
   }
+  // A non-temporal store of half a line (p 32-byte aligned).
+  static void stream(float* p, reg r) { _mm256_stream_ps(p, r); }
   static reg bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }

@@ -28,6 +28,8 @@ struct VecAvx512 {
   static reg load_lanes(const float* p, lanes m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float* p, reg r) { _mm512_storeu_ps(p, r); }
   static void store_n(float* p, reg r, int n) { _mm512_mask_storeu_ps(p, mask(n), r); }
+  // A non-temporal store of a whole line (p 64-byte aligned).
+  static void stream(float* p, reg r) { _mm512_stream_ps(p, r); }
   static reg bcast(const float* p) { return _mm512_set1_ps(*p); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
