@@ -136,8 +136,9 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
   EXPECT_GT(executed, 0);
 }
 
-// The rank-k row plans (non-temporal stores of whole lines of C): offered where a core's C is
-// beyond L2, here a profile with a 4 KiB L2 so that small shapes get them. Each element is
+// The rank-k row plans (non-temporal stores of whole lines of C): offered for operands in
+// memory where a core's C is beyond L2, here a profile with a 4 KiB L2 so that small shapes
+// get them. Each element is
 // the register tiles' chain of multiply-adds, so a row plan and a blocked plan of one depth
 // block give the same bits; rows of C start at every alignment (ldc = n + 3).
 TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
@@ -173,7 +174,8 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
           ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, alpha, a.data(), a.ld(),
                                  b.data(), b.ld(), beta, c.data(), c.ld(), prob),
                     Status::Ok);
-          const ShapeKey key = make_key(prob, isa, threads);
+          ShapeKey key = make_key(prob, isa, threads);
+          key.cold = true;  // row plans are for operands in memory
           std::vector<float> tiles_bits;
           for (const Plan& plan : all_candidates(key, hw, ks)) {
             const bool one_block = plan.kind == PlanKind::Blocked && plan.pk == 1 &&

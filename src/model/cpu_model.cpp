@@ -335,8 +335,10 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // restarts the prefetchers like a packer's (1533 x 18 x 6082 cold: kc = 32 2.3x slower).
     const double bytes = eb * m_t * k_t;
     const bool cached = !key.cold && eb * m * k <= static_cast<double>(hw_.l2_bytes);
+    // (Split over K, a core's run ends where the other's begins: runs of kc against the
+    // whole row k.)
     const double a_bw = a_src_bw == dram_bw && key.a_row_unit
-                            ? dram_bw / (1 + kDramRunRampBytes / run_bytes(kc, k_t))
+                            ? dram_bw / (1 + kDramRunRampBytes / run_bytes(kc, k))
                             : a_src_bw;
     (cached ? mem_us : exposed_us) += us(bytes, a_bw);
     // Re-reads for the other column panels: the m_t x kc block, rows lda apart for a
