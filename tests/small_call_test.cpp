@@ -113,6 +113,32 @@ TEST(TinyCalls, RepeatedCallsMatchTheFullPathBitForBit) {
   EXPECT_GT(hits, cases / 4) << hits << " of " << cases;
 }
 
+// An operand of depth 1 stored with leading dimension 1 is contiguous both ways, which changes
+// the shape key: a table entry made with lda = 1 must not serve lda = 3 (the same alignment
+// class: odd multiples of 4 bytes), nor the other way round. Column-major A^T B^T, k = 1.
+TEST(TinyCalls, UnitLeadingDimensionsAreTheirOwnClass) {
+  for (Config& cfg : all_configs()) {
+    // In memory: the residency under which the dot tiles take the k-contiguous operand.
+    ASSERT_EQ(cfg.ctx->set_residency(Residency::Memory), Status::Ok);
+    std::mt19937_64 rng(7);
+    for (const int64_t n : {20, 200}) {
+      for (const int64_t pad_a : {0, 2, 0, 2}) {  // lda 1 and 3: both 4 bytes mod 8
+        const TinyCase t{Layout::ColMajor, Trans::Yes, Trans::Yes, 3, n, 1, pad_a, 2, 1,
+                         1.5f, 0.0f};
+        Operands op(t, rng);
+        const Reference ref =
+            reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
+        for (int rep = 0; rep < 2; ++rep) {
+          op.c = op.c0;
+          ASSERT_EQ(op.call(t, *cfg.ctx), Status::Ok);
+          EXPECT_EQ(check_result(op.c, ref), "")
+              << cfg.name() << " 3x" << n << "x1 lda " << op.a.ld() << " call " << rep;
+        }
+      }
+    }
+  }
+}
+
 // A shape in the table, then the same shape with one bad argument: the full path's status,
 // nothing written; and the calls that need no product (alpha = 0) read neither A nor B.
 TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {

@@ -22,7 +22,7 @@
 
 namespace adaptcore::detail {
 
-inline constexpr int64_t kTinyMaxDim = 64;
+inline constexpr int64_t kTinyMaxDim = 256;
 
 struct TinyArgs {
   Layout layout;
@@ -39,9 +39,16 @@ struct TinyArgs {
 };
 
 namespace tiny_detail {
+// A leading dimension's class: the power of two dividing it (the key's alignment class), or
+// 31 for a leading dimension of 1, which makes that operand's other stride a unit one too and
+// so changes the key (a k = 1 operand stored with ld = 1 is both row- and column-contiguous).
+inline std::uint64_t ld_class(int64_t ld) noexcept {
+  return ld == 1 ? 31u : std::uint64_t{stride_log2(ld)};
+}
 
-// The packed word of a tiny call (bits 0-17 dimensions - 1, 18 column-major, 19-20 transposes,
-// 21-25 / 26-30 the alignment classes of lda / ldb, 31-41 threads, 42-45 ISA, 46 set, 47 the
+
+// The packed word of a tiny call (bits 0-23 dimensions - 1, 24 column-major, 25-26 transposes,
+// 27-31 / 32-36 the alignment classes of lda / ldb, 37-47 threads, 48-51 ISA, 52 set, 53 the
 // operands in memory), or 0 when the call is not tiny or its layout or transposes are not
 // plain values.
 inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool cold) noexcept {
@@ -55,12 +62,12 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
       threads >= (1u << 11) || isa >= 16)
     return 0;
-  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 6 |
-         static_cast<std::uint64_t>(x.k - 1) << 12 | std::uint64_t{layout} << 18 |
-         std::uint64_t{ta != 0} << 19 | std::uint64_t{tb != 0} << 20 |
-         std::uint64_t{stride_log2(x.lda)} << 21 | std::uint64_t{stride_log2(x.ldb)} << 26 |
-         std::uint64_t{threads} << 31 | std::uint64_t{isa} << 42 | std::uint64_t{1} << 46 |
-         std::uint64_t{cold} << 47;
+  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 8 |
+         static_cast<std::uint64_t>(x.k - 1) << 16 | std::uint64_t{layout} << 24 |
+         std::uint64_t{ta != 0} << 25 | std::uint64_t{tb != 0} << 26 |
+         ld_class(x.lda) << 27 | ld_class(x.ldb) << 32 |
+         std::uint64_t{threads} << 37 | std::uint64_t{isa} << 48 | std::uint64_t{1} << 52 |
+         std::uint64_t{cold} << 53;
 }
 
 }  // namespace tiny_detail
