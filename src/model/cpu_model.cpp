@@ -30,6 +30,8 @@ constexpr double kStreamsTracked = 8.0;
 constexpr double kDramRunRampBytes = 800.0;
 // A cache line written by two cores in turn: the transfer and the store waiting for it.
 constexpr double kFalseSharingCycles = 80.0;
+// The dot-product loop's set-up per core and call.
+constexpr double kDotLoopCycles = 40.0;
 // Rows of an operand closer than this are one prefetch stream, not one per row (a dense B of
 // at most 256 fp32 columns read in place; e.g. cold 11 x 54 x 297 runs in 6.9 us in place
 // against 12.7 us packed).
@@ -111,7 +113,9 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
                                  (rows + cols) / kLoadsPerCycle, cfg_.latency_cycles});
     return chunks * per + 4.0 * rows * cols + 8.0;
   };
-  const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles);
+  // Plus the dot loop's set-up, once per core (its operand views and output target): a whole
+  // 1 x 1 x 1 call through it took 36 ns against 27 through a register tile.
+  const double cycles = tiled_cycles(m_t, n_t, p.mr, p.nr, tile_cycles) + kDotLoopCycles;
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
 
   // B once, as nr sequential streams from where it lies; then every tile streams its rows and
@@ -382,9 +386,12 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // --- Synchronisation: waking the pool; split-K adds a second pass that reduces partials.
   if (threads > 1) c.sync_us += hw_.fork_join_us;
   // A grid that splits N has both cores store into the line that straddles each boundary in
-  // every row of C (rows are not line-aligned in general): it moves between the cores once per
-  // row and depth block (187 x 82 x 6 warm, 2 threads: 5.7 us split over N, 3.1 us on one core).
-  if (p.pn > 1) c.sync_us += m_t * k_blocks * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
+  // every row of C when rows are not line-aligned: it moves between the cores once per row and
+  // depth block (187 x 82 x 6 warm, 2 threads: 5.7 us split over N, 3.1 us on one core). The
+  // key does not hold ldc; N a multiple of a line stands for it (C stored densely, as callers
+  // mostly do, from an aligned allocation).
+  if (p.pn > 1 && key.n % 16 != 0)
+    c.sync_us += m_t * k_blocks * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
   if (p.pk > 1) {
     const double bytes = 4 * m * n * (p.pk + 1) / threads;
     c.sync_us += hw_.fork_join_us + us(bytes, hw_.bw_l2_gbs);
