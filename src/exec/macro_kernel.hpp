@@ -149,8 +149,16 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
                   __builtin_prefetch(next + r * row_bytes + col, 0, 2);
             }
           }
-          for (int64_t ir = 0; ir < mb; ir += mr) {
-            t.mv = static_cast<int>(std::min<int64_t>(mr, mb - ir));
+          // A read in place: the block's rows in row tiles of even heights (13 rows of a 6-row
+          // tile as 5 + 4 + 4, not 6 + 6 + 1), as the kernels run any height up to mr; a
+          // one-row tile reads the same B vectors per step for one row's multiply-adds, and
+          // waits on them (6x64, one row, k = 32, B rows 20 KiB apart: 233 ns against 285 for
+          // six rows). Packed A keeps whole mr-row panels.
+          const int64_t row_tiles = ceil_div(mb, int64_t{mr});
+          const int64_t even = p.pack_a ? mr : ceil_div(mb, row_tiles);
+          const int64_t taller = p.pack_a ? row_tiles : mb - (even - 1) * row_tiles;
+          for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
+            t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
             t.a = p.pack_a ? s.a + ir * steps * 4 : a_block + ir * a_row_bytes;
             t.c = target.at(ic + ir, jc + jr);
             t.ldc = target.ld;
@@ -160,6 +168,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             if (prefetch_c) [[unlikely]]
               prefetch_next_c(target, ic, ir, jc, jr, mr, nr, mb, nb, t.nv);
             op.tile(t);
+            ir += t.mv;
           }
         }
       }

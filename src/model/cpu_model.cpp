@@ -220,15 +220,27 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // The tile's vectors (a narrow tile of a wide path has fewer lanes, at its own rate).
   const TileShape shape = p.tile >= 0 && p.tile < cfg_.tile_count ? cfg_.tile(p.tile) : TileShape{};
   const double lanes = cfg_.lanes_of(shape), rate = cfg_.rate_of(shape);
+  // The row tiles of a column: packed A, whole mr-row panels and the tail; A read in place,
+  // tiles of even heights (the executor's split: 13 rows of 6 as 5 + 4 + 4).
+  double tall_count = full_rows, tall_rows = mr;
+  double short_count = tail_rows > 0 ? 1.0 : 0.0, short_rows = tail_m;
+  if (!p.pack_a) {
+    tall_rows = std::ceil(m_t / row_tiles);
+    tall_count = m_t - (tall_rows - 1.0) * row_tiles;
+    short_count = row_tiles - tall_count;
+    short_rows = tall_rows - 1.0;
+  }
   // Per step and per kernel call (C tile load and store, loop set-up) of every tile of one
   // column width, summed over the row tiles.
   auto step_cycles = [&](double cols) {
-    return full_rows * cycles_per_step(mr, cols, lanes, rate) +
-           (tail_rows > 0 ? cycles_per_step(tail_m, cols, lanes, rate) : 0.0);
+    return tall_count * cycles_per_step(tall_rows, cols, lanes, rate) +
+           (short_count > 0 && short_rows > 0 ? short_count * cycles_per_step(short_rows, cols, lanes, rate)
+                                              : 0.0);
   };
   auto call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);
-    return full_rows * (12.0 + 1.5 * mr * live) + (tail_rows > 0 ? 12.0 + 1.5 * tail_m * live : 0.0);
+    return tall_count * (12.0 + 1.5 * tall_rows * live) +
+           (short_count > 0 && short_rows > 0 ? short_count * (12.0 + 1.5 * short_rows * live) : 0.0);
   };
   double row_cycles = full_cols * step_cycles(nr);  // one step of every tile of the share
   double calls = full_cols * call_cycles(nr);
