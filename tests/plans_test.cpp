@@ -42,6 +42,22 @@ constexpr Variant kVariants[] = {
     {Layout::ColMajor, Trans::Yes, Trans::No},  {Layout::RowMajor, Trans::Yes, Trans::No},
 };
 
+// A and B of a shape stored as the variant says (padded leading dimensions), random values.
+struct Inputs {
+  Stored a, b;
+  Inputs(const Shape& s, const Variant& v, std::mt19937& rng) {
+    const bool row = v.layout == Layout::RowMajor;
+    const bool ta = transposed(v.ta), tb = transposed(v.tb);
+    const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k;
+    const int64_t br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
+    a = Stored(ar, ac, v.layout, (row ? ac : ar) + 3, 1);
+    b = Stored(br, bc, v.layout, (row ? bc : br) + 1, 2);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    a.fill([&](int64_t, int64_t) { return u(rng); });
+    b.fill([&](int64_t, int64_t) { return u(rng); });
+  }
+};
+
 std::vector<Plan> all_candidates(const ShapeKey& key, const HardwareProfile& hw,
                                  const kernels::IsaKernels& ks) {
   std::vector<Plan> out;
@@ -82,14 +98,9 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
     const Shape s = kShapes[si];
     for (const Variant v : kVariants) {
       const bool row = v.layout == Layout::RowMajor;
-      const bool ta = transposed(v.ta), tb = transposed(v.tb);
-      const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k;
-      const int64_t br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-      Stored a(ar, ac, v.layout, (row ? ac : ar) + 3, 1);
-      Stored b(br, bc, v.layout, (row ? bc : br) + 1, 2);
+      Inputs in(s, v, rng);
+      const Stored &a = in.a, &b = in.b;
       Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + 2, 3);
-      a.fill([&](int64_t, int64_t) { return u(rng); });
-      b.fill([&](int64_t, int64_t) { return u(rng); });
       c0.fill([&](int64_t, int64_t) { return u(rng); });
       const float alpha = 1.25f, beta = si % 2 ? 0.0f : -0.5f;
       if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
@@ -156,13 +167,8 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
   for (const Shape s : kRowShapes) {
     for (const Variant v : kVariants) {
       const bool row = v.layout == Layout::RowMajor;
-      const bool ta = transposed(v.ta), tb = transposed(v.tb);
-      const int64_t ar = ta ? s.k : s.m, ac = ta ? s.m : s.k;
-      const int64_t br = tb ? s.n : s.k, bc = tb ? s.k : s.n;
-      Stored a(ar, ac, v.layout, (row ? ac : ar) + 3, 1);
-      Stored b(br, bc, v.layout, (row ? bc : br) + 1, 2);
-      a.fill([&](int64_t, int64_t) { return u(rng); });
-      b.fill([&](int64_t, int64_t) { return u(rng); });
+      Inputs in(s, v, rng);
+      const Stored &a = in.a, &b = in.b;
       for (const float beta : {0.0f, -0.5f}) {
         Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + 3, 3);
         c0.fill([&](int64_t, int64_t) { return beta == 0.0f ? qnan() : u(rng); });

@@ -127,6 +127,9 @@ bool ThreadPool::grow_locked(int threads) noexcept {
 void ThreadPool::shrink_locked(int threads) noexcept {
   const std::size_t keep = static_cast<std::size_t>(threads > 1 ? threads - 1 : 0);
   if (workers_.size() <= keep) return;
+  // Answers to a wake sent ahead first: a worker told to stop leaves without answering, and
+  // the job fields change below.
+  await_answers();
   for (std::size_t i = keep; i < workers_.size(); ++i)
     workers_[i]->stop.store(true, std::memory_order_relaxed);
   // A job of no tasks: the stopping workers leave, the others report as after any job.
@@ -135,6 +138,12 @@ void ThreadPool::shrink_locked(int threads) noexcept {
   for (std::size_t i = keep; i < workers_.size(); ++i) pthread_join(workers_[i]->thread, nullptr);
   workers_.resize(keep);
   live_.store(static_cast<int>(keep), std::memory_order_release);
+}
+
+void ThreadPool::await_answers() noexcept {
+  if (int left = pending_.load(std::memory_order_acquire); left != 0)
+    spin_then_wait(pending_, left, spin(),
+                   [&] { return pending_.load(std::memory_order_acquire) == 0; });
 }
 
 void ThreadPool::publish_and_join(int pending) noexcept {
@@ -211,19 +220,24 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx, double work_us) {
     return;
   }
   const std::int64_t now = steady_ns();
-  if (workers_asleep(now)) {
+  // A wake sent ahead that not every worker has answered: they are still on their way.
+  const bool waking = pending_.load(std::memory_order_acquire) != 0;
+  if (waking || workers_asleep(now)) {
     // Split over n, the job takes work / n after the wake; here, work. A job that is faster
-    // here runs here, and the workers are woken to spin (a futex wake that returns before they
-    // run), so that the next job of a loop finds them awake.
-    const bool here = work_us * (1.0 - 1.0 / n) < wake_us();
-    if (woke_at_ns_ == 0) woke_at_ns_ = now;  // sample this wake
-    if (here) {
-      generation_.notify_all();
-      idle_since_ns_.store(now, std::memory_order_relaxed);
+    // here runs here, and sleeping workers are woken to spin (wake_workers returns before they
+    // run), so that a later job of a loop finds them awake.
+    if (work_us * (1.0 - 1.0 / n) < wake_us()) {
+      if (!waking) {
+        if (woke_at_ns_ == 0) woke_at_ns_ = now;  // sample this wake
+        wake_workers();
+      }
       for (int t = 0; t < n; ++t) thunk(ctx, t);
       return;
     }
+    if (woke_at_ns_ == 0 && !waking) woke_at_ns_ = now;
   }
+  // A worker still answering a wake sent ahead reads the job fields: they change only after.
+  await_answers();
   thunk_ = thunk;
   ctx_ = ctx;
   job_threads_ = n;
@@ -233,6 +247,16 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx, double work_us) {
   publish_and_join(static_cast<int>(workers_.size()));
   thunk_ = nullptr;
   idle_since_ns_.store(steady_ns(), std::memory_order_relaxed);
+}
+
+void ThreadPool::wake_workers() noexcept {
+  // A job of no tasks that nobody waits for: each worker answers it and spins again; the next
+  // job waits for the answers (publish_and_join) or, if short, runs on its caller meanwhile.
+  thunk_ = nullptr;
+  job_threads_ = 0;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
 }
 
 void* ThreadPool::worker_main(void* arg) noexcept {
@@ -254,8 +278,13 @@ void ThreadPool::worker_loop(Worker& w) noexcept {
         &woke_ns_);
     seen = g;
     if (w.stop.load(std::memory_order_relaxed)) return;
+    const bool wake_only = job_threads_ == 0;  // read before reporting: then the fields may change
     if (w.tid < job_threads_) thunk_(ctx_, w.tid);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // The last answer to a wake sent ahead: the workers are awake from now.
+      if (wake_only) idle_since_ns_.store(steady_ns(), std::memory_order_relaxed);
+      pending_.notify_one();
+    }
   }
 }
 

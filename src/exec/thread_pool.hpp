@@ -98,6 +98,10 @@ class ThreadPool final : public ForkAware {
   bool workers_asleep(std::int64_t now_ns) const noexcept;
   // The latency of waking a sleeping worker, as this pool measured it (with busy_ held).
   double wake_us() noexcept;
+  // With busy_ held: wakes sleeping workers without a job and without waiting for them.
+  void wake_workers() noexcept;
+  // With busy_ held: waits until every worker answered the last job or wake (pending_ == 0).
+  void await_answers() noexcept;
   // The host's OpenMP runtime when sections go to its team (Threading and a loaded runtime).
   const HostOpenMP* host_team() const noexcept;
   void run_on_host_openmp(const HostOpenMP* rt, int n, Thunk thunk, void* ctx);
