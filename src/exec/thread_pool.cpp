@@ -226,15 +226,13 @@ void ThreadPool::run_erased(int n, Thunk thunk, void* ctx, double work_us) {
     // Split over n, the job takes work / n after the wake; here, work. A job that is faster
     // here runs here, and sleeping workers are woken to spin (wake_workers returns before they
     // run), so that a later job of a loop finds them awake.
-    if (work_us * (1.0 - 1.0 / n) < wake_us()) {
-      if (!waking) {
-        if (woke_at_ns_ == 0) woke_at_ns_ = now;  // sample this wake
-        wake_workers();
-      }
+    const bool here = work_us * (1.0 - 1.0 / n) < wake_us();
+    if (!waking && woke_at_ns_ == 0) woke_at_ns_ = now;  // sample the wake sent now
+    if (here) {
+      if (!waking) wake_workers();
       for (int t = 0; t < n; ++t) thunk(ctx, t);
       return;
     }
-    if (woke_at_ns_ == 0 && !waking) woke_at_ns_ = now;
   }
   // A worker still answering a wake sent ahead reads the job fields: they change only after.
   await_answers();
