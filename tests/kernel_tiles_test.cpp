@@ -6,8 +6,8 @@
 //   - nothing outside the m x n tile is written (a sentinel around it stays);
 //   - int8 in-place and dot-product tiles add B's column sums, read with B's sign, to colsum.
 // Row counts 1..mr, column tails, empty and partial depths.
-#include <algorithm>
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cmath>
 #include <cstdint>

@@ -162,7 +162,8 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
   ThreadPool pool2(2);
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  constexpr Shape kRowShapes[] = {{1, 64, 1}, {37, 100, 3}, {5, 257, 8}, {130, 64, 2}, {64, 1000, 1}};
+  constexpr Shape kRowShapes[] = {
+      {1, 64, 1}, {37, 100, 3}, {5, 257, 8}, {130, 64, 2}, {64, 1000, 1}};
   int64_t rows_plans = 0;
   for (const Shape s : kRowShapes) {
     for (const Variant v : kVariants) {

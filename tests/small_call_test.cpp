@@ -123,8 +123,8 @@ TEST(TinyCalls, UnitLeadingDimensionsAreTheirOwnClass) {
     std::mt19937_64 rng(7);
     for (const int64_t n : {20, 200}) {
       for (const int64_t pad_a : {0, 2, 0, 2}) {  // lda 1 and 3: both 4 bytes mod 8
-        const TinyCase t{Layout::ColMajor, Trans::Yes, Trans::Yes, 3, n, 1, pad_a, 2, 1,
-                         1.5f, 0.0f};
+        const TinyCase t{
+            Layout::ColMajor, Trans::Yes, Trans::Yes, 3, n, 1, pad_a, 2, 1, 1.5f, 0.0f};
         Operands op(t, rng);
         const Reference ref =
             reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);

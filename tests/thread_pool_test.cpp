@@ -176,8 +176,9 @@ TEST(ThreadPool, ShortJobsRunOnTheCallerWhileWorkersSleep) {
   pool.run(2, [](int) {});
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin phase
   std::vector<std::thread::id> who(2);
-  pool.run(2, [&](int tid) { who[static_cast<std::size_t>(tid)] = std::this_thread::get_id(); },
-           /*work_us=*/1.0);
+  pool.run(
+      2, [&](int tid) { who[static_cast<std::size_t>(tid)] = std::this_thread::get_id(); },
+      /*work_us=*/1.0);
   EXPECT_EQ(who[0], std::this_thread::get_id());
   EXPECT_EQ(who[1], std::this_thread::get_id()) << "a short job does not wait for a wake";
 
@@ -205,7 +206,8 @@ TEST(ThreadPool, ShortJobsRunOnTheCallerWhileWorkersSleep) {
   pool.run(2, [&](int) {
     arrived.fetch_add(1);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
     std::lock_guard lock(mu);
     ids.insert(std::this_thread::get_id());
   });

@@ -46,7 +46,6 @@ inline std::uint64_t ld_class(int64_t ld) noexcept {
   return ld == 1 ? 31u : std::uint64_t{stride_log2(ld)};
 }
 
-
 // The packed word of a tiny call (bits 0-23 dimensions - 1, 24 column-major, 25-26 transposes,
 // 27-31 / 32-36 the alignment classes of lda / ldb, 37-47 threads, 48-51 ISA, 52 set, 53 the
 // operands in memory), or 0 when the call is not tiny or its layout or transposes are not
@@ -64,10 +63,9 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
     return 0;
   return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 8 |
          static_cast<std::uint64_t>(x.k - 1) << 16 | std::uint64_t{layout} << 24 |
-         std::uint64_t{ta != 0} << 25 | std::uint64_t{tb != 0} << 26 |
-         ld_class(x.lda) << 27 | ld_class(x.ldb) << 32 |
-         std::uint64_t{threads} << 37 | std::uint64_t{isa} << 48 | std::uint64_t{1} << 52 |
-         std::uint64_t{cold} << 53;
+         std::uint64_t{ta != 0} << 25 | std::uint64_t{tb != 0} << 26 | ld_class(x.lda) << 27 |
+         ld_class(x.ldb) << 32 | std::uint64_t{threads} << 37 | std::uint64_t{isa} << 48 |
+         std::uint64_t{1} << 52 | std::uint64_t{cold} << 53;
 }
 
 }  // namespace tiny_detail

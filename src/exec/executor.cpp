@@ -198,24 +198,31 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
     const std::size_t packed_b =
         scratch.per_task(p.pack_b ? static_cast<std::size_t>(std::min(p.nc, g.n) * g.k) * 4 : 0);
     if (!scratch.reserve(threads)) return Status::OutOfMemory;
-    run_tasks(pool, threads, [&](int tid) {
-      const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
-      if (blk.empty()) return;
-      if (!p.pack_b) return run_dot_block(p, g, ks, blk);
-      auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
-      run_dot_block(p, with_b_transposed(g, blk, bt), ks, Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
-    }, one_core_us(p));
+    run_tasks(
+        pool, threads,
+        [&](int tid) {
+          const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
+          if (blk.empty()) return;
+          if (!p.pack_b) return run_dot_block(p, g, ks, blk);
+          auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
+          run_dot_block(p, with_b_transposed(g, blk, bt), ks,
+                        Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
+        },
+        one_core_us(p));
     return Status::Ok;
   }
   if (p.kind == PlanKind::Rows) {
     if (!g.b_row_unit()) return Status::InternalError;
-    run_tasks(pool, threads, [&](int tid) {
-      const Range rows = split_range(g.m, 1, threads, tid);
-      if (rows.begin >= rows.end) return;
-      ks.rows(kernels::RowsArgs{rows.end - rows.begin, g.n, g.k, g.a + rows.begin * g.a_rs,
-                                g.a_rs, g.a_cs, g.b, g.b_rs, g.c + rows.begin * g.ldc, g.ldc,
-                                g.alpha, g.beta});
-    }, one_core_us(p));
+    run_tasks(
+        pool, threads,
+        [&](int tid) {
+          const Range rows = split_range(g.m, 1, threads, tid);
+          if (rows.begin >= rows.end) return;
+          ks.rows(kernels::RowsArgs{rows.end - rows.begin, g.n, g.k, g.a + rows.begin * g.a_rs,
+                                    g.a_rs, g.a_cs, g.b, g.b_rs, g.c + rows.begin * g.ldc, g.ldc,
+                                    g.alpha, g.beta});
+        },
+        one_core_us(p));
     return Status::Ok;
   }
   const int64_t kc = std::min(p.kc, g.k);
@@ -230,44 +237,50 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
   if (!scratch.reserve(threads)) return Status::OutOfMemory;
   auto* partials = reinterpret_cast<float*>(scratch.shared_at(partials_at));
 
-  run_tasks(pool, threads, [&](int tid) {
-    const GridCell cell = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr);
-    const Block& blk = cell.block;
-    if (blk.empty()) return;
-    const PackBuffers s{scratch.task(tid) + pack_a, scratch.task(tid) + pack_b};
-    if (cell.tk == 0) {
-      if (blk.k0 >= blk.k1) return;  // cannot happen: slice 0 is never empty when k > 0
-      const CTarget c{reinterpret_cast<unsigned char*>(g.c + blk.m0 * g.ldc + blk.n0), g.ldc,
-                      blk.m0, blk.n0};
-      F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0});
-      run_blocked(p, op, blk, s);
-    } else {
-      float* part = partials + static_cast<std::size_t>(cell.tk - 1) * partial;
-      if (blk.k0 >= blk.k1) {  // empty depth slice contributes zeros
-        for (int64_t i = blk.m0; i < blk.m1; ++i)
-          std::memset(part + i * g.n + blk.n0, 0,
-                      static_cast<std::size_t>(blk.n1 - blk.n0) * sizeof(float));
-        return;
-      }
-      const CTarget c{reinterpret_cast<unsigned char*>(part + blk.m0 * g.n + blk.n0), g.n,
-                      blk.m0, blk.n0};
-      F32Op op(p, g, ks, c, LinearStore{g.alpha, 0.0f, 0});
-      run_blocked(p, op, blk, s);
-    }
-  }, one_core_us(p));
+  run_tasks(
+      pool, threads,
+      [&](int tid) {
+        const GridCell cell = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr);
+        const Block& blk = cell.block;
+        if (blk.empty()) return;
+        const PackBuffers s{scratch.task(tid) + pack_a, scratch.task(tid) + pack_b};
+        if (cell.tk == 0) {
+          if (blk.k0 >= blk.k1) return;  // cannot happen: slice 0 is never empty when k > 0
+          const CTarget c{reinterpret_cast<unsigned char*>(g.c + blk.m0 * g.ldc + blk.n0), g.ldc,
+                          blk.m0, blk.n0};
+          F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0});
+          run_blocked(p, op, blk, s);
+        } else {
+          float* part = partials + static_cast<std::size_t>(cell.tk - 1) * partial;
+          if (blk.k0 >= blk.k1) {  // empty depth slice contributes zeros
+            for (int64_t i = blk.m0; i < blk.m1; ++i)
+              std::memset(part + i * g.n + blk.n0, 0,
+                          static_cast<std::size_t>(blk.n1 - blk.n0) * sizeof(float));
+            return;
+          }
+          const CTarget c{reinterpret_cast<unsigned char*>(part + blk.m0 * g.n + blk.n0), g.n,
+                          blk.m0, blk.n0};
+          F32Op op(p, g, ks, c, LinearStore{g.alpha, 0.0f, 0});
+          run_blocked(p, op, blk, s);
+        }
+      },
+      one_core_us(p));
 
   if (p.pk > 1) {
     // Deterministic reduction: C += P1 + P2 + ... in slice order, rows split over threads.
-    run_tasks(pool, threads, [&](int tid) {
-      const Range rows = split_range(g.m, 1, threads, tid);
-      for (int64_t i = rows.begin; i < rows.end; ++i) {
-        float* row = g.c + i * g.ldc;
-        for (int s = 0; s < p.pk - 1; ++s) {
-          const float* src = partials + static_cast<std::size_t>(s) * partial + i * g.n;
-          for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
-        }
-      }
-    }, one_core_us(p));
+    run_tasks(
+        pool, threads,
+        [&](int tid) {
+          const Range rows = split_range(g.m, 1, threads, tid);
+          for (int64_t i = rows.begin; i < rows.end; ++i) {
+            float* row = g.c + i * g.ldc;
+            for (int s = 0; s < p.pk - 1; ++s) {
+              const float* src = partials + static_cast<std::size_t>(s) * partial + i * g.n;
+              for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
+            }
+          }
+        },
+        one_core_us(p));
   }
   return Status::Ok;
 }

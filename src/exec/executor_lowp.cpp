@@ -139,8 +139,9 @@ class LowpOp {
 // packed tile run with another tile's mr x nr would leave part of C unwritten and still
 // report Ok.
 bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks) {
-  if (p.kind == PlanKind::WeightQuantized || p.kind == PlanKind::Rows || p.pk != 1 || p.pm < 1 || p.pn < 1 || p.mc < 1 ||
-      p.nc < 1 || p.kc < 1 || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+  if (p.kind == PlanKind::WeightQuantized || p.kind == PlanKind::Rows || p.pk != 1 || p.pm < 1 ||
+      p.pn < 1 || p.mc < 1 || p.nc < 1 || p.kc < 1 || p.tile < 0 ||
+      static_cast<std::size_t>(p.tile) >= ks.tiles.size())
     return false;
   if (p.is_dot())
     return ks.dot != nullptr && g.a.cs == 1 && g.b.rs == 1 && p.mr == kernels::kLowpDotMr &&
@@ -202,21 +203,24 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
   const std::size_t acc = scratch.per_task(sizes.acc);
   if (!scratch.reserve(threads)) return Status::OutOfMemory;
 
-  run_tasks(pool, threads, [&](int tid) {
-    const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
-    if (blk.empty()) return;
-    unsigned char* base = scratch.task(tid);
-    EpilogueBuffers buffers;
-    buffers.rowsum = reinterpret_cast<std::int32_t*>(base + rowsum);
-    buffers.colsum = reinterpret_cast<std::int32_t*>(base + colsum);
-    buffers.zb = reinterpret_cast<std::uint32_t*>(base + zb);
-    buffers.acc = reinterpret_cast<float*>(base + acc);
-    LowpOp op(p, g, ks, epilogue, buffers);
-    if (p.is_dot())
-      run_dot(p, op, blk);
-    else
-      run_blocked(p, op, blk, PackBuffers{base + pack_a, base + pack_b});
-  }, one_core_us(p));
+  run_tasks(
+      pool, threads,
+      [&](int tid) {
+        const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
+        if (blk.empty()) return;
+        unsigned char* base = scratch.task(tid);
+        EpilogueBuffers buffers;
+        buffers.rowsum = reinterpret_cast<std::int32_t*>(base + rowsum);
+        buffers.colsum = reinterpret_cast<std::int32_t*>(base + colsum);
+        buffers.zb = reinterpret_cast<std::uint32_t*>(base + zb);
+        buffers.acc = reinterpret_cast<float*>(base + acc);
+        LowpOp op(p, g, ks, epilogue, buffers);
+        if (p.is_dot())
+          run_dot(p, op, blk);
+        else
+          run_blocked(p, op, blk, PackBuffers{base + pack_a, base + pack_b});
+      },
+      one_core_us(p));
   return Status::Ok;
 }
 

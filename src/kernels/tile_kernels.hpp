@@ -45,7 +45,8 @@ struct Fp32Tile {
     if constexpr (L < NV) {
       if (args.n > L * V::W) return tail<M, L + 1>(args);
     }
-    body<M, L>(args, LastMaskedB<FmaStep<V>, L>{args.b, args.ldb, V::first(args.n - (L - 1) * V::W)});
+    body<M, L>(args,
+               LastMaskedB<FmaStep<V>, L>{args.b, args.ldb, V::first(args.n - (L - 1) * V::W)});
   }
 
   template <int M>

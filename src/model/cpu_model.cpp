@@ -234,13 +234,15 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // column width, summed over the row tiles.
   auto step_cycles = [&](double cols) {
     return tall_count * cycles_per_step(tall_rows, cols, lanes, rate) +
-           (short_count > 0 && short_rows > 0 ? short_count * cycles_per_step(short_rows, cols, lanes, rate)
-                                              : 0.0);
+           (short_count > 0 && short_rows > 0
+                ? short_count * cycles_per_step(short_rows, cols, lanes, rate)
+                : 0.0);
   };
   auto call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);
     return tall_count * (12.0 + 1.5 * tall_rows * live) +
-           (short_count > 0 && short_rows > 0 ? short_count * (12.0 + 1.5 * short_rows * live) : 0.0);
+           (short_count > 0 && short_rows > 0 ? short_count * (12.0 + 1.5 * short_rows * live)
+                                              : 0.0);
   };
   double row_cycles = full_cols * step_cycles(nr);  // one step of every tile of the share
   double calls = full_cols * call_cycles(nr);

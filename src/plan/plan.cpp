@@ -18,10 +18,9 @@ const char* to_string(ParallelClass c) noexcept {
 
 const char* to_string(PlanKind k) noexcept {
   using enum PlanKind;
-  return name_of(k, {{Blocked, "blocked"},
-                     {Dot, "dot"},
-                     {WeightQuantized, "weight-quantized"},
-                     {Rows, "rows"}});
+  return name_of(
+      k,
+      {{Blocked, "blocked"}, {Dot, "dot"}, {WeightQuantized, "weight-quantized"}, {Rows, "rows"}});
 }
 
 const char* to_string(TailStrategy t) noexcept {

@@ -47,8 +47,9 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
     if (lanes == ks.lanes) continue;
     TileShape& t = cfg.tiles[static_cast<std::size_t>(i)];
     t.lanes = lanes;
-    t.instr_per_cycle = lanes == HardwareProfile::fp32_lanes(Isa::Avx2) ? hw.fma_per_cycle(Isa::Avx2)
-                                                       : cfg.instr_per_cycle;
+    t.instr_per_cycle = lanes == HardwareProfile::fp32_lanes(Isa::Avx2)
+                            ? hw.fma_per_cycle(Isa::Avx2)
+                            : cfg.instr_per_cycle;
   }
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = true;
   cfg.transposing_pack_share = 0.5;

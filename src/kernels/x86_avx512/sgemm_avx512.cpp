@@ -21,7 +21,8 @@ using namespace adaptcore::kernels;
 // half-width vectors for C with at most 8 columns (8 accumulators: two FMAs a cycle of latency
 // 4 need 8 independent ones; more rows would exceed the 8 row addresses that A read in place
 // keeps in registers). Tiles keep their index in plan files: a new one goes last.
-using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>, Tile<8, 1, VecAvx512Half>>;
+using Avx512 =
+    Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>, Tile<8, 1, VecAvx512Half>>;
 
 constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,
                                              &pack_b_cols_avx512);
