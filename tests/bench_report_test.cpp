@@ -147,9 +147,37 @@ TEST(BenchReport, ModelComputesSpeedups) {
   EXPECT_NEAR(m.rows[1].speedup_best, 0.5, 1e-12);
   EXPECT_EQ(m.m_classes, (std::vector<std::string>{"1-16", "17-256"}));
   EXPECT_EQ(m.n_classes, (std::vector<std::string>{"1-1024", "1025-4096"}));
+  // Groups: no taxonomy recorded here; parts from the tags, in order of their first shape.
+  EXPECT_TRUE(m.by_taxonomy.empty());
+  ASSERT_EQ(m.by_part.size(), 2u);
+  EXPECT_EQ(m.by_part[0].name, "llama3-8b o");
+  EXPECT_EQ(m.by_part[0].compared, 2);
+  EXPECT_NEAR(m.by_part[0].geomean, std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(m.by_part[1].name, "qwen3-8b qkv");
+  EXPECT_EQ(m.by_part[1].compared, 1);
   ASSERT_EQ(m.correctness.size(), 3u);
   EXPECT_EQ(m.correctness[2].name, "openblas");
   EXPECT_EQ(m.correctness[2].failed, 1);
+}
+
+// Speedups over the best vendor grouped by adaptcore's taxonomy class, in capacity order.
+TEST(BenchReport, GroupsByTaxonomyClass) {
+  json run = sample_run();
+  const char* classes[] = {"DRAM x few-tiles", "L2 x serial", "DRAM x few-tiles"};
+  for (json& r : run["records"])
+    if (r["lib"] == "adaptcore") r["taxonomy"] = classes[r["shape"].get<int>()];
+  const rp::Model m = rp::build_model(run);
+  ASSERT_EQ(m.by_taxonomy.size(), 2u);
+  EXPECT_EQ(m.by_taxonomy[0].name, "L2 x serial");
+  EXPECT_EQ(m.by_taxonomy[0].compared, 1);
+  EXPECT_NEAR(m.by_taxonomy[0].geomean, 0.5, 1e-12);
+  EXPECT_EQ(m.by_taxonomy[1].name, "DRAM x few-tiles");
+  EXPECT_EQ(m.by_taxonomy[1].compared, 2);
+  EXPECT_NEAR(m.by_taxonomy[1].geomean, std::sqrt(2.0), 1e-12);  // 2 and 1
+  EXPECT_EQ(m.by_taxonomy[1].worst_row, 2);
+  const std::string html = ab::render_html_report(run);
+  EXPECT_NE(html.find("by taxonomy class"), std::string::npos);
+  EXPECT_NE(html.find("L2 x serial"), std::string::npos);
 }
 
 TEST(BenchReport, PageHasEverySectionAndShowsLosses) {

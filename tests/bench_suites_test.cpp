@@ -261,6 +261,31 @@ TEST(BenchSuites, FullHasTheDocumentedMix) {
   EXPECT_EQ(llm_widths, file_widths);
 }
 
+// The measured sample of the full suite: the same subset for a seed, in suite order, and drawn
+// from every part (a stride of the suite's 20-shape period would hit one part only).
+TEST(BenchSuites, FullSampleIsRandomAndSpansEveryPart) {
+  const auto full = ab::full_suite(1);
+  const auto a = ab::sample_shapes(full, 2000, 1);
+  ASSERT_EQ(a.size(), 2000u);
+  EXPECT_TRUE(same(a, ab::sample_shapes(full, 2000, 1)));
+  EXPECT_FALSE(same(a, ab::sample_shapes(full, 2000, 2)));
+  std::map<std::string, int> kinds;
+  for (const ab::SuiteShape& s : a) ++kinds[s.tag.substr(0, s.tag.find(' ', 5))];
+  // Expected 800 / 600 / 300 / 300; binomial spreads are about 22, 20, 16, 16.
+  EXPECT_NEAR(kinds["full llm"], 800, 110);
+  EXPECT_NEAR(kinds["full random"], 600, 100);
+  EXPECT_NEAR(kinds["full small"], 300, 80);
+  EXPECT_NEAR(kinds["full odd"], 300, 80);
+  // In suite order: the sample is a subsequence of the suite.
+  std::size_t at = 0;
+  for (const ab::SuiteShape& s : a) {
+    while (at < full.size() && !same({full[at]}, {s})) ++at;
+    ASSERT_LT(at, full.size());
+    ++at;
+  }
+  EXPECT_TRUE(same(ab::sample_shapes(full, 90000, 1), full));
+}
+
 TEST(BenchSuites, CommentsNameTheLayers) {
   const auto s = parse(
       "# header, no shapes\n\n# layer a\n1 2 3\n4 5 6  # own tag\n7 8 9\n# layer b\n2 2 2\n\n"

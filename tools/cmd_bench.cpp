@@ -44,6 +44,28 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
+// One line per summary: shapes compared, geomean speedup, share faster, losses, the worst shape.
+void print_speedups(const adaptcore::bench::report::Model& m, const std::string& label,
+                    const std::vector<adaptcore::bench::report::VendorSummary>& lines,
+                    std::ostream& os) {
+  std::size_t width = 16;
+  for (const auto& v : lines) width = std::max(width, v.name.size() + 2);
+  os << "\n  " << std::left << std::setw(static_cast<int>(width)) << label << std::right
+     << "  shapes  geomean speedup  faster on  losses(<0.95)  worst\n";
+  for (const auto& v : lines) {
+    std::string worst = "-";
+    if (v.worst_row >= 0) {
+      const auto& r = m.rows[static_cast<std::size_t>(v.worst_row)];
+      worst = std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) + " (" +
+              fixed(v.worst_speedup, 2) + "x)";
+    }
+    os << "  " << std::left << std::setw(static_cast<int>(width)) << v.name << std::right
+       << std::setw(8) << v.compared << std::setw(16) << fixed(v.geomean, 3) << "x"
+       << std::setw(10) << fixed(100 * v.share_faster, 0) << "%" << std::setw(15) << v.losses
+       << "  " << worst << '\n';
+  }
+}
+
 // The terminal summary: per vendor library and over the best one per shape, then per class.
 void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   namespace rp = adaptcore::bench::report;
@@ -53,18 +75,14 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
      << " GB/s\n";
   for (const auto& lib : m.libraries)
     if (lib.status != "ok") os << "  " << lib.name << ": " << lib.status << " (" << lib.message << ")\n";
-  os << "\n  adaptcore vs       shapes  geomean speedup  faster on  losses(<0.95)  worst\n";
-  for (const auto& v : m.vendors) {
-    std::string worst = "-";
-    if (v.worst_row >= 0) {
-      const auto& r = m.rows[static_cast<std::size_t>(v.worst_row)];
-      worst = std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) + " (" +
-              fixed(v.worst_speedup, 2) + "x)";
-    }
-    os << "  " << std::left << std::setw(16) << v.name << std::right << std::setw(8) << v.compared
-       << std::setw(16) << fixed(v.geomean, 3) << "x" << std::setw(10)
-       << fixed(100 * v.share_faster, 0) << "%" << std::setw(15) << v.losses << "  " << worst
-       << '\n';
+  print_speedups(m, "adaptcore vs", m.vendors, os);
+  if (!m.by_taxonomy.empty()) {
+    os << "\n  speedup over the best vendor library per taxonomy class (capacity x parallelism):\n";
+    print_speedups(m, "class", m.by_taxonomy, os);
+  }
+  if (m.by_part.size() > 1) {
+    os << "\n  speedup over the best vendor library per suite part (tag):\n";
+    print_speedups(m, "part", m.by_part, os);
   }
   // Speedup over the best vendor by M class (rows) and N class (columns).
   os << "\n  geomean speedup over the best vendor library, by M (rows) x N (columns):\n  "

@@ -182,6 +182,28 @@ void header(std::string& out, const Model& m) {
   out += "</header>";
 }
 
+// Speedup over the best vendor per group of shapes (taxonomy class, suite part).
+void group_table(std::string& out, const Model& m, const std::string& title,
+                 const std::vector<report::VendorSummary>& groups) {
+  if (groups.empty()) return;
+  out += "<h3>Speedup over the best vendor, " + escape(title) +
+         "</h3><table><thead><tr><th>group</th><th>shapes</th><th>geomean speedup</th>"
+         "<th>adaptcore faster on</th><th>below " +
+         html::ratio(kLoseBelow) + "</th><th>worst shape</th></tr></thead><tbody>";
+  for (const report::VendorSummary& g : groups) {
+    std::string worst = "\u2013";
+    if (g.worst_row >= 0)
+      worst = "<span class=\"" + speedup_class(g.worst_speedup) + "\">" +
+              html::ratio(g.worst_speedup) + "</span> on " +
+              escape(shape_line(m.rows[static_cast<std::size_t>(g.worst_row)]));
+    out += "<tr>" + td(escape(g.name)) + td(std::to_string(g.compared), "num") +
+           td(html::ratio(g.geomean), speedup_class(g.geomean)) +
+           td(html::percent(g.share_faster), "num") +
+           td(std::to_string(g.losses), g.losses > 0 ? "num bad" : "num") + td(worst) + "</tr>";
+  }
+  out += "</tbody></table>";
+}
+
 void summary(std::string& out, const Model& m) {
   out += "<section id=\"summary\"><h2>Summary</h2>";
   if (m.rows.empty()) {
@@ -230,7 +252,11 @@ void summary(std::string& out, const Model& m) {
   out +=
       "</tbody></table><p class=\"muted\">Speedup = the other library's median time / "
       "adaptcore's median time on the same shape, over the shapes where both results are "
-      "valid (status ok, check passed).</p></section>";
+      "valid (status ok, check passed).</p>";
+  group_table(out, m, "by taxonomy class (capacity x parallelism, adaptcore's classifier)",
+              m.by_taxonomy);
+  if (m.by_part.size() > 1) group_table(out, m, "by suite part (the tag's first two words)", m.by_part);
+  out += "</section>";
 }
 
 void correctness(std::string& out, const Model& m) {

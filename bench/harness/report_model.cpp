@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <utility>
@@ -220,6 +221,34 @@ void summarise(Model& m) {
   m.vendors.push_back(std::move(best));
 }
 
+// The suite part a tag names: its first two words ("full llm q_proj" -> "full llm").
+std::string tag_part(const std::string& tag) {
+  const std::size_t first = tag.find(' ');
+  if (first == std::string::npos) return tag;
+  const std::size_t second = tag.find(' ', first + 1);
+  return second == std::string::npos ? tag : tag.substr(0, second);
+}
+
+// Speedups over the best vendor grouped by key(row), groups in order of their first row.
+template <class Key>
+std::vector<VendorSummary> group_speedups(const Model& m, Key key) {
+  std::vector<VendorSummary> groups;
+  for (std::size_t ri = 0; ri < m.rows.size(); ++ri) {
+    const Row& row = m.rows[ri];
+    const std::string name = key(row);
+    if (name.empty() || !std::isfinite(row.speedup_best)) continue;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const VendorSummary& g) { return g.name == name; });
+    if (it == groups.end()) {
+      groups.emplace_back().name = name;
+      it = groups.end() - 1;
+    }
+    add_speedup(*it, row.speedup_best, static_cast<int>(ri));
+  }
+  for (auto& g : groups) finish_summary(g);
+  return groups;
+}
+
 void count_correctness(Model& m) {
   for (std::size_t li = 0; li < m.libraries.size(); ++li) {
     if (!m.libraries[li].has_records) continue;
@@ -311,6 +340,7 @@ Model build_model(const json& run) {
       }
     }
     Row& row = m.rows[it->second];
+    if (lib == kAdaptcore && row.taxonomy.empty()) row.taxonomy = text(r, "taxonomy");
     for (std::size_t li = 0; li < m.libraries.size(); ++li) {
       // A repeated (shape, library) record keeps the first.
       if (m.libraries[li].name == lib && !row.results[li].present) row.results[li] = read_result(r);
@@ -327,6 +357,20 @@ Model build_model(const json& run) {
   m.m_classes = order_classes(m_seen);
   m.n_classes = order_classes(n_seen);
   summarise(m);
+  m.by_taxonomy = group_speedups(m, [](const Row& r) { return r.taxonomy; });
+  // Capacity order (registers, L1, L2, L3, DRAM), then the parallelism class by name.
+  const auto capacity_rank = [](const std::string& name) {
+    static const char* const kOrder[] = {"registers", "L1 ", "L2 ", "L3 ", "DRAM"};
+    for (std::size_t i = 0; i < std::size(kOrder); ++i)
+      if (name.starts_with(kOrder[i])) return i;
+    return std::size(kOrder);
+  };
+  std::stable_sort(m.by_taxonomy.begin(), m.by_taxonomy.end(),
+                   [&](const VendorSummary& a, const VendorSummary& b) {
+                     const auto ra = capacity_rank(a.name), rb = capacity_rank(b.name);
+                     return ra != rb ? ra < rb : a.name < b.name;
+                   });
+  m.by_part = group_speedups(m, [](const Row& r) { return tag_part(r.tag); });
   count_correctness(m);
   return m;
 }

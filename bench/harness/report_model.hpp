@@ -42,6 +42,7 @@ struct Row {
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   bool trans_a = false, trans_b = false;
   std::string tag, m_class, n_class;
+  std::string taxonomy;  // adaptcore's class of the shape (capacity x parallelism), if recorded
   std::vector<Result> results;  // one per Model::libraries entry
   int best_vendor = -1;         // index into Model::libraries of the fastest usable vendor
   double speedup_best = kNaN;   // best vendor's median / adaptcore's median
@@ -72,6 +73,9 @@ struct Model {
   int adaptcore = -1;              // index of adaptcore in libraries, -1 if it has no entry
   std::vector<Row> rows;           // in shape order
   std::vector<VendorSummary> vendors;             // one per vendor with records, then "best vendor"
+  // Speedup over the best vendor per group of shapes (`name` is the group): by adaptcore's
+  // taxonomy class, and by the suite part a tag names (its first two words: "full llm", ...).
+  std::vector<VendorSummary> by_taxonomy, by_part;
   std::vector<Correctness> correctness;           // one per library with records
   int ac_not_usable = 0;                          // shapes where adaptcore has no usable result
   std::vector<std::string> m_classes, n_classes;  // in ascending order of their first number

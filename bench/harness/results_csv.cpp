@@ -41,11 +41,11 @@ std::string results_csv(const nlohmann::ordered_json& run) {
                {"shape", "m", "n", "k", "trans_a", "trans_b", "lda", "ldb", "ldc", "tag",
                 "m_class", "n_class", "lib", "status", "correct", "error", "setup_us",
                 "median_us", "min_us", "reps", "gflops", "limit_us", "limit_bound",
-                "limit_fraction", "predicted_us", "plan"});
+                "limit_fraction", "predicted_us", "plan", "taxonomy"});
 }
 
 std::string predicted_csv(const nlohmann::ordered_json& records) {
-  return table(records, {"shape", "m", "n", "k", "m_class", "n_class", "plan", "predicted_us",
+  return table(records, {"shape", "m", "n", "k", "m_class", "n_class", "taxonomy", "plan", "predicted_us",
                          "limit_us", "limit_bound", "predicted_limit_fraction"});
 }
 

@@ -182,6 +182,7 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
     r["status"] = "predicted";
     r["predicted_us"] = mv.predicted_us;
     r["plan"] = mv.plan;
+    r["taxonomy"] = mv.taxonomy;
     r["limit_us"] = limit.seconds * 1e6;
     r["limit_bound"] = limit.bound;
     r["predicted_limit_fraction"] = mv.predicted_us > 0 ? limit.seconds * 1e6 / mv.predicted_us : 0.0;
@@ -196,12 +197,10 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     throw std::runtime_error("bad timing options");
   std::vector<SuiteShape> shapes = load_suite(o.suite, "", o.seed, o.random_count);
   const bool full = o.suite == "full";
-  if (full) {  // evenly spaced measured sample; the rest is graded by the model only
-    std::vector<SuiteShape> sample;
-    const std::size_t n = std::min(o.measure_sample, shapes.size());
-    for (std::size_t i = 0; i < n; ++i) sample.push_back(shapes[i * shapes.size() / n]);
-    shapes = std::move(sample);
-  }
+  // The full suite: a random measured sample (the rest is graded by the model only). Not an
+  // evenly spaced one: the suite's mix repeats every 20 shapes, so a stride that is a multiple
+  // of 20 would measure one part only.
+  if (full) shapes = sample_shapes(shapes, o.measure_sample, o.seed);
 
   const std::unique_ptr<Context> ctx_owner = bench_context(o);
   Context& ctx = *ctx_owner;

@@ -131,6 +131,7 @@ class F32Shape final : public ShapeBench {
     const ModelView mv = model_view(ctx_, shape_, pool_.sets() > 1);
     r["predicted_us"] = mv.predicted_us;
     r["plan"] = mv.plan;
+    r["taxonomy"] = mv.taxonomy;
   }
 
  private:
@@ -181,7 +182,7 @@ ModelView model_view(Context& ctx, const SuiteShape& s, bool cold) {
   const ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Explanation e = impl.explain(impl.key_for(prob, cold));
   const CandidateCost& chosen = e.candidates.at(e.chosen);
-  return ModelView{describe(chosen.plan), chosen.cost.total_us};
+  return ModelView{describe(chosen.plan), to_string(e.cls), chosen.cost.total_us};
 }
 
 HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes) {

@@ -61,6 +61,7 @@ std::unique_ptr<DtypeBench> make_f32_bench(const RunEnv& env);
 // shape's hardware limit (its operand pool decides the bandwidth).
 struct ModelView {
   std::string plan;
+  std::string taxonomy;  // the shape's class: capacity x parallelism
   double predicted_us = 0;
 };
 // The plan and prediction for the shape's calls, with operands in memory (cold) or cached.

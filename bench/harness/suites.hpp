@@ -67,5 +67,9 @@ std::vector<SuiteShape> random_suite(std::size_t count, std::uint64_t seed);
 // full: kFullSuiteSize shapes mixing the distributions of llm, random, small and odd.
 inline constexpr std::size_t kFullSuiteSize = 80000;
 std::vector<SuiteShape> full_suite(std::uint64_t seed);
+// A uniformly random subset of `count` shapes (all of them if count >= size), in suite order,
+// drawn by a generator seeded with `seed`: the same seed gives the same subset everywhere.
+std::vector<SuiteShape> sample_shapes(const std::vector<SuiteShape>& shapes, std::size_t count,
+                                      std::uint64_t seed);
 
 }  // namespace adaptcore::bench

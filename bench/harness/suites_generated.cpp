@@ -6,6 +6,7 @@
 // std::log may differ in the last bit between maths libraries. So the draws below use only the
 // generator's integers and IEEE-754 +, -, *, / (exactly rounded everywhere; this file is built
 // with -ffp-contract=off so that no compiler fuses them into FMAs).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -196,6 +197,24 @@ std::vector<SuiteShape> full_suite(std::uint64_t seed) {
     }
   }
   return shapes;
+}
+
+std::vector<SuiteShape> sample_shapes(const std::vector<SuiteShape>& shapes, std::size_t count,
+                                      std::uint64_t seed) {
+  if (count >= shapes.size()) return shapes;
+  // A partial Fisher-Yates shuffle of the indices with the project's own index draw (the
+  // standard distributions may differ between library implementations), then suite order.
+  std::mt19937_64 rng(seed ^ 0x5a3b1e5c0ffee123ULL);
+  std::vector<std::size_t> index(shapes.size());
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
+  for (std::size_t i = 0; i < count; ++i)
+    std::swap(index[i], index[i + uniform_index(rng, index.size() - i)]);
+  index.resize(count);
+  std::sort(index.begin(), index.end());
+  std::vector<SuiteShape> out;
+  out.reserve(count);
+  for (std::size_t i : index) out.push_back(shapes[i]);
+  return out;
 }
 
 }  // namespace adaptcore::bench
