@@ -1,9 +1,9 @@
-// Whole-call cost of tiny GEMMs (1x1x1 and 8x8x8, row-major NN, alpha = 1, beta = 0), where
-// the time is almost all dispatch: argument checks, plan lookup, thread wake-up. adaptcore
-// through the C++ API with an explicit context and through the C API (default context), and
-// every vendor library of bench/baselines that loads (MKL, oneDNN, OpenBLAS, BLIS, Eigen,
-// libxsmm; loaded at run time, their per-shape setup done before timing), at 1 and 2 threads,
-// in the same run.
+// Whole-call cost of small GEMMs (1x1x1, 8x8x8, 16x16x16 and 32x32x32, row-major NN, alpha =
+// 1, beta = 0): almost all dispatch at the small end (argument checks, plan lookup, thread
+// wake-up), mostly the kernel at 32. adaptcore through the C++ API with an explicit context and
+// through the C API (default context), and every vendor library of bench/baselines that loads
+// (MKL, oneDNN, OpenBLAS, BLIS, Eigen, libxsmm; loaded at run time, their per-shape setup done
+// before timing), at 1 and 2 threads, in the same run.
 //
 // And the parts of dispatch alone (targets from the project issue):
 //   BM_cache_find      (a) PlanCache::find on a warm key                     <= 20 ns
@@ -106,7 +106,7 @@ void BM_vendor(benchmark::State& state, const std::string& name) {
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"size", "threads"});
   for (int threads : {1, 2})
-    for (int size : {1, 8}) b->Args({size, threads});
+    for (int size : {1, 8, 16, 32}) b->Args({size, threads});
 }
 
 // A normalised 8x8x8 row-major problem (operands never touched: only keys are made).

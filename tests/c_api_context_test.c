@@ -82,6 +82,32 @@ static void life_cycle_and_configuration(void) {
   CHECK_STATUS(ac_set_residency((ac_residency_t)-1), AC_STATUS_INVALID_ARGUMENT);
   CHECK_STATUS(ac_set_residency(AC_RESIDENCY_AUTO), AC_STATUS_OK);
 
+  /* A call's own residency: MEMORY on repeated buffers keeps one plan; an unknown value is
+   * refused. */
+  {
+    const float a1[4] = {1, 2, 3, 4}, b1[4] = {5, 6, 7, 8};
+    float c1[4] = {0, 0, 0, 0};
+    size_t n_plans = 9;
+    for (int rep = 0; rep < 3; ++rep)
+      CHECK_STATUS(ac_sgemm_residency_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f,
+                                          a1, 2, b1, 2, 0.0f, c1, 2, AC_RESIDENCY_MEMORY, ctx),
+                   AC_STATUS_OK);
+    CHECK(c1[0] == 19 && c1[1] == 22 && c1[2] == 43 && c1[3] == 50);
+    CHECK_STATUS(ac_context_cached_plans(ctx, &n_plans), AC_STATUS_OK);
+    CHECK(n_plans == 1);
+    CHECK_STATUS(ac_sgemm_residency_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f, a1,
+                                        2, b1, 2, 0.0f, c1, 2, (ac_residency_t)3, ctx),
+                 AC_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(ac_sgemm_residency_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f, a1,
+                                        2, b1, 2, 0.0f, c1, 2, AC_RESIDENCY_CACHED, NULL),
+                 AC_STATUS_NULL_POINTER);
+    CHECK_STATUS(ac_sgemm_residency(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f, a1, 2,
+                                    b1, 2, 0.0f, c1, 2, AC_RESIDENCY_CACHED),
+                 AC_STATUS_OK);
+    CHECK(c1[3] == 50);
+    CHECK_STATUS(ac_context_clear_plan_cache(ctx), AC_STATUS_OK);
+  }
+
   /* A plan made by a call is saved, cleared, and loaded back. */
   const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
   float c[4] = {0, 0, 0, 0};

@@ -105,6 +105,62 @@ TEST(Determinism, AutoResidencyRepeatsAcrossIdenticalCallSequences) {
   }
 }
 
+// A call's own residency (CallOptions) decides its key whatever the context says and whatever
+// the previous call was: repeated calls on the same buffers with Memory make one (cold) plan,
+// under Auto they make two (the first cold, the repeats cached). The tiny-call path (8 x 8 x 8)
+// honours it as the full path does (300 x 300 x 300). Results are the same for every setting
+// where the plans agree, and an unknown value is refused before anything runs.
+TEST(Residency, PerCallSettingOverridesTheContext) {
+  for (const int64_t size : {int64_t{8}, int64_t{300}}) {
+    auto ctx = make_context(available_isas().back(), 2);
+    const int64_t m = size, n = size, k = size;
+    std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
+    auto call = [&](Residency r) {
+      CallOptions o;
+      o.residency = r;
+      return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(),
+                  n, 0.0f, c.data(), n, o, *ctx);
+    };
+    for (int rep = 0; rep < 4; ++rep) ASSERT_EQ(call(Residency::Memory), Status::Ok);
+    EXPECT_EQ(ctx->cached_plans(), 1u) << size;
+    for (float v : c) ASSERT_EQ(v, 0.125f * static_cast<float>(k));
+    ASSERT_EQ(call(Residency::Cached), Status::Ok);
+    EXPECT_EQ(ctx->cached_plans(), 2u) << size;
+    // The context says Memory; the call's Cached wins and finds its plan (no third one).
+    ASSERT_EQ(ctx->set_residency(Residency::Memory), Status::Ok);
+    ASSERT_EQ(call(Residency::Cached), Status::Ok);
+    EXPECT_EQ(ctx->cached_plans(), 2u) << size;
+    ASSERT_EQ(ctx->set_residency(Residency::Auto), Status::Ok);
+    ctx->clear_plan_cache();
+    {  // a call on other buffers (another context) first: under Auto the next call is cold
+      auto other = make_context(available_isas().back(), 1);
+      std::vector<float> x(4, 1.0f), y(4, 0.0f);
+      ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 2, 2, 2, 1.0f, x.data(), 2, x.data(),
+                     2, 0.0f, y.data(), 2, *other),
+                Status::Ok);
+    }
+    for (int rep = 0; rep < 4; ++rep) ASSERT_EQ(call(Residency::Auto), Status::Ok);
+    EXPECT_EQ(ctx->cached_plans(), 2u) << size;
+    c.assign(c.size(), -1.0f);
+    EXPECT_EQ(call(static_cast<Residency>(5)), Status::InvalidArgument);
+    EXPECT_EQ(c[0], -1.0f);  // nothing ran
+    MatrixView<const float> va{a.data(), m, k, k, Layout::RowMajor};
+    MatrixView<const float> vb{b.data(), k, n, n, Layout::RowMajor};
+    MatrixView<float> vc{c.data(), m, n, n, Layout::RowMajor};
+    CallOptions bad;
+    bad.residency = static_cast<Residency>(-1);
+    EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, va, vb, 0.0f, vc, bad, *ctx),
+              Status::InvalidArgument);
+    CallOptions memory;
+    memory.residency = Residency::Memory;
+    ctx->clear_plan_cache();
+    for (int rep = 0; rep < 3; ++rep)
+      ASSERT_EQ(gemm(Trans::No, Trans::No, 1.0f, va, vb, 0.0f, vc, memory, *ctx), Status::Ok);
+    EXPECT_EQ(ctx->cached_plans(), 1u) << size;
+    EXPECT_EQ(c[0], 0.125f * static_cast<float>(k));
+  }
+}
+
 // The same with a contended pool: while other threads keep the pool busy, calls fall back to
 // serial execution of the same plan, which must produce the same bits.
 TEST(Determinism, BusyPoolFallbackGivesTheSameBits) {

@@ -72,6 +72,15 @@ AC_API ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transp
                             int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                             int64_t ldc) AC_NOEXCEPT;
 
+/* ac_sgemm with this call's own residency (adaptcore::CallOptions): AUTO defers to the
+ * context's setting (ac_set_residency); CACHED or MEMORY plan this call for operands in the
+ * caches or in memory whatever the context says. An unknown value: AC_STATUS_INVALID_ARGUMENT. */
+AC_API ac_status_t ac_sgemm_residency(ac_layout_t layout, ac_transpose_t transa,
+                                      ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                      float alpha, const float* A, int64_t lda, const float* B,
+                                      int64_t ldb, float beta, float* C, int64_t ldc,
+                                      ac_residency_t residency) AC_NOEXCEPT;
+
 /* bf16 x bf16 -> fp32: C = alpha * op(A) * op(B) + beta * C, A and B bf16, fp32 accumulation.
  * The bf16bf16bf16 variant rounds the fp32 result once to bf16 (nearest even). C has no bf16
  * type: bf16 values are passed as uint16_t bit patterns (the top half of an fp32), so nothing
@@ -231,6 +240,12 @@ AC_API ac_status_t ac_sgemm_ctx(ac_layout_t layout, ac_transpose_t transa, ac_tr
                                 int64_t m, int64_t n, int64_t k, float alpha, const float* A,
                                 int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                                 int64_t ldc, ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                          ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                          float alpha, const float* A, int64_t lda,
+                                          const float* B, int64_t ldb, float beta, float* C,
+                                          int64_t ldc, ac_residency_t residency,
+                                          ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_bf16bf16f32_ctx(ac_layout_t layout, ac_transpose_t transa,
                                            ac_transpose_t transb, int64_t m, int64_t n,
                                            int64_t k, float alpha, const uint16_t* A,

@@ -101,11 +101,21 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
 
+// The same with settings of this call only (CallOptions: where its operands are). An invalid
+// CallOptions::residency is InvalidArgument.
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+            float* c, int64_t ldc, const CallOptions& options,
+            Context& ctx = default_context()) noexcept;
+
 // View form: each operand carries its own layout, so mixed layouts are allowed. A and B are
 // given as stored; transa/transb apply op(). Shapes must compose: op(A) is C.rows x k,
 // op(B) is k x C.cols.
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             MatrixView<const float> b, float beta, MatrixView<float> c,
+            Context& ctx = default_context()) noexcept;
+Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
+            MatrixView<const float> b, float beta, MatrixView<float> c, const CallOptions& options,
             Context& ctx = default_context()) noexcept;
 
 // ---- Low-precision GEMM (bf16 and int8). Same validation, statuses and layout rules as gemm.

@@ -43,6 +43,15 @@ enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
 //   Memory  always in memory (DRAM)
 enum class Residency : int { Auto = 0, Cached = 1, Memory = 2 };
 
+// Settings of one call, beside those of its context.
+struct CallOptions {
+  // Where this call's operands are: Auto defers to the context (Context::residency(), and
+  // under its Auto, whether they are the previous call's); Cached or Memory plan this call
+  // for that regime whatever the context says (a layer whose weights the caller knows are in
+  // the L3, or a first touch of fresh buffers). Each regime has its own cached plans.
+  Residency residency = Residency::Auto;
+};
+
 const char* to_string(Status s) noexcept;
 const char* to_string(Isa isa) noexcept;
 // Parses "auto", "generic", "avx2", "avx512" (case-insensitive); false if unknown.

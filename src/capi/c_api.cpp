@@ -23,6 +23,16 @@ ac_status_t sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t tran
                               lda, B, ldb, beta, C, ldc, ctx));
 }
 
+ac_status_t sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
+                  int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
+                  int64_t ldb, float beta, float* C, int64_t ldc, ac_residency_t residency,
+                  Context& ctx) noexcept {
+  adaptcore::CallOptions options;
+  options.residency = static_cast<adaptcore::Residency>(residency);  // checked by gemm
+  return to_c(adaptcore::gemm(to_cpp(layout), to_cpp(transa), to_cpp(transb), m, n, k, alpha, A,
+                              lda, B, ldb, beta, C, ldc, options, ctx));
+}
+
 }  // namespace
 
 extern "C" {
@@ -40,6 +50,25 @@ ac_status_t ac_sgemm_ctx(ac_layout_t layout, ac_transpose_t transa, ac_transpose
                          ac_context* ctx) noexcept {
   return adaptcore::capi::on_context(ctx, [&](Context& c) {
     return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, c);
+  });
+}
+
+ac_status_t ac_sgemm_residency(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                               int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                               int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                               int64_t ldc, ac_residency_t residency) noexcept {
+  return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, residency,
+               adaptcore::default_context());
+}
+
+ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                   float alpha, const float* A, int64_t lda, const float* B,
+                                   int64_t ldb, float beta, float* C, int64_t ldc,
+                                   ac_residency_t residency, ac_context* ctx) noexcept {
+  return adaptcore::capi::on_context(ctx, [&](Context& c) {
+    return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, residency,
+                 c);
   });
 }
 

@@ -65,8 +65,10 @@ class ContextImpl final : public ForkAware {
     std::uint8_t payload = 0;
     bool cold = false;
   };
+  // `residency` is the call's own setting (CallOptions); Auto defers to the context's.
   template <class Problem>
-  Status run(const Problem& prob, SmallRun* small = nullptr) noexcept;
+  Status run(const Problem& prob, SmallRun* small = nullptr,
+             Residency residency = Residency::Auto) noexcept;
 
   // The key this context would use for a problem of any type, for operands in memory (cold)
   // or where they fit.
@@ -79,10 +81,12 @@ class ContextImpl final : public ForkAware {
 
   Status set_residency(Residency r) noexcept;
   Residency residency() const noexcept { return residency_.load(std::memory_order_relaxed); }
-  // Whether a call on these operands finds them in memory (ShapeKey::cold): the residency
-  // setting, or under Auto, whether they differ from the previous call's on this thread.
-  // remember_call records a call's operands for the next one.
-  bool cold_call(const void* a, const void* b, const void* c) const noexcept {
+  // Whether a call on these operands finds them in memory (ShapeKey::cold): the call's own
+  // residency, else the context's setting, or under Auto, whether they differ from the
+  // previous call's on this thread. remember_call records a call's operands for the next one.
+  bool cold_call(const void* a, const void* b, const void* c,
+                 Residency call = Residency::Auto) const noexcept {
+    if (call != Residency::Auto) return call == Residency::Memory;
     const Residency r = residency();
     if (r != Residency::Auto) return r == Residency::Memory;
     const LastCall& l = last_call();

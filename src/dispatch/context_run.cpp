@@ -66,12 +66,12 @@ bool execute_inline(const Plan&, const Problem&, const Kernels&, ContextImpl::Sm
 }  // namespace
 
 template <class Problem>
-Status ContextImpl::run(const Problem& prob, SmallRun* small) noexcept {
+Status ContextImpl::run(const Problem& prob, SmallRun* small, Residency residency) noexcept {
   if (finish_trivial(prob)) return Status::Ok;
   try {
     const CallLog log(verbose_);
     const auto section = reading();
-    const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c);
+    const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c, residency);
     remember_call(operand_a(prob), operand_b(prob), prob.c);
     if (small != nullptr) small->cold = cold;
     const ShapeKey key = key_for(prob, cold);
@@ -95,9 +95,9 @@ Status ContextImpl::run(const Problem& prob, SmallRun* small) noexcept {
   }
 }
 
-template Status ContextImpl::run(const GemmProblem&, SmallRun*) noexcept;
-template Status ContextImpl::run(const LowpProblem&, SmallRun*) noexcept;
-template Status ContextImpl::run(const WqProblem&, SmallRun*) noexcept;
+template Status ContextImpl::run(const GemmProblem&, SmallRun*, Residency) noexcept;
+template Status ContextImpl::run(const LowpProblem&, SmallRun*, Residency) noexcept;
+template Status ContextImpl::run(const WqProblem&, SmallRun*, Residency) noexcept;
 
 Explanation ContextImpl::explain(const ShapeKey& key) const {
   return explain_key(key, hardware());

@@ -9,6 +9,10 @@ namespace adaptcore {
 
 namespace {
 
+bool valid_residency(Residency r) noexcept {
+  return r == Residency::Auto || r == Residency::Cached || r == Residency::Memory;
+}
+
 // Every call the tiny-call path does not finish: validation, normalisation, the plan cache or
 // the planner, the executor; a tiny call run on the small-problem path is remembered.
 [[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx) noexcept {
@@ -18,7 +22,7 @@ namespace {
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl::SmallRun small;
-  const Status r = detail::impl_of(ctx).run(prob, &small);
+  const Status r = detail::impl_of(ctx).run(prob, &small, x.residency);
   if (small.payload != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
   return r;
 }
@@ -33,13 +37,30 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
   return gemm_full(args, ctx);
 }
 
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+            float* c, int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
+  if (!valid_residency(options.residency)) return Status::InvalidArgument;
+  const detail::TinyArgs args{layout, transa, transb, m,   n,    k,   alpha,
+                              a,      lda,    b,      ldb, beta, c, ldc, options.residency};
+  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args)) return Status::Ok;
+  return gemm_full(args, ctx);
+}
+
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             MatrixView<const float> b, float beta, MatrixView<float> c, Context& ctx) noexcept {
+  return gemm(transa, transb, alpha, a, b, beta, c, CallOptions{}, ctx);
+}
+
+Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
+            MatrixView<const float> b, float beta, MatrixView<float> c, const CallOptions& options,
+            Context& ctx) noexcept {
+  if (!valid_residency(options.residency)) return Status::InvalidArgument;
   GemmProblem prob;
   const Status s = make_problem(transa, transb, alpha, a, b, beta, c, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
-  return detail::impl_of(ctx).run(prob);
+  return detail::impl_of(ctx).run(prob, nullptr, options.residency);
 }
 
 const char* version() noexcept { return ADAPTCORE_VERSION_STRING; }

@@ -36,6 +36,7 @@ struct TinyArgs {
   float beta;
   float* c;
   int64_t ldc;
+  Residency residency = Residency::Auto;  // the call's own (CallOptions), Auto: the context's
 };
 
 namespace tiny_detail {
@@ -77,7 +78,7 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
 inline bool small_call(ContextImpl& ctx, const TinyArgs& x) noexcept {
   using namespace tiny_detail;
   if (x.alpha == 0.0f || ctx.verbose()) return false;  // trivial calls: the full path
-  const bool cold = ctx.cold_call(x.a, x.b, x.c);
+  const bool cold = ctx.cold_call(x.a, x.b, x.c, x.residency);
   const std::uint64_t word = tiny_word(ctx, x, cold);
   if (word == 0) return false;
   const std::uint8_t payload = ctx.small_calls().find(word);
