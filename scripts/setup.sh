@@ -17,7 +17,8 @@ case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
 JOBS="${ADAPTCORE_JOBS:-$(nproc)}"
 
 PACKAGES=(build-essential cmake ninja-build libgtest-dev googletest libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libcpuinfo-dev libopenblas-dev pkg-config libblas-test)
+  nlohmann-json3-dev libcli11-dev libcpuinfo-dev libopenblas-dev pkg-config libblas-test
+  libxbyak-dev)
 
 missing_packages() {
   local p
