@@ -15,14 +15,15 @@ bool valid_residency(Residency r) noexcept {
 
 // Every call the tiny-call path does not finish: validation, normalisation, the plan cache or
 // the planner, the executor; a tiny call run on the small-problem path is remembered.
-[[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx) noexcept {
+[[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx,
+                                   Residency residency = Residency::Auto) noexcept {
   GemmProblem prob;
   const Status s = make_problem(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.alpha, x.a,
                                 x.lda, x.b, x.ldb, x.beta, x.c, x.ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl::SmallRun small;
-  const Status r = detail::impl_of(ctx).run(prob, &small, x.residency);
+  const Status r = detail::impl_of(ctx).run(prob, &small, residency);
   if (small.payload != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
   return r;
 }
@@ -41,10 +42,10 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
   if (!valid_residency(options.residency)) return Status::InvalidArgument;
-  const detail::TinyArgs args{layout, transa, transb, m,   n,    k,   alpha,
-                              a,      lda,    b,      ldb, beta, c, ldc, options.residency};
-  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args)) return Status::Ok;
-  return gemm_full(args, ctx);
+  const detail::TinyArgs args{layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
+  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args, options.residency))
+    return Status::Ok;
+  return gemm_full(args, ctx, options.residency);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
