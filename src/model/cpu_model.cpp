@@ -153,6 +153,14 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   return c;
 }
 
+// What a row of the row kernel costs beyond its lines, in cycles: its set-up and the two
+// partial lines at its ends, ordinary stores whose reads for ownership come from memory (cold,
+// 2 threads: 3000 x 100 x 2 took 115 ns a row, 2000 x 130 x 1 130 ns, 1000 x 260 x 1 170 ns,
+// 127 x 2039 x 1 about 700 ns, whose 128 lines are most of it). Prefetching the partial lines
+// of a row a few rows ahead shortened the short rows by 10-15% but lengthened 3443 x 317 x 1 by
+// 40%, so the kernel does not.
+constexpr double kRowsRowCycles = 250.0;
+
 CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const noexcept {
   CostBreakdown c;
   const double eb = cfg_.in_bytes;
@@ -163,7 +171,7 @@ CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const n
   // B and k multiply-adds, or its store, whichever is longer, plus the row's set-up.
   const double chunks = std::ceil(n / cfg_.lanes) + 1.0;
   const double per_chunk = std::max({k / cfg_.instr_per_cycle, 2.0 * k / kLoadsPerCycle, 1.0});
-  c.compute_us = m_t * (chunks * per_chunk + 10.0) / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+  c.compute_us = m_t * (chunks * per_chunk + kRowsRowCycles) / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
   // C goes to memory through non-temporal stores, whatever the residency: once, no read. B's
   // k rows are read once from their level, then for every other row from the cache holding
   // them; A once.
