@@ -18,6 +18,10 @@ namespace {
 // from memory is kc concurrent row streams and the prefetchers follow only a few; see
 // docs/MODEL.md, "Memory, exposed").
 constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
+// In-place B beyond decode: a middle depth, whose B sliver (kc x nr) stays in L1 while every
+// row tile of the block meets it (64 x 11008 x 4096 cold, 2 threads, 6x64: kc = 64 or 128
+// 163 GFLOP/s, kc = 256 149, packing B 148).
+constexpr int64_t kKcInPlace = 64;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
 
@@ -101,16 +105,16 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
-        std::array<int64_t, 3> opts{};
+        std::array<int64_t, 4> opts{};
         std::size_t n_opts = 0;
         if (pack_b) {
-          opts = {kcs[0], kcs[1], 0}, n_opts = 2;
+          opts = {kcs[0], kcs[1], 0, 0}, n_opts = 2;
         } else if (key.m <= kDecodeRows) {
-          opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
+          opts = {kKcDecode, kKcStreaming, kcs[0], 0}, n_opts = 3;
         } else {
-          opts = {kKcStreaming, kcs[0], 0}, n_opts = 2;
+          opts = {kKcStreaming, kKcInPlace, kcs[0], 0}, n_opts = 3;
         }
-        std::array<int64_t, 3> used{};
+        std::array<int64_t, 4> used{};
         std::size_t n_used = 0;
         for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];
