@@ -433,6 +433,49 @@ TEST(LargeStrides, LeadingDimensionsAbove2To31) {
         }
 }
 
+// One column of C stored contiguously (row-major, ldc = 1) with op(A) contiguous down its
+// columns is normalised to the transposed problem (one row of C, the outputs across the vector
+// lanes); with ldc > 1 or op(A) contiguous along its rows it is not. Every case against an
+// exact small-integer result, with alpha and beta, on every configuration.
+TEST(OneColumn, TransposedProblemWhereTheColumnIsContiguous) {
+  auto configs = all_configs();
+  for (const int64_t m : {2, 5, 509, 2039})
+    for (const int64_t k : {1, 3, 61})
+      for (Trans ta : {Trans::No, Trans::Yes})
+        for (Trans tb : {Trans::No, Trans::Yes})
+          for (const int64_t ldc : {1, 3}) {
+            const int64_t lda = transposed(ta) ? m + 3 : k + 2, ldb = transposed(tb) ? k + 1 : 2;
+            std::vector<float> a(static_cast<std::size_t>((transposed(ta) ? k : m) * lda));
+            std::vector<float> b(static_cast<std::size_t>((transposed(tb) ? 1 : k) * ldb + k));
+            for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
+            for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) - 2.0f;
+            auto A = [&](int64_t i, int64_t p) { return transposed(ta) ? a[p * lda + i] : a[i * lda + p]; };
+            auto B = [&](int64_t p) { return transposed(tb) ? b[p] : b[p * ldb]; };
+            GemmProblem prob;
+            std::vector<float> c(static_cast<std::size_t>(m * ldc), 0.0f);
+            ASSERT_EQ(make_problem(Layout::RowMajor, ta, tb, m, 1, k, 2.0f, a.data(), lda, b.data(),
+                                   ldb, 0.5f, c.data(), ldc, prob),
+                      Status::Ok);
+            const bool swapped = ldc == 1 && transposed(ta);
+            EXPECT_EQ(prob.m, swapped ? 1 : m) << m << "x1x" << k << " ldc " << ldc;
+            EXPECT_EQ(prob.n, swapped ? m : 1);
+            for (auto& cfg : configs) {
+              for (int64_t i = 0; i < m; ++i) c[static_cast<std::size_t>(i * ldc)] = static_cast<float>(i % 9);
+              ASSERT_EQ(gemm(Layout::RowMajor, ta, tb, m, 1, k, 2.0f, a.data(), lda, b.data(), ldb,
+                             0.5f, c.data(), ldc, *cfg.ctx),
+                        Status::Ok);
+              int bad = 0;
+              for (int64_t i = 0; i < m; ++i) {
+                float e = 0.5f * static_cast<float>(i % 9);  // halves of small integers: exact
+                for (int64_t p = 0; p < k; ++p) e += 2.0f * A(i, p) * B(p);
+                bad += c[static_cast<std::size_t>(i * ldc)] != e;
+              }
+              EXPECT_EQ(bad, 0) << m << "x1x" << k << " " << name(ta) << name(tb) << " ldc " << ldc
+                                << " on " << cfg.name();
+            }
+          }
+}
+
 // The checker is not a tautology: a result off by a little more than the bound, a NaN, or one
 // written padding or guard float is reported.
 TEST(Harness, CheckerDetectsWrongResultsAndPaddingWrites) {

@@ -1,7 +1,8 @@
 // The normalised fp32 problem of validated operands (make_problem and the tiny-call path share
 // it, so both give the same problem and hence the same key): C row-major with unit column
-// stride, op(A) and op(B) as element strides, a column-major C turned into the transposed
-// problem C^T = op(B)^T op(A)^T.
+// stride, op(A) and op(B) as element strides, a column-major C (or a contiguous single column
+// of C with op(A) contiguous down its columns) turned into the transposed problem
+// C^T = op(B)^T op(A)^T.
 #pragma once
 
 #include "core/operand_bytes.hpp"
@@ -17,7 +18,12 @@ inline GemmProblem normalised_problem(int64_t m, int64_t n, int64_t k, float alp
   p.alpha = alpha;
   p.beta = beta;
   p.c = static_cast<float*>(const_cast<void*>(C.ptr));
-  if (!c_col_major) {
+  // A single column of C stored contiguously is also a single row: when op(A) is contiguous
+  // down its columns, the transposed problem C^T = op(B)^T op(A)^T reads op(A)^T by rows and
+  // puts the m outputs across the vector lanes, where the problem as given puts one output in
+  // each vector (509 x 1 x 61 TT: one lane of sixteen).
+  const bool one_column_swap = n == 1 && m > 1 && C.rs == 1 && A.rs == 1 && A.cs != 1;
+  if (!c_col_major && !one_column_swap) {
     p.m = m, p.n = n, p.k = k;
     p.a = static_cast<const float*>(A.ptr), p.a_rs = A.rs, p.a_cs = A.cs;
     p.b = static_cast<const float*>(B.ptr), p.b_rs = B.rs, p.b_cs = B.cs;
