@@ -89,8 +89,8 @@ static void life_cycle_and_configuration(void) {
     float c1[4] = {0, 0, 0, 0};
     size_t n_plans = 9;
     for (int rep = 0; rep < 3; ++rep)
-      CHECK_STATUS(ac_sgemm_residency_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f,
-                                          a1, 2, b1, 2, 0.0f, c1, 2, AC_RESIDENCY_MEMORY, ctx),
+      CHECK_STATUS(ac_sgemm_residency_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 2, 2, 1.0f, a1,
+                                          2, b1, 2, 0.0f, c1, 2, AC_RESIDENCY_MEMORY, ctx),
                    AC_STATUS_OK);
     CHECK(c1[0] == 19 && c1[1] == 22 && c1[2] == 43 && c1[3] == 50);
     CHECK_STATUS(ac_context_cached_plans(ctx, &n_plans), AC_STATUS_OK);

@@ -118,8 +118,8 @@ TEST(Residency, PerCallSettingOverridesTheContext) {
     auto call = [&](Residency r) {
       CallOptions o;
       o.residency = r;
-      return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(),
-                  n, 0.0f, c.data(), n, o, *ctx);
+      return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(), n,
+                  0.0f, c.data(), n, o, *ctx);
     };
     for (int rep = 0; rep < 4; ++rep) ASSERT_EQ(call(Residency::Memory), Status::Ok);
     EXPECT_EQ(ctx->cached_plans(), 1u) << size;

@@ -449,7 +449,9 @@ TEST(OneColumn, TransposedProblemWhereTheColumnIsContiguous) {
             std::vector<float> b(static_cast<std::size_t>((transposed(tb) ? 1 : k) * ldb + k));
             for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
             for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) - 2.0f;
-            auto A = [&](int64_t i, int64_t p) { return transposed(ta) ? a[p * lda + i] : a[i * lda + p]; };
+            auto A = [&](int64_t i, int64_t p) {
+              return transposed(ta) ? a[p * lda + i] : a[i * lda + p];
+            };
             auto B = [&](int64_t p) { return transposed(tb) ? b[p] : b[p * ldb]; };
             GemmProblem prob;
             std::vector<float> c(static_cast<std::size_t>(m * ldc), 0.0f);
@@ -460,7 +462,8 @@ TEST(OneColumn, TransposedProblemWhereTheColumnIsContiguous) {
             EXPECT_EQ(prob.m, swapped ? 1 : m) << m << "x1x" << k << " ldc " << ldc;
             EXPECT_EQ(prob.n, swapped ? m : 1);
             for (auto& cfg : configs) {
-              for (int64_t i = 0; i < m; ++i) c[static_cast<std::size_t>(i * ldc)] = static_cast<float>(i % 9);
+              for (int64_t i = 0; i < m; ++i)
+                c[static_cast<std::size_t>(i * ldc)] = static_cast<float>(i % 9);
               ASSERT_EQ(gemm(Layout::RowMajor, ta, tb, m, 1, k, 2.0f, a.data(), lda, b.data(), ldb,
                              0.5f, c.data(), ldc, *cfg.ctx),
                         Status::Ok);

@@ -60,9 +60,9 @@ void print_speedups(const adaptcore::bench::report::Model& m, const std::string&
               fixed(v.worst_speedup, 2) + "x)";
     }
     os << "  " << std::left << std::setw(static_cast<int>(width)) << v.name << std::right
-       << std::setw(8) << v.compared << std::setw(16) << fixed(v.geomean, 3) << "x"
-       << std::setw(10) << fixed(100 * v.share_faster, 0) << "%" << std::setw(15) << v.losses
-       << "  " << worst << '\n';
+       << std::setw(8) << v.compared << std::setw(16) << fixed(v.geomean, 3) << "x" << std::setw(10)
+       << fixed(100 * v.share_faster, 0) << "%" << std::setw(15) << v.losses << "  " << worst
+       << '\n';
   }
 }
 

@@ -255,7 +255,8 @@ void summary(std::string& out, const Model& m) {
       "valid (status ok, check passed).</p>";
   group_table(out, m, "by taxonomy class (capacity x parallelism, adaptcore's classifier)",
               m.by_taxonomy);
-  if (m.by_part.size() > 1) group_table(out, m, "by suite part (the tag's first two words)", m.by_part);
+  if (m.by_part.size() > 1)
+    group_table(out, m, "by suite part (the tag's first two words)", m.by_part);
   out += "</section>";
 }
 

@@ -38,15 +38,16 @@ std::string table(const nlohmann::ordered_json& records, std::initializer_list<c
 std::string results_csv(const nlohmann::ordered_json& run) {
   static const nlohmann::ordered_json empty = nlohmann::ordered_json::array();
   return table(run.contains("records") ? run["records"] : empty,
-               {"shape", "m", "n", "k", "trans_a", "trans_b", "lda", "ldb", "ldc", "tag",
-                "m_class", "n_class", "lib", "status", "correct", "error", "setup_us",
-                "median_us", "min_us", "reps", "gflops", "limit_us", "limit_bound",
-                "limit_fraction", "predicted_us", "plan", "taxonomy"});
+               {"shape",        "m",      "n",       "k",        "trans_a",     "trans_b",
+                "lda",          "ldb",    "ldc",     "tag",      "m_class",     "n_class",
+                "lib",          "status", "correct", "error",    "setup_us",    "median_us",
+                "min_us",       "reps",   "gflops",  "limit_us", "limit_bound", "limit_fraction",
+                "predicted_us", "plan",   "taxonomy"});
 }
 
 std::string predicted_csv(const nlohmann::ordered_json& records) {
-  return table(records, {"shape", "m", "n", "k", "m_class", "n_class", "taxonomy", "plan", "predicted_us",
-                         "limit_us", "limit_bound", "predicted_limit_fraction"});
+  return table(records, {"shape", "m", "n", "k", "m_class", "n_class", "taxonomy", "plan",
+                         "predicted_us", "limit_us", "limit_bound", "predicted_limit_fraction"});
 }
 
 }  // namespace adaptcore::bench

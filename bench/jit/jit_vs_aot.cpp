@@ -98,8 +98,10 @@ int main(int argc, char** argv) {
       st.a.resize(static_cast<std::size_t>((a_rows - 1) * s.lda + a_cols));
       st.b.resize(static_cast<std::size_t>((b_rows - 1) * s.ldb + b_cols));
       st.c.assign(static_cast<std::size_t>((s.m - 1) * s.ldc + s.n), 0.0f);
-      for (std::size_t i = 0; i < st.a.size(); ++i) st.a[i] = static_cast<float>((i * 37 + 11) % 97) / 97.0f - 0.5f;
-      for (std::size_t i = 0; i < st.b.size(); ++i) st.b[i] = static_cast<float>((i * 53 + 7) % 89) / 89.0f - 0.5f;
+      for (std::size_t i = 0; i < st.a.size(); ++i)
+        st.a[i] = static_cast<float>((i * 37 + 11) % 97) / 97.0f - 0.5f;
+      for (std::size_t i = 0; i < st.b.size(); ++i)
+        st.b[i] = static_cast<float>((i * 53 + 7) % 89) / 89.0f - 0.5f;
       GemmProblem g;
       if (make_problem(Layout::RowMajor, s.trans_a ? Trans::Yes : Trans::No,
                        s.trans_b ? Trans::Yes : Trans::No, s.m, s.n, s.k, 1.0f, st.a.data(), s.lda,
@@ -114,7 +116,9 @@ int main(int argc, char** argv) {
       Line l;
       l.suite = suite;
       l.shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
-                (s.trans_a || s.trans_b ? std::string(" ") + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N') : "");
+                (s.trans_a || s.trans_b
+                     ? std::string(" ") + (s.trans_a ? 'T' : 'N') + (s.trans_b ? 'T' : 'N')
+                     : "");
       const auto t0 = Clock::now();
       bench::jit::ExactGemmJit gen(static_cast<int>(g.m), static_cast<int>(g.n),
                                    static_cast<int>(g.k), a_row_unit);
@@ -130,7 +134,8 @@ int main(int argc, char** argv) {
         for (int64_t j = 0; j < g.n; ++j) {
           double ref = 0, mag = 0;
           for (int64_t p = 0; p < g.k; ++p) {
-            const double x = static_cast<double>(g.a[i * g.a_rs + p * g.a_cs]) * g.b[p * g.b_rs + j];
+            const double x =
+                static_cast<double>(g.a[i * g.a_rs + p * g.a_cs]) * g.b[p * g.b_rs + j];
             ref += x, mag += std::fabs(x);
           }
           const double scale = mag > 0 ? mag : 1.0;
@@ -140,18 +145,21 @@ int main(int argc, char** argv) {
       l.aot = ns_per_call([&] { run_small(*sp, g, *ks); });
       l.jit = ns_per_call([&] { fn(g.a, g.b, g.c, lda, g.b_rs, g.ldc, g.alpha, g.beta); });
       l.call = ns_per_call([&] {
-        gemm(Layout::RowMajor, s.trans_a ? Trans::Yes : Trans::No, s.trans_b ? Trans::Yes : Trans::No,
-             s.m, s.n, s.k, 1.0f, st.a.data(), s.lda, st.b.data(), s.ldb, 0.0f, st.c.data(), s.ldc, ctx);
+        gemm(Layout::RowMajor, s.trans_a ? Trans::Yes : Trans::No,
+             s.trans_b ? Trans::Yes : Trans::No, s.m, s.n, s.k, 1.0f, st.a.data(), s.lda,
+             st.b.data(), s.ldb, 0.0f, st.c.data(), s.ldc, ctx);
       });
-      std::printf("%-6s %-22s aot %9.1f ns  jit %9.1f ns  aot/jit %5.2f  call %9.1f ns  gen %7.1f us  %s\n",
-                  suite.c_str(), l.shape.c_str(), l.aot, l.jit, l.aot / l.jit, l.call, l.gen_us,
-                  l.same_bits ? "same bits" : "BITS DIFFER");
+      std::printf(
+          "%-6s %-22s aot %9.1f ns  jit %9.1f ns  aot/jit %5.2f  call %9.1f ns  gen %7.1f us  %s\n",
+          suite.c_str(), l.shape.c_str(), l.aot, l.jit, l.aot / l.jit, l.call, l.gen_us,
+          l.same_bits ? "same bits" : "BITS DIFFER");
       if (!l.same_bits) std::printf("       errors: aot %.2e jit %.2e\n", l.err_aot, l.err_jit);
       std::fflush(stdout);
       lines.push_back(l);
     }
   }
-  std::printf("\nsuite   shapes  geomean aot/jit  jit faster  jit >= 1.1x  geomean gen us  bits differ\n");
+  std::printf(
+      "\nsuite   shapes  geomean aot/jit  jit faster  jit >= 1.1x  geomean gen us  bits differ\n");
   std::map<std::string, std::vector<const Line*>> by;
   for (const Line& l : lines) by[l.suite].push_back(&l);
   for (const auto& [suite, ls] : by) {

@@ -242,10 +242,9 @@ AC_API ac_status_t ac_sgemm_ctx(ac_layout_t layout, ac_transpose_t transa, ac_tr
                                 int64_t ldc, ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t transa,
                                           ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
-                                          float alpha, const float* A, int64_t lda,
-                                          const float* B, int64_t ldb, float beta, float* C,
-                                          int64_t ldc, ac_residency_t residency,
-                                          ac_context* ctx) AC_NOEXCEPT;
+                                          float alpha, const float* A, int64_t lda, const float* B,
+                                          int64_t ldb, float beta, float* C, int64_t ldc,
+                                          ac_residency_t residency, ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_bf16bf16f32_ctx(ac_layout_t layout, ac_transpose_t transa,
                                            ac_transpose_t transb, int64_t m, int64_t n,
                                            int64_t k, float alpha, const uint16_t* A,

@@ -103,10 +103,9 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
 
 // The same with settings of this call only (CallOptions: where its operands are). An invalid
 // CallOptions::residency is InvalidArgument.
-Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, const CallOptions& options,
-            Context& ctx = default_context()) noexcept;
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc, const CallOptions& options, Context& ctx = default_context()) noexcept;
 
 // View form: each operand carries its own layout, so mixed layouts are allowed. A and B are
 // given as stored; transa/transb apply op(). Shapes must compose: op(A) is C.rows x k,

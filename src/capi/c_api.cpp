@@ -61,11 +61,11 @@ ac_status_t ac_sgemm_residency(ac_layout_t layout, ac_transpose_t transa, ac_tra
                adaptcore::default_context());
 }
 
-ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t transa,
-                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
-                                   float alpha, const float* A, int64_t lda, const float* B,
-                                   int64_t ldb, float beta, float* C, int64_t ldc,
-                                   ac_residency_t residency, ac_context* ctx) noexcept {
+ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                                   int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                                   int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                   int64_t ldc, ac_residency_t residency,
+                                   ac_context* ctx) noexcept {
   return adaptcore::capi::on_context(ctx, [&](Context& c) {
     return sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, residency,
                  c);

@@ -38,9 +38,9 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
   return gemm_full(args, ctx);
 }
 
-Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
   if (!valid_residency(options.residency)) return Status::InvalidArgument;
   const detail::TinyArgs args{layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
   if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args, options.residency))

@@ -171,7 +171,8 @@ CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const n
   // B and k multiply-adds, or its store, whichever is longer, plus the row's set-up.
   const double chunks = std::ceil(n / cfg_.lanes) + 1.0;
   const double per_chunk = std::max({k / cfg_.instr_per_cycle, 2.0 * k / kLoadsPerCycle, 1.0});
-  c.compute_us = m_t * (chunks * per_chunk + kRowsRowCycles) / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+  c.compute_us =
+      m_t * (chunks * per_chunk + kRowsRowCycles) / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
   // C goes to memory through non-temporal stores, whatever the residency: once, no read. B's
   // k rows are read once from their level, then for every other row from the cache holding
   // them; A once.
