@@ -128,8 +128,7 @@ int ContextImpl::threads_implicit() const noexcept {
 }
 
 Status ContextImpl::set_residency(Residency r) noexcept {
-  if (r != Residency::Auto && r != Residency::Cached && r != Residency::Memory)
-    return Status::InvalidArgument;
+  if (!valid_residency(r)) return Status::InvalidArgument;
   residency_.store(r, std::memory_order_relaxed);
   return Status::Ok;
 }

@@ -79,6 +79,10 @@ class ContextImpl final : public ForkAware {
     return key;
   }
 
+  // A Residency value the library knows (set_residency and the per-call CallOptions check it).
+  static bool valid_residency(Residency r) noexcept {
+    return r == Residency::Auto || r == Residency::Cached || r == Residency::Memory;
+  }
   Status set_residency(Residency r) noexcept;
   Residency residency() const noexcept { return residency_.load(std::memory_order_relaxed); }
   // Whether a call on these operands finds them in memory (ShapeKey::cold): the call's own

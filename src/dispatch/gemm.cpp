@@ -9,10 +9,6 @@ namespace adaptcore {
 
 namespace {
 
-bool valid_residency(Residency r) noexcept {
-  return r == Residency::Auto || r == Residency::Cached || r == Residency::Memory;
-}
-
 // Every call the tiny-call path does not finish: validation, normalisation, the plan cache or
 // the planner, the executor; a tiny call run on the small-problem path is remembered.
 [[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx,
@@ -28,24 +24,28 @@ bool valid_residency(Residency r) noexcept {
   return r;
 }
 
+// Both layout entries: the tiny-call path, else the full one. Inline, so the entry without
+// CallOptions passes its constant Auto in a register.
+inline Status gemm_args(const detail::TinyArgs& args, Residency residency, Context& ctx) noexcept {
+  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args, residency)) return Status::Ok;
+  return gemm_full(args, ctx, residency);
+}
+
 }  // namespace
 
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, Context& ctx) noexcept {
-  const detail::TinyArgs args{layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
-  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args)) return Status::Ok;
-  return gemm_full(args, ctx);
+  return gemm_args({layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                   Residency::Auto, ctx);
 }
 
 Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
-  if (!valid_residency(options.residency)) return Status::InvalidArgument;
-  const detail::TinyArgs args{layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc};
-  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args, options.residency))
-    return Status::Ok;
-  return gemm_full(args, ctx, options.residency);
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  return gemm_args({layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                   options.residency, ctx);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
@@ -56,7 +56,7 @@ Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
             MatrixView<const float> b, float beta, MatrixView<float> c, const CallOptions& options,
             Context& ctx) noexcept {
-  if (!valid_residency(options.residency)) return Status::InvalidArgument;
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
   GemmProblem prob;
   const Status s = make_problem(transa, transb, alpha, a, b, beta, c, prob);
   if (s != Status::Ok) return s;
