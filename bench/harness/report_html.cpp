@@ -182,26 +182,38 @@ void header(std::string& out, const Model& m) {
   out += "</header>";
 }
 
+// A table of speedup summaries (per vendor, or over the best vendor per group of shapes):
+// its head, then one row per summary under the label `label(summary)` gives (HTML).
+template <class Label>
+void speedup_table(std::string& out, const Model& m, const std::string& first_column,
+                   const std::string& count_column, const std::vector<report::VendorSummary>& rows,
+                   Label label) {
+  out += "<table><thead><tr><th>" + first_column + "</th><th>" + count_column +
+         "</th><th>geomean speedup</th><th>adaptcore faster on</th><th>below " +
+         html::ratio(kLoseBelow) + "</th><th>worst shape</th></tr></thead><tbody>";
+  for (const report::VendorSummary& v : rows) {
+    std::string worst = "\u2013";
+    if (v.worst_row >= 0) {
+      worst = "<span class=\"" + speedup_class(v.worst_speedup) + "\">" +
+              html::ratio(v.worst_speedup) + "</span> on " +
+              escape(shape_line(m.rows[static_cast<std::size_t>(v.worst_row)]));
+    }
+    out += "<tr>" + td(label(v)) + td(std::to_string(v.compared), "num") +
+           td(v.compared == 0 ? "no shape where both ran" : html::ratio(v.geomean),
+              v.compared == 0 ? "muted" : speedup_class(v.geomean)) +
+           td(html::percent(v.share_faster), "num") +
+           td(std::to_string(v.losses), v.losses > 0 ? "num bad" : "num") + td(worst) + "</tr>";
+  }
+  out += "</tbody></table>";
+}
+
 // Speedup over the best vendor per group of shapes (taxonomy class, suite part).
 void group_table(std::string& out, const Model& m, const std::string& title,
                  const std::vector<report::VendorSummary>& groups) {
   if (groups.empty()) return;
-  out += "<h3>Speedup over the best vendor, " + escape(title) +
-         "</h3><table><thead><tr><th>group</th><th>shapes</th><th>geomean speedup</th>"
-         "<th>adaptcore faster on</th><th>below " +
-         html::ratio(kLoseBelow) + "</th><th>worst shape</th></tr></thead><tbody>";
-  for (const report::VendorSummary& g : groups) {
-    std::string worst = "\u2013";
-    if (g.worst_row >= 0)
-      worst = "<span class=\"" + speedup_class(g.worst_speedup) + "\">" +
-              html::ratio(g.worst_speedup) + "</span> on " +
-              escape(shape_line(m.rows[static_cast<std::size_t>(g.worst_row)]));
-    out += "<tr>" + td(escape(g.name)) + td(std::to_string(g.compared), "num") +
-           td(html::ratio(g.geomean), speedup_class(g.geomean)) +
-           td(html::percent(g.share_faster), "num") +
-           td(std::to_string(g.losses), g.losses > 0 ? "num bad" : "num") + td(worst) + "</tr>";
-  }
-  out += "</tbody></table>";
+  out += "<h3>Speedup over the best vendor, " + escape(title) + "</h3>";
+  speedup_table(out, m, "group", "shapes", groups,
+                [](const report::VendorSummary& g) { return escape(g.name); });
 }
 
 void summary(std::string& out, const Model& m) {
@@ -230,27 +242,13 @@ void summary(std::string& out, const Model& m) {
                                 : std::string()) +
            ".</p>";
   }
+  speedup_table(out, m, "adaptcore vs", "shapes compared", m.vendors,
+                [&](const report::VendorSummary& v) {
+                  return &v == &m.vendors.back() ? std::string("<b>best vendor per shape</b>")
+                                                 : escape(v.name);
+                });
   out +=
-      "<table><thead><tr><th>adaptcore vs</th><th>shapes compared</th><th>geomean speedup"
-      "</th><th>adaptcore faster on</th><th>below " +
-      html::ratio(kLoseBelow) + "</th><th>worst shape</th></tr></thead><tbody>";
-  for (const report::VendorSummary& v : m.vendors) {
-    const bool best_row = &v == &m.vendors.back();
-    std::string worst = "\u2013";
-    if (v.worst_row >= 0) {
-      worst = "<span class=\"" + speedup_class(v.worst_speedup) + "\">" +
-              html::ratio(v.worst_speedup) + "</span> on " +
-              escape(shape_line(m.rows[static_cast<std::size_t>(v.worst_row)]));
-    }
-    out += "<tr>" + td(best_row ? "<b>best vendor per shape</b>" : escape(v.name)) +
-           td(std::to_string(v.compared), "num") +
-           td(v.compared == 0 ? "no shape where both ran" : html::ratio(v.geomean),
-              v.compared == 0 ? "muted" : speedup_class(v.geomean)) +
-           td(html::percent(v.share_faster), "num") +
-           td(std::to_string(v.losses), v.losses > 0 ? "num bad" : "num") + td(worst) + "</tr>";
-  }
-  out +=
-      "</tbody></table><p class=\"muted\">Speedup = the other library's median time / "
+      "<p class=\"muted\">Speedup = the other library's median time / "
       "adaptcore's median time on the same shape, over the shapes where both results are "
       "valid (status ok, check passed).</p>";
   group_table(out, m, "by taxonomy class (capacity x parallelism, adaptcore's classifier)",

@@ -180,9 +180,7 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
     Json r = shape_fields(i, s);
     r["lib"] = "adaptcore";
     r["status"] = "predicted";
-    r["predicted_us"] = mv.predicted_us;
-    r["plan"] = mv.plan;
-    r["taxonomy"] = mv.taxonomy;
+    mv.write(r);
     r["limit_us"] = limit.seconds * 1e6;
     r["limit_bound"] = limit.bound;
     r["predicted_limit_fraction"] = mv.predicted_us > 0 ? limit.seconds * 1e6 / mv.predicted_us : 0.0;

@@ -129,9 +129,7 @@ class F32Shape final : public ShapeBench {
     // Rotating operand sets: every timed call finds other operands than the previous one's,
     // so it runs the plan for operands in memory (Residency::Auto).
     const ModelView mv = model_view(ctx_, shape_, pool_.sets() > 1);
-    r["predicted_us"] = mv.predicted_us;
-    r["plan"] = mv.plan;
-    r["taxonomy"] = mv.taxonomy;
+    mv.write(r);
   }
 
  private:

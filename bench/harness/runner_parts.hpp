@@ -63,6 +63,13 @@ struct ModelView {
   std::string plan;
   std::string taxonomy;  // the shape's class: capacity x parallelism
   double predicted_us = 0;
+
+  // Its fields in a record: predicted_us, plan, taxonomy.
+  void write(Json& record) const {
+    record["predicted_us"] = predicted_us;
+    record["plan"] = plan;
+    record["taxonomy"] = taxonomy;
+  }
 };
 // The plan and prediction for the shape's calls, with operands in memory (cold) or cached.
 ModelView model_view(Context& ctx, const SuiteShape& s, bool cold);
