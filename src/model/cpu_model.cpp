@@ -145,7 +145,10 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   double stream_us = a_bytes / ((key.cold ? dram_gbs(threads) : a_level_gbs) * 1e3) +
                      (col_tiles - 1.0) * a_bytes / (a_level_gbs * 1e3) +
                      tiles * b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3);
-  if (key.cold) stream_us += 8 * m_t * n_t / (dram_gbs(threads) * 1e3);
+  // C from memory: read for ownership; written back after the call when it stays in L2.
+  if (key.cold)
+    stream_us += (4 * m_t * n_t > kResidentShare * static_cast<double>(hw_.l2_bytes) ? 8 : 4) * m_t * n_t /
+                 (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
@@ -397,7 +400,11 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // in the level holding the core's share, where it stays after the first.
   const bool first_hidden = (c_fits && !key.cold) || c_one_stream ||
                             (k_blocks == 1 && (!shallow || p.prefetch_c));
-  (first_hidden ? mem_us : exposed_us) += us(c_pass, key.cold ? dram_bw : bw_of(c_share));
+  // From memory, a C that stays in L2 (half of it, as above) costs the call only its reads
+  // (for ownership when beta is 0); its lines go back to memory after the call, as later calls
+  // evict them. A larger C is written back during the call.
+  const double c_first = key.cold && c_fits ? c_pass / 2 : c_pass;
+  (first_hidden ? mem_us : exposed_us) += us(c_first, key.cold ? dram_bw : bw_of(c_share));
   if (k_blocks > 1)
     (c_fits || c_one_stream ? mem_us : exposed_us) += us((k_blocks - 1) * c_pass, bw_of(c_share));
   if (p.prefetch_c)
