@@ -80,6 +80,37 @@ class F32Op : public F32Operands {
       tile_.get(mode, t.mv)(args);
   }
 
+  // The tiles of one row tile across nb columns (t.nv unused), B's column tiles b_step bytes
+  // apart: the arguments made once, then the same kernel call per column tile with its B, C
+  // and width; with prefetch_c, the next column tile's C lines are asked for first. For masked
+  // tails only (a padded tail goes through tile()).
+  bool sweep(const TileCall& t, int64_t nb, int64_t b_step, bool prefetch_c) const {
+    if (padded_) return false;
+    const AMode mode = pack_a_ ? AMode::ColUnit : direct_mode_;
+    kernels::UKernelArgs args{.k = t.kb,
+                              .a = reinterpret_cast<const float*>(t.a),
+                              .a_stride = pack_a_ ? mr_ : a_stride_,
+                              .b = reinterpret_cast<const float*>(t.b),
+                              .ldb = pack_b_ ? nr_ : b.rs,
+                              .c = static_cast<float*>(t.c),
+                              .ldc = t.ldc,
+                              .alpha = store_.alpha,
+                              .beta = store_.beta_at(t.first),
+                              .n = nr_};
+    const kernels::UKernelFn fn = tile_.get(mode, t.mv);
+    const int64_t b_floats = b_step / 4;
+    for (int64_t jr = 0; jr < nb; jr += nr_) {
+      args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
+      if (prefetch_c && jr + nr_ < nb) [[unlikely]]
+        prefetch_c_tile(args.c + nr_, args.ldc, t.mv,
+                        static_cast<int>(std::min<int64_t>(nr_, nb - jr - nr_)));
+      fn(args);
+      args.b += b_floats;
+      args.c += nr_;
+    }
+    return true;
+  }
+
  private:
   // The padded tail: the full tile on the zero-padded panels into a scratch tile, then the
   // valid part (mv x args.n) merged into C.
