@@ -28,9 +28,9 @@ struct Shape {
 // Tails in both dimensions, one and several kc blocks, deep k for split-K grids; shallow
 // depths over several row and column tiles (the executor's row-tile sweep of shallow blocks).
 constexpr Shape kShapes[] = {
-    {1, 1, 1},    {1, 37, 64},  {29, 1, 65},  {5, 17, 33},   {16, 32, 256}, {17, 33, 300},
-    {67, 45, 9},  {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000}, {2, 3, 2500},  {100, 101, 129},
-    {37, 150, 5}, {13, 77, 8},  {31, 300, 1},
+    {1, 1, 1},     {1, 37, 64},     {29, 1, 65},  {5, 17, 33},   {16, 32, 256},
+    {17, 33, 300}, {67, 45, 9},     {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000},
+    {2, 3, 2500},  {100, 101, 129}, {37, 150, 5}, {13, 77, 8},   {31, 300, 1},
 };
 
 struct Variant {

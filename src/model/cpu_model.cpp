@@ -147,8 +147,8 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
                      tiles * b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3);
   // C from memory: read for ownership; written back after the call when it stays in L2.
   if (key.cold)
-    stream_us += (4 * m_t * n_t > kResidentShare * static_cast<double>(hw_.l2_bytes) ? 8 : 4) * m_t * n_t /
-                 (dram_gbs(threads) * 1e3);
+    stream_us += (4 * m_t * n_t > kResidentShare * static_cast<double>(hw_.l2_bytes) ? 8 : 4) *
+                 m_t * n_t / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
