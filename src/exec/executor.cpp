@@ -63,21 +63,11 @@ class F32Op : public F32Operands {
   }
 
   void tile(const TileCall& t) const {
-    const AMode mode = pack_a_ ? AMode::ColUnit : direct_mode_;
-    const UKernelArgs args{.k = t.kb,
-                           .a = reinterpret_cast<const float*>(t.a),
-                           .a_stride = pack_a_ ? mr_ : a_stride_,
-                           .b = reinterpret_cast<const float*>(t.b),
-                           .ldb = pack_b_ ? nr_ : b.rs,
-                           .c = static_cast<float*>(t.c),
-                           .ldc = t.ldc,
-                           .alpha = store_.alpha,
-                           .beta = store_.beta_at(t.first),
-                           .n = t.nv};
+    const UKernelArgs args = args_of(t, t.nv);
     if (padded_ && (t.mv < mr_ || t.nv < nr_))
-      padded_tile(args, mode, t.mv);
+      padded_tile(args, mode(), t.mv);
     else
-      tile_.get(mode, t.mv)(args);
+      tile_.get(mode(), t.mv)(args);
   }
 
   // The tiles of one row tile across nb columns (t.nv unused), B's column tiles b_step bytes
@@ -86,18 +76,8 @@ class F32Op : public F32Operands {
   // tails only (a padded tail goes through tile()).
   bool sweep(const TileCall& t, int64_t nb, int64_t b_step, bool prefetch_c) const {
     if (padded_) return false;
-    const AMode mode = pack_a_ ? AMode::ColUnit : direct_mode_;
-    kernels::UKernelArgs args{.k = t.kb,
-                              .a = reinterpret_cast<const float*>(t.a),
-                              .a_stride = pack_a_ ? mr_ : a_stride_,
-                              .b = reinterpret_cast<const float*>(t.b),
-                              .ldb = pack_b_ ? nr_ : b.rs,
-                              .c = static_cast<float*>(t.c),
-                              .ldc = t.ldc,
-                              .alpha = store_.alpha,
-                              .beta = store_.beta_at(t.first),
-                              .n = nr_};
-    const kernels::UKernelFn fn = tile_.get(mode, t.mv);
+    UKernelArgs args = args_of(t, nr_);
+    const kernels::UKernelFn fn = tile_.get(mode(), t.mv);
     const int64_t b_floats = b_step / 4;
     for (int64_t jr = 0; jr < nb; jr += nr_) {
       args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
@@ -112,6 +92,22 @@ class F32Op : public F32Operands {
   }
 
  private:
+  AMode mode() const noexcept { return pack_a_ ? AMode::ColUnit : direct_mode_; }
+
+  // A register tile's kernel arguments, n columns wide.
+  UKernelArgs args_of(const TileCall& t, int n) const noexcept {
+    return UKernelArgs{.k = t.kb,
+                       .a = reinterpret_cast<const float*>(t.a),
+                       .a_stride = pack_a_ ? mr_ : a_stride_,
+                       .b = reinterpret_cast<const float*>(t.b),
+                       .ldb = pack_b_ ? nr_ : b.rs,
+                       .c = static_cast<float*>(t.c),
+                       .ldc = t.ldc,
+                       .alpha = store_.alpha,
+                       .beta = store_.beta_at(t.first),
+                       .n = n};
+  }
+
   // The padded tail: the full tile on the zero-padded panels into a scratch tile, then the
   // valid part (mv x args.n) merged into C.
   void padded_tile(const UKernelArgs& args, AMode mode, int mv) const {
