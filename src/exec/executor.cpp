@@ -70,12 +70,13 @@ class F32Op : public F32Operands {
       tile_.get(mode(), t.mv)(args);
   }
 
+  // Whether sweep() may run: a padded tail goes through tile() and its scratch tile.
+  bool can_sweep() const noexcept { return !padded_; }
+
   // The tiles of one row tile across nb columns (t.nv unused), B's column tiles b_step bytes
   // apart: the arguments made once, then the same kernel call per column tile with its B, C
-  // and width; with prefetch_c, the next column tile's C lines are asked for first. For masked
-  // tails only (a padded tail goes through tile()).
-  bool sweep(const TileCall& t, int64_t nb, int64_t b_step, bool prefetch_c) const {
-    if (padded_) return false;
+  // and width; with prefetch_c, the next column tile's C lines are asked for first.
+  void sweep(const TileCall& t, int64_t nb, int64_t b_step, bool prefetch_c) const {
     UKernelArgs args = args_of(t, nr_);
     const kernels::UKernelFn fn = tile_.get(mode(), t.mv);
     const int64_t b_floats = b_step / 4;
@@ -88,7 +89,6 @@ class F32Op : public F32Operands {
       args.b += b_floats;
       args.c += nr_;
     }
-    return true;
   }
 
  private:

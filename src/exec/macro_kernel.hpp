@@ -154,21 +154,24 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         // and C is written row panel by row panel instead of in column strips that touch a
         // page per row (one core, warm: 1 x 7076 x 2 1.67 -> 1.05 us, 114 x 850 x 2 10.8 ->
         // 8.8 us; 1303 x 5431 x 1 3.0 -> 0.9 ms).
+        // Row tile `it`, starting at row ir of the block and column j of the panel.
+        auto place_row_tile = [&](int64_t it, int64_t ir, int64_t j) {
+          t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
+          t.a = p.pack_a ? s.a + ir * steps * 4 : a_block + ir * a_row_bytes;
+          t.c = target.at(ic + ir, jc + j);
+          t.ldc = target.ld;
+          t.first_row = ic == blk.m0 && ir == 0;
+        };
         if constexpr (requires { op.sweep(t, nb, int64_t{}, true); }) {
-          if (kb <= kSweepDepth && nb > nr && kb_next == 0) {
+          if (kb <= kSweepDepth && nb > nr && kb_next == 0 && op.can_sweep()) {
             const int64_t b_step = p.pack_b ? int64_t{nr} * steps * 4 : nr * b_col_bytes;
-            bool swept = true;
-            for (int64_t it = 0, ir = 0; it < row_tiles && swept; ++it) {
-              t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
-              t.a = p.pack_a ? s.a + ir * steps * 4 : a_block + ir * a_row_bytes;
-              t.b = p.pack_b ? s.b : b_block;
-              t.c = target.at(ic + ir, jc);
-              t.ldc = target.ld;
-              t.first_row = ic == blk.m0 && ir == 0;
-              swept = op.sweep(t, nb, b_step, prefetch_c);
+            t.b = p.pack_b ? s.b : b_block;
+            for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
+              place_row_tile(it, ir, 0);
+              op.sweep(t, nb, b_step, prefetch_c);
               ir += t.mv;
             }
-            if (swept) continue;
+            continue;
           }
         }
         for (int64_t jr = 0; jr < nb; jr += nr) {
@@ -185,11 +188,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             }
           }
           for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
-            t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
-            t.a = p.pack_a ? s.a + ir * steps * 4 : a_block + ir * a_row_bytes;
-            t.c = target.at(ic + ir, jc + jr);
-            t.ldc = target.ld;
-            t.first_row = ic == blk.m0 && ir == 0;
+            place_row_tile(it, ir, jr);
             // A shallow tile is over before its C lines arrive from beyond L2: ask for the
             // next tile's lines (with intent to write) while this one computes.
             if (prefetch_c) [[unlikely]]
