@@ -71,6 +71,16 @@ double dram_row_stream_efficiency(double rows) noexcept {
   return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
 }
 
+bool CpuModel::c_stays_in_l2(double c_bytes) const noexcept {
+  return c_bytes <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+}
+
+double CpuModel::cold_c_bytes(double c_bytes) const noexcept {
+  // Its reads for ownership (also when beta is 0); a C that stays in L2 goes back to memory
+  // after the call, as later calls evict it, a larger one is written back during the call.
+  return c_stays_in_l2(c_bytes) ? c_bytes : 2 * c_bytes;
+}
+
 double CpuModel::dram_gbs(int threads) const noexcept {
   return std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
 }
@@ -145,10 +155,7 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   double stream_us = a_bytes / ((key.cold ? dram_gbs(threads) : a_level_gbs) * 1e3) +
                      (col_tiles - 1.0) * a_bytes / (a_level_gbs * 1e3) +
                      tiles * b_tile_bytes / (level_gbs(b_tile_bytes, threads) * 1e3);
-  // C from memory: read for ownership; written back after the call when it stays in L2.
-  if (key.cold)
-    stream_us += (4 * m_t * n_t > kResidentShare * static_cast<double>(hw_.l2_bytes) ? 8 : 4) *
-                 m_t * n_t / (dram_gbs(threads) * 1e3);
+  if (key.cold) stream_us += cold_c_bytes(4 * m_t * n_t) / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + stream_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
@@ -392,7 +399,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // tile's lines (Plan::prefetch_c), which costs an instruction per line.
   const double c_share = 4 * m_t * n_t;
   const double c_pass = 8 * m_t * n_t;  // C read and written once per depth block
-  const bool c_fits = c_share <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+  const bool c_fits = c_stays_in_l2(c_share);
   const bool shallow = k_blocks == 1 && steps <= static_cast<double>(kPrefetchCSteps);
   // Rows of C closer than kSeparateRowBytes are one stream the hardware prefetches by itself.
   const bool c_one_stream = 4 * n < kSeparateRowBytes;
@@ -400,10 +407,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // in the level holding the core's share, where it stays after the first.
   const bool first_hidden = (c_fits && !key.cold) || c_one_stream ||
                             (k_blocks == 1 && (!shallow || p.prefetch_c));
-  // From memory, a C that stays in L2 (half of it, as above) costs the call only its reads
-  // (for ownership when beta is 0); its lines go back to memory after the call, as later calls
-  // evict them. A larger C is written back during the call.
-  const double c_first = key.cold && c_fits ? c_pass / 2 : c_pass;
+  const double c_first = key.cold ? cold_c_bytes(c_share) : c_pass;
   (first_hidden ? mem_us : exposed_us) += us(c_first, key.cold ? dram_bw : bw_of(c_share));
   if (k_blocks > 1)
     (c_fits || c_one_stream ? mem_us : exposed_us) += us((k_blocks - 1) * c_pass, bw_of(c_share));

@@ -57,6 +57,10 @@ class CpuModel {
  private:
   // One core's share of DRAM bandwidth when `threads` cores stream at once.
   double dram_gbs(int threads) const noexcept;
+  // Whether a core's share of C (bytes) stays in its L2: within the resident share of it.
+  bool c_stays_in_l2(double c_bytes) const noexcept;
+  // What a core's share of C (bytes) costs a call in DRAM traffic when it starts in memory.
+  double cold_c_bytes(double c_bytes) const noexcept;
   // Bandwidth of the level where a block of `bytes` stays resident.
   double level_gbs(double bytes, int threads) const noexcept;
   CostBreakdown predict_blocked(const ShapeKey& key, const Plan& plan) const noexcept;
