@@ -3,15 +3,15 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace adaptcore {
 namespace {
 
 // Micro-architecture constants that are the same on every x86 core this library targets.
-constexpr double kLoadsPerCycle = 2.0;  // vector loads (broadcasts included) per cycle
+constexpr double kLoadsPerCycle = 2.0;      // vector loads (broadcasts included) per cycle
 constexpr double kKernelEfficiency = 0.94;  // loop overhead, front end, C-tile traffic stalls
 // Data TLB: first-level entries, and the cycles a first-level miss that hits the second level
 // costs. A sliver whose rows are a page or more apart touches a page per depth step.
@@ -38,7 +38,6 @@ constexpr double kDotLoopCycles = 40.0;
 constexpr double kSeparateRowBytes = 1024.0;
 // Issue cost of one software prefetch instruction, in cycles.
 constexpr double kPrefetchCycles = 0.5;
-
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
 // `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
@@ -119,8 +118,8 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // 1x1, k = 16: 9).
   const double chunks = ceil_div(k, cfg_.lanes * cfg_.macs_per_lane);
   auto tile_cycles = [&](double rows, double cols) {
-    const double per = std::max({rows * cols / cfg_.instr_per_cycle,
-                                 (rows + cols) / kLoadsPerCycle, cfg_.latency_cycles});
+    const double per = std::max(
+        {rows * cols / cfg_.instr_per_cycle, (rows + cols) / kLoadsPerCycle, cfg_.latency_cycles});
     return chunks * per + 4.0 * rows * cols + 8.0;
   };
   // Plus the dot loop's set-up, once per core (its operand views and output target): a whole
@@ -138,12 +137,12 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // Cold operands (ShapeKey::cold) are first read from DRAM whatever their size, and C's
   // lines are fetched for writing from there too.
   const double b_src_gbs = key.cold ? dram_gbs(threads) : level_gbs(eb * k * n, threads);
-  const double b_us =
-      p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
+  const double b_us = p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
   // The copy goes element by element (2 cycles each: 64 x 7 x 4096 copies its 28,672 in 16 us).
   if (p.pack_b)
-    c.pack_us = std::max(b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3),
-                         2.0 * n_t * k / (hw_.freq_ghz * 1e3));
+    c.pack_us =
+        std::max(b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3),
+                 2.0 * n_t * k / (hw_.freq_ghz * 1e3));
   // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
   // close while every row tile streams its mr rows of A, which come from the level holding
   // the core's whole A (64 x 7 x 4096, 2 column tiles: A's 1 MiB re-read from L3, not L2).
@@ -207,8 +206,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
                k = static_cast<double>(key.k);
   const double mr = p.mr, nr = p.nr;
   const int threads = p.threads();
-  const double eb = cfg_.in_bytes;               // source bytes per element
-  const double pw = cfg_.packed_bytes_per_k();   // packed bytes per k value
+  const double eb = cfg_.in_bytes;              // source bytes per element
+  const double pw = cfg_.packed_bytes_per_k();  // packed bytes per k value
   const double grp = cfg_.group;
 
   // Busiest core's share: whole register panels, rounded up.
@@ -274,8 +273,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   if (direct_b) row_cycles += row_tiles * col_tiles * cfg_.direct_b_cycles;
   double cycles = steps * row_cycles + k_blocks * calls;
   if (p.tail == TailStrategy::Padded) {
-    const double edge_tiles = (tail_rows > 0 ? col_tiles : 0) +
-                              (std::fmod(n_t, nr) > 0 ? row_tiles : 0);
+    const double edge_tiles =
+        (tail_rows > 0 ? col_tiles : 0) + (std::fmod(n_t, nr) > 0 ? row_tiles : 0);
     cycles += k_blocks * edge_tiles * mr * nr / lanes * 2.0;  // scratch copy-out
   }
   c.compute_us = cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
@@ -349,7 +348,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     const double reuse = (row_tiles - 1) * bytes;
     if (stays_resident(sliver, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, eb * nr, page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, eb * nr, page))
+    else if (stays_resident(sliver, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, eb * nr,
+                            page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else  // just read, so in L3 at worst (the victim of L2)
       (direct_b ? mem_us : exposed_us) += us(reuse, hw_.bw_l3_gbs);
@@ -384,17 +384,19 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
     const double row_bytes = key.a_row_unit ? eb * kc : block;
     const double reuse = (col_tiles - 1) * bytes;
-    if (stays_resident(block, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes, page))
+    if (stays_resident(block, static_cast<double>(hw_.l1d_bytes), hw_.l1d_ways, ld, row_bytes,
+                       page))
       mem_us += us(reuse, hw_.bw_l1_gbs);
-    else if (stays_resident(block, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes, page))
+    else if (stays_resident(block, static_cast<double>(hw_.l2_bytes), hw_.l2_ways, ld, row_bytes,
+                            page))
       mem_us += us(reuse, hw_.bw_l2_gbs);
     else
       exposed_us += us(reuse, hw_.bw_l3_gbs);
   }
   // C (32-bit accumulators): read and written once per depth block. A core's share of C that
   // stays in its L2 streams alongside the kernels; a larger one is reloaded tile by tile at the
-  // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "Memory, exposed").
-  // A shallow depth block (a few steps per tile) ends before the C lines it stores could
+  // start of each kernel call, a latency-bound burst the core waits for (docs/MODEL.md, "Memory,
+  // exposed"). A shallow depth block (a few steps per tile) ends before the C lines it stores could
   // arrive from beyond L2, so C's traffic is exposed unless the executor prefetches the next
   // tile's lines (Plan::prefetch_c), which costs an instruction per line.
   const double c_share = 4 * m_t * n_t;
@@ -405,15 +407,15 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   const bool c_one_stream = 4 * n < kSeparateRowBytes;
   // The first pass finds C where the residency puts it (cold: DRAM); the later passes find it
   // in the level holding the core's share, where it stays after the first.
-  const bool first_hidden = (c_fits && !key.cold) || c_one_stream ||
-                            (k_blocks == 1 && (!shallow || p.prefetch_c));
+  const bool first_hidden =
+      (c_fits && !key.cold) || c_one_stream || (k_blocks == 1 && (!shallow || p.prefetch_c));
   const double c_first = key.cold ? cold_c_bytes(c_share) : c_pass;
   (first_hidden ? mem_us : exposed_us) += us(c_first, key.cold ? dram_bw : bw_of(c_share));
   if (k_blocks > 1)
     (c_fits || c_one_stream ? mem_us : exposed_us) += us((k_blocks - 1) * c_pass, bw_of(c_share));
   if (p.prefetch_c)
-    c.compute_us += m_t * std::ceil(4 * n_t / 64 + col_tiles) * kPrefetchCycles /
-                    (hw_.freq_ghz * 1e3);
+    c.compute_us +=
+        m_t * std::ceil(4 * n_t / 64 + col_tiles) * kPrefetchCycles / (hw_.freq_ghz * 1e3);
   c.memory_us = mem_us + exposed_us;
   c.pack_us = pack_us;
 
