@@ -4,6 +4,7 @@
 // every argument error the full path reports, in the same order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -182,6 +183,41 @@ TEST(TinyCalls, ArgumentErrorsAfterAHitAreReported) {
   EXPECT_EQ(call(Layout::RowMajor, Trans::No, 3, nullptr, nullptr, c, 0.0f), Status::Ok);
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t j = 0; j < 7; ++j) EXPECT_EQ(op.c.at(i, j), 0.0f);
+}
+
+// The tiny path's own argument checks are cheaper than make_problem's and refuse what they
+// cannot decide cheaply; such calls must still run, on the full path, with the right answer: a
+// leading dimension of 2^32 or more that is valid (B of one row), and C interleaved with A in
+// one buffer (their byte ranges intersect, their elements do not).
+TEST(TinyCalls, CallsTheCheapChecksRefuseRunOnTheFullPath) {
+  auto ctx = make_context(Isa::Auto, 1);
+  ASSERT_EQ(ctx->set_residency(Residency::Cached), Status::Ok);
+  std::vector<float> a(5 * 4), b(7), c(5 * 7), want(5 * 7);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.5f * static_cast<float>(i) - 1.0f;
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 7; ++j) want[i * 7 + j] = a[i * 4] * b[j];
+  const int64_t huge_ld = int64_t{1} << 33;
+  for (int rep = 0; rep < 3; ++rep) {  // the first call fills the table, the others hit it
+    std::fill(c.begin(), c.end(), 9.0f);
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 5, 7, 1, 1.0f, a.data(), 4, b.data(),
+                   huge_ld, 0.0f, c.data(), 7, *ctx),
+              Status::Ok);
+    EXPECT_EQ(c, want);
+  }
+  // Rows of 12: A in columns 0..3, C in columns 4..10 of the same rows.
+  std::vector<float> shared(5 * 12, 0.0f);
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t p = 0; p < 4; ++p) shared[i * 12 + p] = a[i * 4 + p];
+  std::vector<float> b4(4 * 7, 0.0f);
+  for (int64_t j = 0; j < 7; ++j) b4[j] = b[j];  // only depth 0 contributes
+  for (int rep = 0; rep < 3; ++rep) {
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 5, 7, 4, 1.0f, shared.data(), 12,
+                   b4.data(), 7, 0.0f, shared.data() + 4, 12, *ctx),
+              Status::Ok);
+    for (int64_t i = 0; i < 5; ++i)
+      for (int64_t j = 0; j < 7; ++j) EXPECT_EQ(shared[i * 12 + 4 + j], want[i * 7 + j]);
+  }
 }
 
 // The table is keyed by the context's configuration: another thread count or a cleared plan

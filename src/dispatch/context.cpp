@@ -13,6 +13,8 @@ namespace adaptcore {
 namespace detail {
 
 ContextImpl::ContextImpl(const ContextOptions& options) {
+  for (const Isa i : {Isa::Generic, Isa::Avx2, Isa::Avx512})
+    fp32_kernels_[static_cast<std::size_t>(i)] = kernels::kernels_for(i);
   const bool env = options.read_environment;
   const char* env_threads = env ? std::getenv("ADAPTCORE_NUM_THREADS") : nullptr;
   const char* env_isa = env ? std::getenv("ADAPTCORE_ISA") : nullptr;
@@ -33,7 +35,8 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   if (!profile.empty()) {
     std::string err;
     if (const Status s = load_profile(profile, &err); s != Status::Ok)
-      note(s == Status::OutOfMemory ? s : Status::InvalidProfile, "hardware profile ignored: " + err);
+      note(s == Status::OutOfMemory ? s : Status::InvalidProfile,
+           "hardware profile ignored: " + err);
   }
 
   if (env_threading != nullptr) {
@@ -41,8 +44,9 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     if (parse_threading(env_threading, t))
       pool_.set_threading(t);
     else
-      note(Status::InvalidArgument, std::string("ADAPTCORE_THREADING ignored: not auto, pool or openmp: '") +
-                                        env_threading + "'");
+      note(Status::InvalidArgument,
+           std::string("ADAPTCORE_THREADING ignored: not auto, pool or openmp: '") + env_threading +
+               "'");
   }
 
   if (set_residency(options.residency) != Status::Ok)
@@ -50,7 +54,9 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   if (options.residency == Residency::Auto && env_residency != nullptr) {
     const std::string v = env_residency;
     if (v == "auto" || v == "cached" || v == "memory")
-      set_residency(v == "auto" ? Residency::Auto : v == "cached" ? Residency::Cached : Residency::Memory);
+      set_residency(v == "auto"     ? Residency::Auto
+                    : v == "cached" ? Residency::Cached
+                                    : Residency::Memory);
     else
       note(Status::InvalidArgument,
            "ADAPTCORE_RESIDENCY ignored: not auto, cached or memory: '" + v + "'");
@@ -63,8 +69,8 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     if (end != env_threads && *end == '\0' && v > 0 && v <= kMaxThreads)
       threads = static_cast<int>(v);
     else
-      note(Status::InvalidArgument, "ADAPTCORE_NUM_THREADS ignored: not a count in 1.." +
-                                        std::to_string(kMaxThreads));
+      note(Status::InvalidArgument,
+           "ADAPTCORE_NUM_THREADS ignored: not a count in 1.." + std::to_string(kMaxThreads));
   }
   if (threads > 0) {
     if (const Status s = set_threads(threads); s != Status::Ok) {
@@ -79,14 +85,15 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     int want = std::min(hardware().cores, kMaxThreads);
     while (want > 1 && pool_.resize(want) != Status::Ok) want /= 2;
     if (want < std::min(hardware().cores, kMaxThreads))
-      note(Status::OutOfMemory, "the system refused worker threads; running on " +
-                                    std::to_string(want));
+      note(Status::OutOfMemory,
+           "the system refused worker threads; running on " + std::to_string(want));
     threads_.store(std::max(want, 1), std::memory_order_relaxed);
   }
 
   Isa isa = options.isa;
   if (isa == Isa::Auto && env_isa != nullptr && !parse_isa(env_isa, isa))
-    note(Status::InvalidArgument, std::string("ADAPTCORE_ISA ignored: unknown path '") + env_isa + "'");
+    note(Status::InvalidArgument,
+         std::string("ADAPTCORE_ISA ignored: unknown path '") + env_isa + "'");
   if (set_isa(isa) != Status::Ok) {
     note(Status::UnsupportedIsa, std::string("ISA ") + to_string(isa) +
                                      " is not supported by this CPU; using the best available");

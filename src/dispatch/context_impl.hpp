@@ -4,6 +4,7 @@
 // configuration change replaces is freed only once no call can still read it.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
+#include "core/shape_key.hpp"
 #include "core/wq_problem.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_cache.hpp"
@@ -24,7 +26,6 @@
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
 #include "planner/planner.hpp"
-#include "core/shape_key.hpp"
 
 namespace adaptcore::detail {
 
@@ -40,16 +41,15 @@ class ContextImpl final : public ForkAware {
   // (omp_get_max_threads; 1 inside a host parallel region), else the profile's cores.
   Status set_threads(int threads) noexcept;
   int threads() const noexcept {
-    if (threads_explicit_.load(std::memory_order_relaxed)) return threads_.load(std::memory_order_relaxed);
+    if (threads_explicit_.load(std::memory_order_relaxed))
+      return threads_.load(std::memory_order_relaxed);
     return threads_implicit();
   }
   Status set_isa(Isa isa) noexcept;
   Isa isa() const noexcept { return isa_.load(std::memory_order_relaxed); }
   // The profile in use. A reference stays valid until the profile is replaced on this context
   // (load_profile), and for the whole of any call in flight.
-  const HardwareProfile& hardware() const noexcept {
-    return *hw_.load(std::memory_order_acquire);
-  }
+  const HardwareProfile& hardware() const noexcept { return *hw_.load(std::memory_order_acquire); }
   Status load_profile(const std::string& path, std::string* error) noexcept;
   void clear_plan_cache() noexcept;
 
@@ -107,6 +107,11 @@ class ContextImpl final : public ForkAware {
   // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU
   // allow on a path, the same tables the planner and the plan-file check use.
   const kernels::IsaKernels& kernels() const noexcept;  // fp32, the current path
+  // The fp32 table of an ISA as a packed tiny-call word holds it (0..15; null for none): the
+  // tiny-call path's lookup, an array load where kernels::kernels_for is a call.
+  const kernels::IsaKernels* kernels_of_isa_bits(std::uint64_t isa_bits) const noexcept {
+    return fp32_kernels_[isa_bits & 15];
+  }
   const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept {
     return lowp_kernels_for(hardware(), dtype, isa);
   }
@@ -149,6 +154,7 @@ class ContextImpl final : public ForkAware {
   std::atomic<int> threads_{1};
   std::atomic<bool> threads_explicit_{false};
   std::atomic<Isa> isa_{Isa::Generic};
+  std::array<const kernels::IsaKernels*, 16> fp32_kernels_{};  // kernels_for(Isa(i))
   std::atomic<Residency> residency_{Residency::Auto};
   bool verbose_ = false;
   PlanCache cache_;

@@ -10,33 +10,48 @@ namespace adaptcore {
 namespace {
 
 // Every call the tiny-call path does not finish: validation, normalisation, the plan cache or
-// the planner, the executor; a tiny call run on the small-problem path is remembered.
-[[gnu::noinline]] Status gemm_full(const detail::TinyArgs& x, Context& ctx,
-                                   Residency residency = Residency::Auto) noexcept {
+// the planner, the executor; a tiny call run on the small-problem path is remembered. The
+// arguments one by one, as the entry got them: an argument struct shared with the tiny-call
+// path would have to be built in memory on every call, for this function's sake.
+[[gnu::noinline]] Status gemm_full(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n,
+                                   int64_t k, float alpha, const float* a, int64_t lda,
+                                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                                   Residency residency, Context& ctx) noexcept {
   GemmProblem prob;
-  const Status s = make_problem(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.alpha, x.a,
-                                x.lda, x.b, x.ldb, x.beta, x.c, x.ldc, prob);
+  const Status s =
+      make_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl::SmallRun small;
   const Status r = detail::impl_of(ctx).run(prob, &small, residency);
-  if (small.payload != 0) detail::remember_small_call(detail::impl_of(ctx), x, small);
+  if (small.payload != 0)
+    detail::remember_small_call(
+        detail::impl_of(ctx),
+        {layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, small);
   return r;
 }
 
 // Both layout entries: the tiny-call path, else the full one. Inline, so the entry without
 // CallOptions passes its constant Auto in a register.
-inline Status gemm_args(const detail::TinyArgs& args, Residency residency, Context& ctx) noexcept {
-  if (ctx.usable() && detail::small_call(detail::impl_of(ctx), args, residency)) return Status::Ok;
-  return gemm_full(args, ctx, residency);
+inline Status gemm_args(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                        float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                        float beta, float* c, int64_t ldc, Residency residency,
+                        Context& ctx) noexcept {
+  if (ctx.usable() &&
+      detail::small_call(detail::impl_of(ctx),
+                         {layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+                         residency))
+    return Status::Ok;
+  return gemm_full(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, residency,
+                   ctx);
 }
 
 }  // namespace
 
-Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, Context& ctx) noexcept {
-  return gemm_args({layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc, Context& ctx) noexcept {
+  return gemm_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                    Residency::Auto, ctx);
 }
 
@@ -44,7 +59,7 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  return gemm_args({layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},
+  return gemm_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                    options.residency, ctx);
 }
 

@@ -68,6 +68,36 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
          std::uint64_t{1} << 52 | std::uint64_t{cold} << 53;
 }
 
+// make_problem's checks for a call whose word was found (layout, transposes and dimensions
+// 1..kTinyMaxDim already checked by tiny_word), done the cheap way: leading dimensions under
+// 2^32 make every extent fit without overflow checks, and C may share no byte with A or B.
+// True only where make_problem would accept the call; anything else (a leading dimension of
+// 2^32 or more, C interleaved with A on one grid) goes to the full path, which decides.
+inline bool tiny_operands_valid(const TinyArgs& x, bool row, bool ta, bool tb) noexcept {
+  // Each operand as stored: `lines` lines of `len` elements, `ld` apart.
+  const int64_t a_len = row != ta ? x.k : x.m, a_lines = row != ta ? x.m : x.k;
+  const int64_t b_len = row != tb ? x.n : x.k, b_lines = row != tb ? x.k : x.n;
+  const int64_t c_len = row ? x.n : x.m, c_lines = row ? x.m : x.n;
+  if (x.lda < a_len || x.ldb < b_len || x.ldc < c_len) return false;
+  if ((static_cast<std::uint64_t>(x.lda) | static_cast<std::uint64_t>(x.ldb) |
+       static_cast<std::uint64_t>(x.ldc)) >>
+          32 !=
+      0)
+    return false;
+  const auto a0 = reinterpret_cast<std::uintptr_t>(x.a);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(x.b);
+  const auto c0 = reinterpret_cast<std::uintptr_t>(x.c);
+  const auto end = [](std::uintptr_t p, int64_t lines, int64_t ld, int64_t len) {
+    return p + static_cast<std::uintptr_t>(4 * ((lines - 1) * ld + len));
+  };
+  const std::uintptr_t a1 = end(a0, a_lines, x.lda, a_len);
+  const std::uintptr_t b1 = end(b0, b_lines, x.ldb, b_len);
+  const std::uintptr_t c1 = end(c0, c_lines, x.ldc, c_len);
+  // Null pointers and ranges that wrap around the address space fail here too.
+  if (a0 == 0 || b0 == 0 || c0 == 0 || a1 < a0 || b1 < b0 || c1 < c0) return false;
+  return (c1 <= a0 || a1 <= c0) && (c1 <= b0 || b1 <= c0);
+}
+
 }  // namespace tiny_detail
 
 // True when the call is done (status Ok). False leaves everything untouched for the full path:
@@ -87,20 +117,17 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x,
   const std::uint8_t payload = ctx.small_calls().find(word);
   if (payload == 0) return false;
 
-  // make_problem's checks, the same functions in the same order: any failure goes to the full
-  // path, which reports it.
-  if (check_gemm_args(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.lda, x.ldb, x.ldc) !=
-      Status::Ok)
-    return false;
   const bool row = x.layout == Layout::RowMajor;
   const bool ta = x.transa != Trans::No, tb = x.transb != Trans::No;
+  if (!tiny_operands_valid(x, row, ta, tb)) return false;
   const ByteOperand A = stored_operand(x.a, x.m, x.k, row, ta, x.lda, 4);
   const ByteOperand B = stored_operand(x.b, x.k, x.n, row, tb, x.ldb, 4);
   const ByteOperand C = stored_operand(x.c, x.m, x.n, row, false, x.ldc, 4);
-  if (check_gemm_operands(A, B, C, true) != Status::Ok) return false;
 
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
-  const kernels::IsaKernels* ks = kernels::kernels_for(ctx.isa());
+  // The ISA the word was made with (read once: set_isa may run meanwhile, and the payload's
+  // tile index is into that ISA's table).
+  const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits(word >> 48);
   if (ks == nullptr) return false;
   ctx.remember_call(x.a, x.b, x.c);
   run_small(SmallPlan::decode(payload), p, *ks);

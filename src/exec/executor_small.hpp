@@ -54,6 +54,11 @@ inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
                             .alpha = g.alpha,
                             .beta = g.beta,
                             .n = 0};
+  if (g.m <= t.mr && g.n <= t.nr) {  // one tile: most tiny calls
+    args.a = g.a, args.b = g.b, args.c = g.c, args.n = static_cast<int>(g.n);
+    t.get(mode, static_cast<int>(g.m))(args);
+    return;
+  }
   for (int64_t i = 0; i < g.m; i += t.mr) {
     const int mv = static_cast<int>(std::min<int64_t>(t.mr, g.m - i));
     const kernels::UKernelFn fn = t.get(mode, mv);
@@ -74,7 +79,7 @@ inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
 // registers instead of passing it through memory.
 inline void run_small(SmallPlan sp, const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
   if (sp.dot)
-    run_dot_whole(g, ks);
+    run_dot_whole(GemmProblem(g), ks);  // a copy: the tile path keeps g in registers
   else
     small_detail::run_tiles(g, ks.tiles[static_cast<std::size_t>(sp.tile)]);
 }
