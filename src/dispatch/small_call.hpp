@@ -2,7 +2,8 @@
 // dimensions; the C API and cblas_sgemm call it): for m, n, k <= kTinyMaxDim, the call's raw
 // arguments packed into one word are looked up in the context's tiny-call table
 // (small_call_table.hpp), and a hit runs the plan's kernels on the calling thread
-// (exec/executor_small.hpp) after make_problem's argument checks. Nothing else: no plan-cache
+// (exec/executor_small.hpp) after argument checks of its own (tiny_operands_valid: cheaper than
+// make_problem's, and passing only calls make_problem accepts). Nothing else: no plan-cache
 // probe, no plan copy, no pool, no workspace, no reclaimer section (the table and the kernel
 // tables live as long as the context).
 //
