@@ -99,8 +99,7 @@ void run_validate(const ValidateArgs& args) {
     const auto a_n = static_cast<std::size_t>(s.m * s.k), b_n = static_cast<std::size_t>(s.k * s.n),
                c_n = static_cast<std::size_t>(s.m * s.n);
     const double set_bytes = 4.0 * static_cast<double>(a_n + b_n + c_n);
-    const auto sets = static_cast<std::size_t>(
-        std::clamp(std::ceil(args.pool_mib * 1048576.0 / set_bytes), 1.0, 64.0));
+    const std::size_t sets = measure::pool_sets(set_bytes, args.pool_mib * 1048576.0);
     std::vector<measure::FloatBuffer> bufs;
     std::vector<GemmProblem> probs(sets);
     for (std::size_t i = 0; i < sets; ++i) {

@@ -26,7 +26,7 @@ namespace adaptcore::bench {
 namespace detail {
 
 std::size_t pool_sets(double set_bytes, double pool_bytes) {
-  return static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 4096.0));
+  return measure::pool_sets(set_bytes, pool_bytes);
 }
 
 double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -38,6 +39,14 @@ inline void fill_uniform(float* p, std::size_t count, std::uint64_t seed) {
     z ^= z >> 31;
     p[i] = static_cast<float>(static_cast<double>(z >> 40) * (2.0 / 16777216.0) - 1.0);
   }
+}
+
+// Operand sets a shape's timed calls rotate over so that each call finds its operands in
+// memory: enough to total pool_bytes, at least one and at most 4096 (below 16 KiB a set, a
+// 64 MiB pool's sets then fit the caches anyway). The benchmark and the model's validation use
+// this one rule, so that "cold" means the same in both.
+inline std::size_t pool_sets(double set_bytes, double pool_bytes) {
+  return static_cast<std::size_t>(std::clamp(std::ceil(pool_bytes / set_bytes), 1.0, 4096.0));
 }
 
 inline double now_seconds() {
