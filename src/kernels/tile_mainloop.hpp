@@ -153,6 +153,65 @@ template <class Step, int M, int NV, bool Sums, class Source>
   rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv);
 }
 
+template <class V, int M, int NV>
+[[gnu::always_inline]] inline void zero_tile(typename V::reg (&acc)[M][NV]) {
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
+  }
+}
+
+// Independent accumulator sets a tile of M x NV vectors keeps over the depth: a multiply-add
+// waits for the previous one into its accumulator (4 cycles), so a tile of fewer than four
+// vectors is bound by that chain, not by its loads (1 x 4 x 488 in place: one chain of 488
+// steps). Such a tile runs ceil(4 / (M * NV)) chains, step s into chain s mod chains, added
+// together after the loop. Fp32 only (its vector traits have add); the sums of a low-precision
+// tile keep one chain.
+template <class Step, int M, int NV, bool Sums>
+constexpr int depth_chains() {
+  if constexpr (Sums || !requires(typename Step::Acc::reg r) { Step::Acc::add(r, r); })
+    return 1;
+  else
+    return (4 + M * NV - 1) / (M * NV);  // 4 chains of one vector, 2 of two or three
+}
+// Depths below this keep one chain: the rank-k row plans (K <= 8) sum the depth in order and
+// must give the register tiles' bits, and a short depth has little latency to hide.
+inline constexpr int64_t kChainedMinSteps = 16;
+
+template <class Step, int M, int NV, bool Sums, int Chains, class Source>
+[[gnu::always_inline]] inline void chained_steps(typename Step::Acc::reg (&acc)[M][NV],
+                                                 typename Step::Acc::reg (&sums)[NV],
+                                                 const typename Step::a_elem*& a, int64_t a_step,
+                                                 int64_t a_row, Source& src, int64_t steps) {
+  using Acc = typename Step::Acc;
+  typename Acc::reg more[Chains - 1][M][NV];
+#pragma GCC unroll 4
+  for (int c = 0; c < Chains - 1; ++c) zero_tile<Acc, M, NV>(more[c]);
+  int64_t s = 0;
+  for (; s + Chains <= steps; s += Chains) {
+    depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+    a += a_step;
+#pragma GCC unroll 4
+    for (int c = 0; c < Chains - 1; ++c) {
+      depth_step<Step, M, NV, Sums>(more[c], sums, a, a_row, src);
+      a += a_step;
+    }
+  }
+  for (; s < steps; ++s) {
+    depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+    a += a_step;
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < Chains - 1; ++c) {
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[i][v] = Acc::add(acc[i][v], more[c][i][v]);
+    }
+  }
+}
+
 // `steps` whole steps from the source, then its tail step if it has one. The unroll pragma
 // takes no template argument, hence one loop per factor.
 template <class Step, int M, int NV, bool Sums = false, class Source>
@@ -160,7 +219,11 @@ template <class Step, int M, int NV, bool Sums = false, class Source>
                                             typename Step::Acc::reg (&sums)[NV],
                                             const typename Step::a_elem* a, int64_t a_step,
                                             int64_t a_row, Source& src, int64_t steps) {
-  if constexpr (Source::kUnroll == 2) {
+  constexpr int kChains = depth_chains<Step, M, NV, Sums>();
+  if (kChains > 1 && steps >= kChainedMinSteps) {
+    if constexpr (kChains > 1)
+      chained_steps<Step, M, NV, Sums, kChains>(acc, sums, a, a_step, a_row, src, steps);
+  } else if constexpr (Source::kUnroll == 2) {
 #pragma GCC unroll 2
     for (int64_t s = 0; s < steps; ++s) {
       depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
@@ -189,15 +252,6 @@ template <class Step, int M, int NV, bool Sums = false, class Source>
       src.load_tail(bv);
       rank1_update<Step, M, NV, Sums>(acc, sums, a, a_row, bv);
     }
-  }
-}
-
-template <class V, int M, int NV>
-[[gnu::always_inline]] inline void zero_tile(typename V::reg (&acc)[M][NV]) {
-#pragma GCC unroll 16
-  for (int i = 0; i < M; ++i) {
-#pragma GCC unroll 16
-    for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
   }
 }
 

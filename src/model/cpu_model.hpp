@@ -52,7 +52,8 @@ class CpuModel {
 
   // Cycles per packed step (one group of k values) of an m x nr register tile: instruction
   // issue, load ports, accumulator latency.
-  double cycles_per_step(double m, double nr, double lanes, double rate) const noexcept;
+  double cycles_per_step(double m, double nr, double lanes, double rate,
+                         bool chained) const noexcept;
 
  private:
   // One core's share of DRAM bandwidth when `threads` cores stream at once.

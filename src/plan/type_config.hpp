@@ -33,6 +33,9 @@ struct TypeConfig {
   double macs_per_lane = 1.0;    // multiply-adds per lane of one kernel instruction
   double instr_per_cycle = 2.0;  // kernel instructions (FMA or dot product) per cycle and core
   double latency_cycles = 4.0;   // one accumulator's update latency
+  // A tile of fewer than this many vectors spreads its depth steps over that many chains of
+  // accumulators (tile_mainloop.hpp, depth_chains; fp32 4, the low-precision tiles 1).
+  double chained_vectors = 1.0;
   static constexpr int kMaxTiles = 8;
   std::array<TileShape, kMaxTiles> tiles{};  // register tiles, largest first
   int tile_count = 0;

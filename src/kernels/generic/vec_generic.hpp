@@ -31,6 +31,7 @@ struct VecGeneric {
   }
   static reg bcast(const float* p) { return set1(*p); }
   static reg fma(reg a, reg b, reg c) { return a * b + c; }
+  static reg add(reg a, reg b) { return a + b; }
   static reg mul(reg a, reg b) { return a * b; }
   static reg set1(float x) { return reg{x, x, x, x}; }
   static float hsum(reg r) { return (r[0] + r[1]) + (r[2] + r[3]); }

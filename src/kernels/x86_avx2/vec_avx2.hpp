@@ -37,6 +37,7 @@ struct VecAvx2 {
   static void stream(float* p, reg r) { _mm256_stream_ps(p, r); }
   static reg bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static reg set1(float x) { return _mm256_set1_ps(x); }
   static float hsum(reg r) {

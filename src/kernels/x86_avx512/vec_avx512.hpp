@@ -32,6 +32,7 @@ struct VecAvx512 {
   static void stream(float* p, reg r) { _mm512_stream_ps(p, r); }
   static reg bcast(const float* p) { return _mm512_set1_ps(*p); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   static reg set1(float x) { return _mm512_set1_ps(x); }
   static float hsum(reg r) { return _mm512_reduce_add_ps(r); }
@@ -62,6 +63,7 @@ struct VecAvx512Half {
   static void store_n(float* p, reg r, int n) { _mm256_mask_storeu_ps(p, mask(n), r); }
   static reg bcast(const float* p) { return _mm256_set1_ps(*p); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static reg set1(float x) { return _mm256_set1_ps(x); }
   static float fma1(float a, float b, float c) { return std::fma(a, b, c); }
