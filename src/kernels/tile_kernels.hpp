@@ -26,18 +26,31 @@ namespace {
 // of just its live vectors, L = ceil(n / W), the last one masked.
 template <class V, int NV, AMode AM, class Output = TypedOutput>
 struct Fp32Tile {
-  template <int M, int L, class Source>
+  // Chained: the depth loop over depth_chains() accumulator chains (tile_mainloop.hpp), for a
+  // tile of fewer than four vectors and a depth of kChainedMinSteps or more.
+  template <int M, int L, bool Chained = false, class Source>
   static void body(const UKernelArgs& args, Source b) {
     using Step = FmaStep<V>;
+    if constexpr (!Chained && depth_chains<Step, M, L, false>() > 1) {
+      if (args.k >= kChainedMinSteps) return chained_body<M, L>(args, b);
+    }
     typename V::reg acc[M][L], unused[L];
     zero_tile<V, M, L>(acc);
     prefetch_source<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args));
     // Distance between consecutive A elements of one row (k direction) and between rows.
     const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
     const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;
-    mainloop<Step, M, L>(acc, unused, args.a, a_step, a_row, b, args.k);
+    if constexpr (Chained)
+      chained_mainloop<Step, M, L>(acc, args.a, a_step, a_row, b, args.k);
+    else
+      mainloop<Step, M, L>(acc, unused, args.a, a_step, a_row, b, args.k);
     settle_tile<V, M, L>(acc);
     store_tile<V, M, L>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
+  }
+  // A function of its own, so that the shallow calls' body keeps its registers.
+  template <int M, int L, class Source>
+  [[gnu::noinline]] static void chained_body(const UKernelArgs& args, Source b) {
+    body<M, L, true>(args, b);
   }
 
   template <int M, int L = 1>
