@@ -21,9 +21,9 @@
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
 #include "core/problem.hpp"
+#include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "planner/planner.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace {
 
@@ -83,14 +83,15 @@ void BM_adaptcore_c(benchmark::State& state) {
 // shape pays oneDNN's primitive creation or libxsmm's JIT once.
 void BM_vendor(benchmark::State& state, const std::string& name) {
   const int64_t s = state.range(0);
-  adaptcore::bench::LoadedBaseline lb = adaptcore::bench::load_baseline(name, static_cast<int>(state.range(1)));
+  adaptcore::bench::LoadedBaseline lb =
+      adaptcore::bench::load_baseline(name, static_cast<int>(state.range(1)));
   if (!lb.lib) {
     state.SkipWithError(lb.message.c_str());
     return;
   }
   Operands op(s);
-  const adaptcore::bench::GemmCall call{s, s, s, false, false, op.a.data(), s,
-                                        op.b.data(), s, op.c.data(), s};
+  const adaptcore::bench::GemmCall call{s, s,           s, false,       false, op.a.data(),
+                                        s, op.b.data(), s, op.c.data(), s};
   if (!lb.lib->supports(call)) {
     state.SkipWithError("unsupported shape");
     return;
@@ -112,9 +113,9 @@ void shapes(benchmark::internal::Benchmark* b) {
 // A normalised 8x8x8 row-major problem (operands never touched: only keys are made).
 adaptcore::GemmProblem small_problem(const Operands& op) {
   adaptcore::GemmProblem p;
-  adaptcore::make_problem(adaptcore::Layout::RowMajor, adaptcore::Trans::No,
-                          adaptcore::Trans::No, 8, 8, 8, 1.0f, op.a.data(), 8, op.b.data(), 8,
-                          0.0f, const_cast<float*>(op.c.data()), 8, p);
+  adaptcore::make_problem(adaptcore::Layout::RowMajor, adaptcore::Trans::No, adaptcore::Trans::No,
+                          8, 8, 8, 1.0f, op.a.data(), 8, op.b.data(), 8, 0.0f,
+                          const_cast<float*>(op.c.data()), 8, p);
   return p;
 }
 
@@ -205,9 +206,9 @@ BENCHMARK(BM_adaptcore_c)->Apply(shapes);
 
 void register_vendors() {
   for (const std::string& name : adaptcore::bench::baseline_names())
-    benchmark::RegisterBenchmark(("BM_vendor_" + name).c_str(),
-                                 [name](benchmark::State& st) { BM_vendor(st, name); })
-        ->Apply(shapes);
+    benchmark::RegisterBenchmark(("BM_vendor_" + name).c_str(), [name](benchmark::State& st) {
+      BM_vendor(st, name);
+    })->Apply(shapes);
 }
 
 }  // namespace

@@ -24,14 +24,14 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
 #include "baselines/baseline.hpp"
-#include "measure/bench_util.hpp"
 #include "dispatch/internal_access.hpp"
+#include "measure/bench_util.hpp"
 
 namespace {
 
@@ -43,8 +43,9 @@ struct Linear {
   int64_t n, k;
 };
 // One decoder layer of SmolLM2-135M.
-const Linear kLayer[] = {{"q", 576, 576},  {"k", 192, 576},    {"v", 192, 576}, {"o", 576, 576},
-                         {"gate", 1536, 576}, {"up", 1536, 576}, {"down", 576, 1536}};
+const Linear kLayer[] = {{"q", 576, 576},    {"k", 192, 576},     {"v", 192, 576},
+                         {"o", 576, 576},    {"gate", 1536, 576}, {"up", 1536, 576},
+                         {"down", 576, 1536}};
 
 struct Buffers {
   std::vector<std::vector<float>> w;  // per linear, N x K
@@ -52,7 +53,8 @@ struct Buffers {
   explicit Buffers(int64_t m) {
     for (const Linear& l : kLayer) {
       std::vector<float> v(static_cast<std::size_t>(l.n * l.k));
-      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 19) / 19.0f - 0.5f;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>((i * 37) % 19) / 19.0f - 0.5f;
       w.push_back(std::move(v));
     }
     x.assign(static_cast<std::size_t>(m * 1536), 0.25f);
@@ -82,8 +84,8 @@ double run_sequence(const Runner& r, Buffers& buf, int64_t m, int layers, bool h
   for (int l = 0; l < layers; ++l) {
     for (std::size_t i = 0; i < std::size(kLayer); ++i) {
       const Linear& lin = kLayer[i];
-      const GemmCall call{m, lin.n, lin.k, false, true, buf.x.data(), lin.k,
-                          buf.w[i].data(), lin.k, buf.y.data(), lin.n};
+      const GemmCall call{m,     lin.n,           lin.k, false,        true, buf.x.data(),
+                          lin.k, buf.w[i].data(), lin.k, buf.y.data(), lin.n};
       const double t0 = adaptcore::measure::now_seconds();
       r.run(call);
       gemm += adaptcore::measure::now_seconds() - t0;
@@ -119,8 +121,11 @@ int main(int argc, char** argv) {
   // MKL on the host's OpenMP runtime, as PyTorch's builds link it.
   setenv("MKL_THREADING_LAYER", "GNU", 0);
 
-  std::printf("# GEMM time inside an OpenMP host (libgomp), SmolLM2-135M linear layers, weights N x K\n");
-  std::printf("# alone: GEMMs back to back; host: an OpenMP region after each GEMM; medians of %d rounds\n", rounds);
+  std::printf(
+      "# GEMM time inside an OpenMP host (libgomp), SmolLM2-135M linear layers, weights N x K\n");
+  std::printf(
+      "# alone: GEMMs back to back; host: an OpenMP region after each GEMM; medians of %d rounds\n",
+      rounds);
   std::printf("%-8s %-8s %-16s %10s %10s %8s %10s\n", "threads", "phase", "library", "alone_ms",
               "host_ms", "host/alone", "host_GF/s");
   bool all_met = true;
@@ -137,13 +142,14 @@ int main(int argc, char** argv) {
         opt.read_environment = false;
         if (lib == "adaptcore-pool") opt.threads = threads;  // explicit count, own pool
         auto ctx = std::make_unique<adaptcore::Context>(opt);
-        if (lib == "adaptcore-pool") ::adaptcore::detail::impl_of(*ctx).pool().set_threading(adaptcore::Threading::Pool);
+        if (lib == "adaptcore-pool")
+          ::adaptcore::detail::impl_of(*ctx).pool().set_threading(adaptcore::Threading::Pool);
         adaptcore::Context* c = ctx.get();
         contexts.push_back(std::move(ctx));
         runners.push_back({lib, [c](const GemmCall& g) {
                              adaptcore::gemm(adaptcore::Layout::RowMajor, adaptcore::Trans::No,
-                                             adaptcore::Trans::Yes, g.m, g.n, g.k, 1.0f, g.a,
-                                             g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, *c);
+                                             adaptcore::Trans::Yes, g.m, g.n, g.k, 1.0f, g.a, g.lda,
+                                             g.b, g.ldb, 0.0f, g.c, g.ldc, *c);
                            }});
       } else {
         auto loaded = adaptcore::bench::load_baseline(lib, threads);
@@ -157,8 +163,8 @@ int main(int argc, char** argv) {
         runners.push_back({lib, [b](const GemmCall& g) { b->run(g); }});
       }
     }
-    for (const auto& [phase, m, layers] :
-         {std::tuple{"decode", int64_t{1}, decode_layers}, std::tuple{"prefill", int64_t{512}, prefill_layers}}) {
+    for (const auto& [phase, m, layers] : {std::tuple{"decode", int64_t{1}, decode_layers},
+                                           std::tuple{"prefill", int64_t{512}, prefill_layers}}) {
       double flops = 0.0;
       for (const Linear& l : kLayer) flops += 2.0 * static_cast<double>(m * l.n * l.k);
       flops *= layers;

@@ -31,12 +31,12 @@ TEST(AscendHalfFloat, Fp16KnownValues) {
   EXPECT_EQ(fp16_from_float(65520.0f), 0x7c00);  // halfway to 2^16 rounds to even: infinity
   EXPECT_EQ(fp16_from_float(65519.0f), 0x7bff);
   EXPECT_EQ(fp16_from_float(1e10f), 0x7c00);
-  EXPECT_EQ(fp16_from_float(0x1p-24f), 0x0001);    // smallest subnormal
-  EXPECT_EQ(fp16_from_float(0x1p-25f), 0x0000);    // a tie between 0 and it: even is 0
-  EXPECT_EQ(fp16_from_float(0x1.8p-25f), 0x0001);  // above the tie
-  EXPECT_EQ(fp16_from_float(0x1.8p-24f), 0x0002);  // 1.5 units: tie, to even (2)
-  EXPECT_EQ(fp16_from_float(0x1.002p0f), 0x3c00);  // 1 + 2^-11: tie, to even (1.0)
-  EXPECT_EQ(fp16_from_float(0x1.006p0f), 0x3c02);  // 1 + 3 * 2^-11: tie, to even (1 + 2^-9)
+  EXPECT_EQ(fp16_from_float(0x1p-24f), 0x0001);      // smallest subnormal
+  EXPECT_EQ(fp16_from_float(0x1p-25f), 0x0000);      // a tie between 0 and it: even is 0
+  EXPECT_EQ(fp16_from_float(0x1.8p-25f), 0x0001);    // above the tie
+  EXPECT_EQ(fp16_from_float(0x1.8p-24f), 0x0002);    // 1.5 units: tie, to even (2)
+  EXPECT_EQ(fp16_from_float(0x1.002p0f), 0x3c00);    // 1 + 2^-11: tie, to even (1.0)
+  EXPECT_EQ(fp16_from_float(0x1.006p0f), 0x3c02);    // 1 + 3 * 2^-11: tie, to even (1 + 2^-9)
   EXPECT_EQ(fp16_from_float(0x1.ffep-15f), 0x0400);  // rounds up into the smallest normal
   EXPECT_EQ(fp16_from_float(-0.0f), 0x8000);
   EXPECT_EQ(fp16_from_float(INFINITY), 0x7c00);

@@ -119,7 +119,8 @@ TEST(AscendModel, MonotoneAndBounded) {
   // slower than it.
   for (const auto& s : {shape(1, 4096, 4096), shape(100, 100, 100), big, shape(8, 8192, 64)}) {
     const TilingPlan base = fixed_baseline(s, hw);
-    EXPECT_LE(make_plan(s, hw).predicted_us, predict(hw, s, base).total_us * (1 + 1e-12)) << s.str();
+    EXPECT_LE(make_plan(s, hw).predicted_us, predict(hw, s, base).total_us * (1 + 1e-12))
+        << s.str();
   }
 }
 
@@ -128,9 +129,10 @@ TEST(AscendExport, Schema) {
   const AscendShape s = shape(512, 1024, 4096);
   const TilingPlan p = make_plan(s, hw);
   const auto j = plan_json(s, p);
-  for (const char* key : {"usedCoreNum", "M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN",
-                          "singleCoreK", "baseM", "baseN", "baseK", "depthA1", "depthB1", "stepM",
-                          "stepN", "stepKa", "stepKb", "dbL0A", "dbL0B", "dbL0C", "iterateOrder"})
+  for (const char* key :
+       {"usedCoreNum", "M",      "N",      "Ka",    "Kb",      "singleCoreM", "singleCoreN",
+        "singleCoreK", "baseM",  "baseN",  "baseK", "depthA1", "depthB1",     "stepM",
+        "stepN",       "stepKa", "stepKb", "dbL0A", "dbL0B",   "dbL0C",       "iterateOrder"})
     EXPECT_TRUE(j["tiling"].contains(key)) << key;
   const auto& t = j["tiling"];
   EXPECT_EQ(t["baseM"], p.base_m);

@@ -286,7 +286,7 @@ TEST(AscendSim, WrongArithmeticIsCaught) {
 
 TEST(AscendSim, PlannerChoicesAreLegalAndCorrect) {
   const AscendProfile hw;
-  const int64_t dims[][3] = {{1, 4096, 512}, {16, 16, 16}, {512, 512, 512}, {17, 300, 1000},
+  const int64_t dims[][3] = {{1, 4096, 512}, {16, 16, 16},  {512, 512, 512}, {17, 300, 1000},
                              {200, 1, 77},   {384, 96, 64}, {1000, 24, 24}};
   for (const auto& d : dims) {
     const AscendShape s = shape(d[0], d[1], d[2]);

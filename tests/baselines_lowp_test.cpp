@@ -23,8 +23,10 @@ struct Case {
   bool ta, tb;
   int64_t pad;  // added to every leading dimension
 };
-constexpr Case kCases[] = {{1, 1, 1, false, false, 0},  {7, 13, 5, false, true, 3},
-                           {33, 65, 17, true, false, 0}, {20, 9, 70, true, true, 5},
+constexpr Case kCases[] = {{1, 1, 1, false, false, 0},
+                           {7, 13, 5, false, true, 3},
+                           {33, 65, 17, true, false, 0},
+                           {20, 9, 70, true, true, 5},
                            {64, 48, 129, false, false, 16}};
 
 float bf16_value(uint16_t h) {
@@ -41,7 +43,8 @@ int64_t wrong_entries(ab::Baseline& lib, ab::LowpType type, const Case& c, int32
   const int64_t b_rows = c.tb ? c.n : c.k, b_cols = c.tb ? c.k : c.n;
   const int64_t lda = a_cols + c.pad, ldb = b_cols + c.pad, ldc = c.n + c.pad;
   const bool bf16 = type == ab::LowpType::Bf16;
-  std::vector<uint16_t> a16(static_cast<std::size_t>(a_rows * lda)), b16(static_cast<std::size_t>(b_rows * ldb));
+  std::vector<uint16_t> a16(static_cast<std::size_t>(a_rows * lda)),
+      b16(static_cast<std::size_t>(b_rows * ldb));
   std::vector<uint8_t> a8(a16.size());
   std::vector<int8_t> b8(b16.size());
   for (auto& v : a16) v = static_cast<uint16_t>(0x3f80 + rng() % 256 - 128 + (rng() % 2) * 0x8000);
@@ -50,10 +53,19 @@ int64_t wrong_entries(ab::Baseline& lib, ab::LowpType type, const Case& c, int32
   for (auto& v : b8) v = static_cast<int8_t>(rng());
   std::vector<float> cf(static_cast<std::size_t>(c.m * ldc), NAN);
   std::vector<int32_t> ci(cf.size(), 0x5a5a5a5a);
-  const ab::LowpGemmCall call{type, c.m, c.n, c.k, c.ta, c.tb,
-                              bf16 ? static_cast<const void*>(a16.data()) : a8.data(), lda,
-                              bf16 ? static_cast<const void*>(b16.data()) : b8.data(), ldb,
-                              bf16 ? static_cast<void*>(cf.data()) : ci.data(), ldc, a_zp};
+  const ab::LowpGemmCall call{type,
+                              c.m,
+                              c.n,
+                              c.k,
+                              c.ta,
+                              c.tb,
+                              bf16 ? static_cast<const void*>(a16.data()) : a8.data(),
+                              lda,
+                              bf16 ? static_cast<const void*>(b16.data()) : b8.data(),
+                              ldb,
+                              bf16 ? static_cast<void*>(cf.data()) : ci.data(),
+                              ldc,
+                              a_zp};
   if (!lib.supports_lowp(call)) return -1;
   lib.prepare_lowp(call);
   lib.run_lowp(call);
@@ -75,7 +87,8 @@ int64_t wrong_entries(ab::Baseline& lib, ab::LowpType type, const Case& c, int32
       }
       const std::size_t at = static_cast<std::size_t>(i * ldc + j);
       if (bf16) {
-        const double n = static_cast<double>(c.k + 2 * ((c.k + 63) / 64) + 4) * std::ldexp(1.0, -24);
+        const double n =
+            static_cast<double>(c.k + 2 * ((c.k + 63) / 64) + 4) * std::ldexp(1.0, -24);
         if (!(std::fabs(cf[at] - ref) <= n / (1 - n) * mag)) ++wrong;
       } else if (ci[at] != static_cast<int32_t>(static_cast<uint32_t>(iref))) {
         ++wrong;
@@ -105,8 +118,10 @@ TEST_P(LowpBaselineTest, ExactInt8AndBoundedBf16) {
     }
   }
   // MKL and oneDNN have every operation; the others have none.
-  if (GetParam() == "mkl" || GetParam() == "onednn") EXPECT_GT(supported, 0);
-  else EXPECT_EQ(supported, 0);
+  if (GetParam() == "mkl" || GetParam() == "onednn")
+    EXPECT_GT(supported, 0);
+  else
+    EXPECT_EQ(supported, 0);
 }
 
 TEST_P(LowpBaselineTest, ZeroPointsOutsideTheLibrarysRangeAreUnsupported) {
@@ -124,6 +139,7 @@ TEST_P(LowpBaselineTest, ZeroPointsOutsideTheLibrarysRangeAreUnsupported) {
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& p) { return p.param; }
-INSTANTIATE_TEST_SUITE_P(All, LowpBaselineTest, ::testing::ValuesIn(ab::baseline_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(All, LowpBaselineTest, ::testing::ValuesIn(ab::baseline_names()),
+                         test_name);
 
 }  // namespace

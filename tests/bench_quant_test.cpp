@@ -104,8 +104,10 @@ TEST(BenchQuant, ActivationsQuantizeToU8WithAZeroPoint) {
   EXPECT_GE(aq.zero_point, 0);
   EXPECT_LE(aq.zero_point, 255);
   for (std::size_t i = 0; i < x.size(); ++i)
-    EXPECT_LE(std::fabs((static_cast<float>(q[i]) - static_cast<float>(aq.zero_point)) * aq.scale - x[i]),
-              0.5f * aq.scale * 1.001f + 1e-7f) << i;
+    EXPECT_LE(
+        std::fabs((static_cast<float>(q[i]) - static_cast<float>(aq.zero_point)) * aq.scale - x[i]),
+        0.5f * aq.scale * 1.001f + 1e-7f)
+        << i;
   std::vector<float> zeros(20, 0.0f);
   const ActivationQuant z = quantize_activations_u8(zeros.data(), zeros.size(), q.data());
   EXPECT_EQ(z.scale, 0.0f);
@@ -117,12 +119,14 @@ TEST(BenchQuant, RescaleAppliesBothScales) {
   std::vector<int32_t> acc(static_cast<std::size_t>(m * n));
   std::vector<float> ws(static_cast<std::size_t>(n)), c(acc.size());
   for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<int32_t>(i * 37) - 500;
-  for (int64_t j = 0; j < n; ++j) ws[static_cast<std::size_t>(j)] = 0.25f * static_cast<float>(j + 1);
+  for (int64_t j = 0; j < n; ++j)
+    ws[static_cast<std::size_t>(j)] = 0.25f * static_cast<float>(j + 1);
   rescale_int32(acc.data(), m, n, 0.5f, ws.data(), c.data());
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       EXPECT_EQ(c[static_cast<std::size_t>(i * n + j)],
-                static_cast<float>(acc[static_cast<std::size_t>(i * n + j)]) * (0.5f * ws[static_cast<std::size_t>(j)]));
+                static_cast<float>(acc[static_cast<std::size_t>(i * n + j)]) *
+                    (0.5f * ws[static_cast<std::size_t>(j)]));
 }
 
 TEST(BenchQuant, ReferenceAndAccuracyMetrics) {
@@ -146,7 +150,8 @@ TEST(BenchQuant, ReferenceAndAccuracyMetrics) {
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (int64_t j = 0; j < n; ++j)
-      c[static_cast<std::size_t>(rows[r] * n + j)] = static_cast<float>(ref[r * n + static_cast<std::size_t>(j)] * (1 + 1e-3));
+      c[static_cast<std::size_t>(rows[r] * n + j)] =
+          static_cast<float>(ref[r * n + static_cast<std::size_t>(j)] * (1 + 1e-3));
   QuantAccuracy a = quant_accuracy(c.data(), n, rows, ref);
   EXPECT_NEAR(a.fro_rel, 1e-3, 1e-5);
   EXPECT_LE(a.max_rel, 1e-3 * 1.01);
@@ -158,8 +163,8 @@ TEST(BenchQuant, ReferenceAndAccuracyMetrics) {
 }
 
 nlohmann::json record(long shape, long m, const char* lib, double us, double err, bool ok = true) {
-  return {{"shape", shape}, {"m", m}, {"n", 4096}, {"k", 4096}, {"lib", lib},
-          {"status", "ok"},  {"correct", ok}, {"median_us", us}, {"fro_rel_error", err}};
+  return {{"shape", shape}, {"m", m},        {"n", 4096},       {"k", 4096},           {"lib", lib},
+          {"status", "ok"}, {"correct", ok}, {"median_us", us}, {"fro_rel_error", err}};
 }
 
 TEST(BenchQuant, SummaryRatiosAndTargets) {

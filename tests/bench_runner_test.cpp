@@ -68,9 +68,9 @@ TEST(BenchRunner, RecordsFollowTheSchema) {
     EXPECT_GE(r["reps"].get<int>(), 3);
     // Two rounds by default; the record's median is the faster round's.
     ASSERT_EQ(r["round_medians_us"].size(), 2u);
-    EXPECT_DOUBLE_EQ(r["median_us"].get<double>(),
-                     std::min(r["round_medians_us"][0].get<double>(),
-                              r["round_medians_us"][1].get<double>()));
+    EXPECT_DOUBLE_EQ(
+        r["median_us"].get<double>(),
+        std::min(r["round_medians_us"][0].get<double>(), r["round_medians_us"][1].get<double>()));
     EXPECT_LE(r["min_us"].get<double>(), r["median_us"].get<double>());
     EXPECT_GT(r["median_us"].get<double>(), 0.0);
     // No library beats the hardware limit by more than timer noise.

@@ -38,10 +38,15 @@ struct Mat {
   bool row;
   std::vector<float> v;
   Mat(int r, int c, bool row_major, int pad)
-      : rows(r), cols(c), ld(std::max(1, row_major ? c : r) + pad), row(row_major),
+      : rows(r),
+        cols(c),
+        ld(std::max(1, row_major ? c : r) + pad),
+        row(row_major),
         v(static_cast<std::size_t>((row_major ? r : c) * ld + 1), kGuard) {}
   float& at(int i, int j) { return v[static_cast<std::size_t>(row ? i * ld + j : j * ld + i)]; }
-  float at(int i, int j) const { return v[static_cast<std::size_t>(row ? i * ld + j : j * ld + i)]; }
+  float at(int i, int j) const {
+    return v[static_cast<std::size_t>(row ? i * ld + j : j * ld + i)];
+  }
   bool is_elem(std::size_t x) const {
     const int line = static_cast<int>(x) / ld, off = static_cast<int>(x) % ld;
     return line < (row ? rows : cols) && off < (row ? cols : rows);
@@ -87,8 +92,8 @@ std::string check(const Mat& a, bool ta, const Mat& b, bool tb, const Mat& c0, c
 struct Shape {
   int m, n, k;
 };
-constexpr Shape kShapes[] = {{1, 1, 1},    {7, 5, 3},    {64, 48, 100}, {130, 3, 257},
-                             {3, 200, 1},  {33, 65, 17}, {1, 300, 400}, {250, 1, 300},
+constexpr Shape kShapes[] = {{1, 1, 1},     {7, 5, 3},    {64, 48, 100}, {130, 3, 257},
+                             {3, 200, 1},   {33, 65, 17}, {1, 300, 400}, {250, 1, 300},
                              {97, 89, 101}, {8, 8, 5000}};
 
 TEST(Cblas, MatchesReference) {
@@ -100,7 +105,8 @@ TEST(Cblas, MatchesReference) {
         for (int tb : {kNoTrans, kTrans, kConjTrans}) {
           const bool row = layout == kRow, at = ta != kNoTrans, bt = tb != kNoTrans;
           const int pad = (calls++ % 3) * 2;
-          Mat a(at ? s.k : s.m, at ? s.m : s.k, row, pad), b(bt ? s.n : s.k, bt ? s.k : s.n, row, 1);
+          Mat a(at ? s.k : s.m, at ? s.m : s.k, row, pad),
+              b(bt ? s.n : s.k, bt ? s.k : s.n, row, 1);
           Mat c(s.m, s.n, row, pad + 1);
           fill(a, rng), fill(b, rng), fill(c, rng);
           const Mat c0 = c;
@@ -120,7 +126,8 @@ TEST(FortranSgemm, MatchesReference) {
       for (char tb : {'N', 't', 'C'}) {
         const bool at = ta != 'N' && ta != 'n', bt = tb != 'N' && tb != 'n';
         const int pad = calls++ % 4;
-        Mat a(at ? s.k : s.m, at ? s.m : s.k, false, pad), b(bt ? s.n : s.k, bt ? s.k : s.n, false, 2);
+        Mat a(at ? s.k : s.m, at ? s.m : s.k, false, pad),
+            b(bt ? s.n : s.k, bt ? s.k : s.n, false, 2);
         Mat c(s.m, s.n, false, pad);
         fill(a, rng), fill(b, rng), fill(c, rng);
         const Mat c0 = c;
@@ -314,7 +321,8 @@ TEST(FortranErrors, DefaultXerblaPrintsAndReturns) {
 TEST(Blas, EngineRefusalsAreReported) {
   std::vector<float> buf(64, 1.0f), c(64, 7.0f);
   ::testing::internal::CaptureStderr();
-  cblas_sgemm(kRow, kNoTrans, kNoTrans, 4, 4, 4, 1.0f, nullptr, 4, buf.data(), 4, 0.0f, c.data(), 4);
+  cblas_sgemm(kRow, kNoTrans, kNoTrans, 4, 4, 4, 1.0f, nullptr, 4, buf.data(), 4, 0.0f, c.data(),
+              4);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cblas_sgemm"), std::string::npos) << err;
   for (float x : c) EXPECT_EQ(x, 7.0f);

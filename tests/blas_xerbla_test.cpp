@@ -53,8 +53,8 @@ int run(const Call& c, bool* untouched = nullptr) {
   g_calls = 0;
   g_info = 0;
   g_name.clear();
-  sgemm_(&c.ta, &c.tb, &c.m, &c.n, &c.k, &alpha, a.data(), &lda, b.data(), &ldb, &beta,
-         cc.data(), &ldc);
+  sgemm_(&c.ta, &c.tb, &c.m, &c.n, &c.k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, cc.data(),
+         &ldc);
   if (untouched != nullptr) *untouched = cc == before;
   if (g_calls > 1) ADD_FAILURE() << "xerbla_ called " << g_calls << " times";
   if (g_calls == 1) {

@@ -2,11 +2,11 @@
 // that round-trips through JSON and that a Context applies.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "adaptcore/adaptcore.hpp"
 #include "adaptcore/hardware.hpp"
@@ -37,8 +37,8 @@ HardwareProfile* Calibration::profile_ = nullptr;
 CalibrationReport Calibration::report_;
 
 std::string temp_path(const char* tag) {
-  return ::testing::TempDir() + "adaptcore_calibration_" + tag + "_" +
-         std::to_string(::getpid()) + ".json";
+  return ::testing::TempDir() + "adaptcore_calibration_" + tag + "_" + std::to_string(::getpid()) +
+         ".json";
 }
 
 TEST_F(Calibration, ReportsWhatItMeasured) {
@@ -62,8 +62,8 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_LE(f, 4.0);
     EXPECT_EQ(f * 2.0, std::round(f * 2.0)) << "FMA rates are rounded to 0.5";
   }
-  for (double bw : {p.bw_l1_gbs, p.bw_l2_gbs, p.bw_l3_gbs, p.bw_dram_core_gbs,
-                    p.bw_dram_total_gbs, p.pack_gbs}) {
+  for (double bw : {p.bw_l1_gbs, p.bw_l2_gbs, p.bw_l3_gbs, p.bw_dram_core_gbs, p.bw_dram_total_gbs,
+                    p.pack_gbs}) {
     EXPECT_GT(bw, 0.1);
     EXPECT_LT(bw, 10000.0);
   }

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "core/problem.hpp"
-#include "test_util.hpp"
 #include "dispatch/internal_access.hpp"
+#include "test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -38,7 +38,8 @@ TEST(Determinism, SplitKIsBitwiseReproducible) {
       ASSERT_EQ(make_problem(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
                              a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), prob),
                 Status::Ok);
-      const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(prob));
+      const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(
+          ::adaptcore::detail::impl_of(*ctx).key_for(prob));
       std::printf("[ plan     ] %s %lldx%lldx%lld: %s\n", to_string(isa),
                   static_cast<long long>(d.m), static_cast<long long>(d.n),
                   static_cast<long long>(d.k), describe(plan).c_str());
@@ -65,8 +66,8 @@ TEST(Determinism, SplitKIsBitwiseReproducible) {
       // A second context with the same configuration computes the same bits.
       auto ctx2 = make_context(isa, 2);
       c = c0;
-      ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(),
-                     a.ld(), b.data(), b.ld(), 0.5f, c.data(), c.ld(), *ctx2),
+      ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, d.m, d.n, d.k, 1.0f, a.data(), a.ld(),
+                     b.data(), b.ld(), 0.5f, c.data(), c.ld(), *ctx2),
                 Status::Ok);
       EXPECT_EQ(std::memcmp(first.data(), c.memory().data(), first.size() * sizeof(float)), 0);
     }
@@ -99,8 +100,8 @@ TEST(Determinism, AutoResidencyRepeatsAcrossIdenticalCallSequences) {
             << "call " << i << " of the sequence";
     }
     std::vector<float> other(m * n, 0.0f);  // the next pass starts after another call
-    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k,
-                   b1.data(), n, 0.0f, other.data(), n, *ctx),
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b1.data(), n,
+                   0.0f, other.data(), n, *ctx),
               Status::Ok);
   }
 }
@@ -174,8 +175,8 @@ TEST(Determinism, BusyPoolFallbackGivesTheSameBits) {
   a.fill([&](int64_t, int64_t) { return u(rng); });
   b.fill([&](int64_t, int64_t) { return u(rng); });
   Stored c(m, n, Layout::RowMajor, n);
-  ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(),
-                 b.data(), b.ld(), 0.0f, c.data(), c.ld(), *ctx),
+  ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(), b.data(),
+                 b.ld(), 0.0f, c.data(), c.ld(), *ctx),
             Status::Ok);
   const std::vector<float> expect = c.memory();
   std::atomic<int> mismatches{0};
@@ -184,8 +185,8 @@ TEST(Determinism, BusyPoolFallbackGivesTheSameBits) {
     ts.emplace_back([&] {
       for (int rep = 0; rep < 15; ++rep) {
         Stored mine(m, n, Layout::RowMajor, n);
-        if (gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(),
-                 b.data(), b.ld(), 0.0f, mine.data(), mine.ld(), *ctx) != Status::Ok ||
+        if (gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), a.ld(), b.data(),
+                 b.ld(), 0.0f, mine.data(), mine.ld(), *ctx) != Status::Ok ||
             std::memcmp(expect.data(), mine.memory().data(), expect.size() * sizeof(float)) != 0)
           mismatches.fetch_add(1);
       }
@@ -229,8 +230,9 @@ TEST(Concurrency, ManyThreadsOneContext) {
           std::string err = s == Status::Ok ? check_result(c, ref) : to_string(s);
           if (!err.empty()) {
             if (failures.fetch_add(1) == 0 || first_error[static_cast<std::size_t>(t)].empty())
-              first_error[static_cast<std::size_t>(t)] =
-                  std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + err;
+              first_error[static_cast<std::size_t>(t)] = std::to_string(m) + "x" +
+                                                         std::to_string(n) + "x" +
+                                                         std::to_string(k) + ": " + err;
           }
         }
       });

@@ -20,8 +20,8 @@
 
 #include "adaptcore/adaptcore.h"
 #include "core/problem.hpp"
-#include "test_util.hpp"
 #include "dispatch/internal_access.hpp"
+#include "test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -42,21 +42,22 @@ struct Shape {
 
 // Always run (distributed over the shards like the random cases).
 constexpr std::array<Shape, 24> kFixed{{
-    {1, 3000, 2000}, {3000, 1, 2000}, {2000, 3000, 1}, {1, 1, 3000},  {3000, 1, 1},
+    {1, 3000, 2000}, {3000, 1, 2000}, {2000, 3000, 1}, {1, 1, 3000},   {3000, 1, 1},
     {1, 3000, 1},    {8, 8, 20000},   {3, 5, 10007},   {0, 3000, 100}, {3000, 0, 100},
     {257, 263, 0},   {0, 0, 0},       {1, 1, 1},       {97, 89, 101},  {257, 263, 271},
     {16, 32, 64},    {1000, 1000, 2}, {31, 2999, 7},   {2999, 31, 13}, {127, 129, 131},
     {17, 1, 4099},   {1, 17, 4099},   {64, 64, 4096},  {33, 65, 1537},
 }};
 
-constexpr std::array<int64_t, 24> kPrimes{2,  3,  5,   7,   11,  13,  17,  19,   23,   29,   31,   37,
-                                          61, 67, 127, 131, 251, 257, 509, 521, 1021, 1031, 2039, 2999};
+constexpr std::array<int64_t, 24> kPrimes{2,   3,   5,   7,   11,   13,   17,   19,
+                                          23,  29,  31,  37,  61,   67,   127,  131,
+                                          251, 257, 509, 521, 1021, 1031, 2039, 2999};
 
 struct Case {
   int64_t index = 0;
   int64_t m = 0, n = 0, k = 0;
   bool views = false;
-  Layout layout = Layout::RowMajor;          // BLAS-style call
+  Layout layout = Layout::RowMajor;                                            // BLAS-style call
   Layout la = Layout::RowMajor, lb = Layout::RowMajor, lc = Layout::RowMajor;  // views
   Trans ta = Trans::No, tb = Trans::No;
   int64_t pad_a = 0, pad_b = 0, pad_c = 0;
@@ -72,8 +73,8 @@ struct Case {
     else
       os << "layout " << name(layout);
     os << " op " << name(ta) << name(tb) << " pad " << pad_a << "/" << pad_b << "/" << pad_c
-       << " misalign " << mis_a << "/" << mis_b << "/" << mis_c << " alpha " << alpha
-       << " beta " << beta << (null_a ? " A=null" : "") << (null_b ? " B=null" : "")
+       << " misalign " << mis_a << "/" << mis_b << "/" << mis_c << " alpha " << alpha << " beta "
+       << beta << (null_a ? " A=null" : "") << (null_b ? " B=null" : "")
        << (null_c ? " C=null" : "");
     return os.str();
   }
@@ -81,7 +82,8 @@ struct Case {
 
 class Gen {
  public:
-  Gen(uint64_t seed, int64_t index) : rng_(seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index)) {}
+  Gen(uint64_t seed, int64_t index)
+      : rng_(seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index)) {}
   double uni() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_); }
   int64_t below(int64_t n) { return std::uniform_int_distribution<int64_t>(0, n - 1)(rng_); }
   bool chance(double p) { return uni() < p; }
@@ -208,10 +210,10 @@ int run_case(const Case& c, uint64_t seed, std::vector<Config>& configs, Stats& 
       s = gemm(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, *cfg.ctx);
       ps = make_problem(c.ta, c.tb, c.alpha, va, vb, c.beta, vc, prob);
     } else {
-      s = gemm(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta, pc,
-               cc.ld(), *cfg.ctx);
-      ps = make_problem(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta,
-                        pc, cc.ld(), prob);
+      s = gemm(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta, pc, cc.ld(),
+               *cfg.ctx);
+      ps = make_problem(c.layout, c.ta, c.tb, m, n, k, c.alpha, pa, a.ld(), pb, b.ld(), c.beta, pc,
+                        cc.ld(), prob);
     }
     std::string problem;
     if (s != Status::Ok) problem += std::string(" status ") + to_string(s);
@@ -221,7 +223,8 @@ int run_case(const Case& c, uint64_t seed, std::vector<Config>& configs, Stats& 
     // Plan (informational, and named in a failure): how much ran in parallel / split-K.
     std::string plan_text;
     if (ps == Status::Ok && prob.m > 0 && prob.n > 0 && prob.k > 0 && prob.alpha != 0.0f) {
-      const Plan plan = ::adaptcore::detail::impl_of(*cfg.ctx).plan_for(::adaptcore::detail::impl_of(*cfg.ctx).key_for(prob));
+      const Plan plan = ::adaptcore::detail::impl_of(*cfg.ctx).plan_for(
+          ::adaptcore::detail::impl_of(*cfg.ctx).key_for(prob));
       plan_text = describe(plan);
       ++stats.calls[cfg.name()];
       if (plan.threads() > 1) ++stats.parallel_plans[cfg.name()];
@@ -243,10 +246,11 @@ void print_stats(const Stats& stats) {
       const auto it = m.find(cfg);
       return static_cast<long long>(it == m.end() ? 0 : it->second);
     };
-    std::printf("[ plans    ] %-24s %5lld computing calls, %5lld parallel, %5lld split-K, "
-                "%5lld padded-tail plans\n",
-                cfg.c_str(), static_cast<long long>(calls), get(stats.parallel_plans),
-                get(stats.split_k_plans), get(stats.padded_tail));
+    std::printf(
+        "[ plans    ] %-24s %5lld computing calls, %5lld parallel, %5lld split-K, "
+        "%5lld padded-tail plans\n",
+        cfg.c_str(), static_cast<long long>(calls), get(stats.parallel_plans),
+        get(stats.split_k_plans), get(stats.padded_tail));
   }
 }
 
@@ -281,8 +285,7 @@ struct ExtremeProfile {
 };
 constexpr ExtremeProfile kExtremeProfiles[] = {
     {"tiny-caches", "{\"l1d_bytes\": 2048, \"l2_bytes\": 8192, \"l3_bytes\": 16384}"},
-    {"huge-caches",
-     "{\"l1d_bytes\": 1048576, \"l2_bytes\": 268435456, \"l3_bytes\": 4294967296}"},
+    {"huge-caches", "{\"l1d_bytes\": 1048576, \"l2_bytes\": 268435456, \"l3_bytes\": 4294967296}"},
     {"free-fork-join", "{\"fork_join_us\": 0, \"bw_dram_total_gbs\": 10000}"},
     {"costly-fork-join", "{\"fork_join_us\": 100000}"},
     {"slow-packing", "{\"pack_gbs\": 0.001}"},
@@ -316,8 +319,8 @@ TEST_P(ExtremeProfiles, RandomShapesStayCorrect) {
   int failures = 0;
   // Random shapes only (indices past the fixed list), a different stream than the main sweep.
   for (int64_t i = 0; i < shapes && failures < 10; ++i)
-    failures += run_case(make_case(seed, static_cast<int64_t>(kFixed.size()) + i), seed, configs,
-                         stats);
+    failures +=
+        run_case(make_case(seed, static_cast<int64_t>(kFixed.size()) + i), seed, configs, stats);
   print_stats(stats);
   std::remove(path.c_str());
 }
@@ -336,7 +339,8 @@ TEST(ConformanceGenerator, CoversTheAdvertisedSpace) {
   const uint64_t seed = static_cast<uint64_t>(env_int("ADAPTCORE_TEST_SEED", kDefaultSeed));
   int big = 0, zero_dim = 0, k_zero = 0, alpha0 = 0, beta0 = 0, views = 0, padded = 0, conj = 0;
   std::map<int, int> combos;
-  for (int64_t i = static_cast<int64_t>(kFixed.size()); i < 2000 + static_cast<int64_t>(kFixed.size()); ++i) {
+  for (int64_t i = static_cast<int64_t>(kFixed.size());
+       i < 2000 + static_cast<int64_t>(kFixed.size()); ++i) {
     const Case c = make_case(seed, i);
     ASSERT_LE(c.m * c.n * c.k, kMacBudget);
     ASSERT_TRUE(c.m >= 0 && c.m <= 3000 && c.n >= 0 && c.n <= 3000 && c.k >= 0 && c.k <= 3000);
@@ -409,9 +413,11 @@ TEST(LargeStrides, LeadingDimensionsAbove2To31) {
           SparseMatrix c(m, n, l, which == 2 ? huge : (row ? n : m));
           if (!a.ok() || !b.ok() || !c.ok()) GTEST_SKIP() << "cannot reserve address space";
           for (int64_t i = 0; i < ar; ++i)
-            for (int64_t p = 0; p < ac; ++p) a.at(i, p) = static_cast<float>((i + 3 * p) % 5) - 2.0f;
+            for (int64_t p = 0; p < ac; ++p)
+              a.at(i, p) = static_cast<float>((i + 3 * p) % 5) - 2.0f;
           for (int64_t p = 0; p < br; ++p)
-            for (int64_t j = 0; j < bc; ++j) b.at(p, j) = static_cast<float>((2 * p + j) % 7) - 3.0f;
+            for (int64_t j = 0; j < bc; ++j)
+              b.at(p, j) = static_cast<float>((2 * p + j) % 7) - 3.0f;
           for (auto& cfg : configs) {
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j) c.at(i, j) = static_cast<float>(i - j);
@@ -493,7 +499,8 @@ TEST(Harness, CheckerDetectsWrongResultsAndPaddingWrites) {
   c0.fill([&](int64_t, int64_t) { return u(rng); });
   const Reference ref = reference_gemm(Trans::No, Trans::No, m, n, k, 1.0f, a, b, 1.0f, c0);
   Stored c = c0;
-  ASSERT_EQ(gemm(Trans::No, Trans::No, 1.0f, a.cview(), b.cview(), 1.0f, c.view(), *ctx), Status::Ok);
+  ASSERT_EQ(gemm(Trans::No, Trans::No, 1.0f, a.cview(), b.cview(), 1.0f, c.view(), *ctx),
+            Status::Ok);
   ASSERT_EQ(check_result(c, ref), "");
   // The bound is tight enough to matter: far below the result's magnitude.
   EXPECT_LT(ref.tol(4, 5), 1e-3 * (std::fabs(ref.at(4, 5)) + 1.0));
@@ -538,8 +545,8 @@ TEST(ViewApi, MixedLayoutsEveryCombination) {
           ASSERT_EQ(gemm(ta, tb, 0.75f, a.cview(), b.cview(), -0.5f, c.view(), *cfg.ctx),
                     Status::Ok);
           EXPECT_EQ(check_result(c, ref), "")
-              << "A " << name(la) << " B " << name(lb) << " C " << name(lc) << " op "
-              << name(ta) << name(tb) << " on " << cfg.name();
+              << "A " << name(la) << " B " << name(lb) << " C " << name(lc) << " op " << name(ta)
+              << name(tb) << " on " << cfg.name();
         }
       }
 }
@@ -571,8 +578,8 @@ TEST(CApi, SgemmMatchesReferenceOnDefaultContext) {
                                static_cast<ac_transpose_t>(tb), m, n, k, 1.5f, a.data(), a.ld(),
                                b.data(), b.ld(), 0.25f, c.data(), c.ld()),
                       AC_STATUS_OK);
-            EXPECT_EQ(check_result(c, ref), "") << name(l) << " " << name(ta) << name(tb)
-                                                << " " << to_string(isa) << "/" << t;
+            EXPECT_EQ(check_result(c, ref), "")
+                << name(l) << " " << name(ta) << name(tb) << " " << to_string(isa) << "/" << t;
           }
     }
   EXPECT_EQ(ac_set_isa(AC_ISA_AUTO), AC_STATUS_OK);
@@ -602,7 +609,8 @@ TEST(Semantics, SpecialValuesOnEveryPath) {
       for (int64_t j = 0; j < n; ++j) {
         double s = 0;  // small integers: exact in float
         for (int64_t p = 0; p < k; ++p) s += static_cast<double>(a.at(i, p)) * b.at(p, j);
-        ASSERT_EQ(c.at(i, j), static_cast<float>(s)) << cfg.name() << " beta=0 at " << i << "," << j;
+        ASSERT_EQ(c.at(i, j), static_cast<float>(s))
+            << cfg.name() << " beta=0 at " << i << "," << j;
       }
     // alpha == 0 with NaN/Inf operands; beta scales.
     a.fill([&](int64_t i, int64_t) { return i % 2 ? qnan() : inf; });
@@ -616,20 +624,21 @@ TEST(Semantics, SpecialValuesOnEveryPath) {
         ASSERT_EQ(c.at(i, j), 2.0f * static_cast<float>(i - j)) << cfg.name() << " alpha=0";
     // alpha == 0, beta == 0: zeros, even over NaN in C.
     c.fill([](int64_t, int64_t) { return qnan(); });
-    ASSERT_EQ(gemm(Layout::ColMajor, Trans::Yes, Trans::Yes, m, n, k, 0.0f, a.data(), k,
-                   b.data(), n, 0.0f, c.data(), m, *cfg.ctx),
+    ASSERT_EQ(gemm(Layout::ColMajor, Trans::Yes, Trans::Yes, m, n, k, 0.0f, a.data(), k, b.data(),
+                   n, 0.0f, c.data(), m, *cfg.ctx),
               Status::Ok);
     for (float x : c.memory()) ASSERT_TRUE(x == 0.0f || is_sentinel(x)) << cfg.name();
     // k == 0 with NULL A and B: C = beta * C.
     c.fill([](int64_t i, int64_t j) { return static_cast<float>(i * 100 + j); });
-    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, 0, 1.0f, nullptr, 1, nullptr,
-                   n, -3.0f, c.data(), c.ld(), *cfg.ctx),
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, 0, 1.0f, nullptr, 1, nullptr, n,
+                   -3.0f, c.data(), c.ld(), *cfg.ctx),
               Status::Ok);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         ASSERT_EQ(c.at(i, j), -3.0f * static_cast<float>(i * 100 + j)) << cfg.name() << " k=0";
     // alpha == 0, beta == 1: C unchanged bit for bit.
-    c.fill([&](int64_t i, int64_t j) { return (i + j) % 3 == 0 ? -0.0f : (i % 2 ? qnan() : 1.5f); });
+    c.fill(
+        [&](int64_t i, int64_t j) { return (i + j) % 3 == 0 ? -0.0f : (i % 2 ? qnan() : 1.5f); });
     const std::vector<float> before = c.memory();
     ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 0.0f, a.data(), a.ld(),
                    b.data(), b.ld(), 1.0f, c.data(), c.ld(), *cfg.ctx),

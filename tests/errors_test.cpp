@@ -109,26 +109,26 @@ TEST_F(Errors, CheckOrder) {
   const Layout bad_l = static_cast<Layout>(1);
   const Trans bad_t = static_cast<Trans>(1);
   float* c = buf_.c.data();
-  EXPECT_EQ(gemm(bad_l, bad_t, Trans::No, -1, 4, 4, 1.0f, nullptr, 0, nullptr, 0, 0.0f, nullptr,
-                 0, ctx()),
+  EXPECT_EQ(gemm(bad_l, bad_t, Trans::No, -1, 4, 4, 1.0f, nullptr, 0, nullptr, 0, 0.0f, nullptr, 0,
+                 ctx()),
             Status::InvalidLayout);
-  EXPECT_EQ(gemm(Layout::RowMajor, bad_t, Trans::No, -1, 4, 4, 1.0f, nullptr, 0, nullptr, 0,
-                 0.0f, nullptr, 0, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, bad_t, Trans::No, -1, 4, 4, 1.0f, nullptr, 0, nullptr, 0, 0.0f,
+                 nullptr, 0, ctx()),
             Status::InvalidTranspose);
   EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, -1, 4, 4, 1.0f, nullptr, 0, nullptr, 0,
                  0.0f, nullptr, 0, ctx()),
             Status::InvalidDimension);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, nullptr, 0, nullptr,
-                 kBig, 0.0f, nullptr, 4, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, nullptr, 0, nullptr, kBig,
+                 0.0f, nullptr, 4, ctx()),
             Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, nullptr, kBig / 2,
-                 nullptr, 4, 0.0f, nullptr, 4, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, nullptr, kBig / 2, nullptr,
+                 4, 0.0f, nullptr, 4, ctx()),
             Status::SizeOverflow);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, c, 4, nullptr, 4, 0.0f,
-                 c, 4, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, c, 4, nullptr, 4, 0.0f, c,
+                 4, ctx()),
             Status::NullPointer);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, c, 4, c + 100, 4, 0.0f,
-                 c, 4, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 4, 1.0f, c, 4, c + 100, 4, 0.0f, c,
+                 4, ctx()),
             Status::Aliasing);
   EXPECT_TRUE(buf_.c_untouched());
 }
@@ -152,8 +152,8 @@ TEST_P(LeadingDimension, EachTooSmallIsRejectedAndTheMinimumWorks) {
   const int64_t lda = row ? a_cols : a_rows, ldb = row ? b_cols : b_rows, ldc = row ? n : m;
   Buffers buf;
   auto run = [&](int64_t xa, int64_t xb, int64_t xc) {
-    return gemm(l, ta, tb, m, n, k, 1.0f, buf.a.data(), xa, buf.b.data(), xb, 0.0f,
-                buf.c.data(), xc, *ctx);
+    return gemm(l, ta, tb, m, n, k, 1.0f, buf.a.data(), xa, buf.b.data(), xb, 0.0f, buf.c.data(),
+                xc, *ctx);
   };
   EXPECT_EQ(run(lda - 1, ldb, ldc), Status::InvalidLeadingDimension) << "lda";
   EXPECT_EQ(run(lda, ldb - 1, ldc), Status::InvalidLeadingDimension) << "ldb";
@@ -191,8 +191,8 @@ std::vector<LdCase> all_ld_cases() {
 
 INSTANTIATE_TEST_SUITE_P(AllLayouts, LeadingDimension, ::testing::ValuesIn(all_ld_cases()),
                          [](const auto& info) {
-                           return std::string(name(info.param.layout)) + "_" +
-                                  name(info.param.ta) + name(info.param.tb);
+                           return std::string(name(info.param.layout)) + "_" + name(info.param.ta) +
+                                  name(info.param.tb);
                          });
 
 TEST_F(Errors, LeadingDimensionOfEmptyMatricesIsStillAtLeastOne) {
@@ -212,8 +212,8 @@ TEST_F(Errors, NullPointers) {
   float* c = buf_.c.data();
   auto g = [&](int64_t m, int64_t n, int64_t k, float alpha, const float* pa, const float* pb,
                float beta, float* pc) {
-    return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, alpha, pa, 8, pb, 8, beta, pc,
-                8, ctx());
+    return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, alpha, pa, 8, pb, 8, beta, pc, 8,
+                ctx());
   };
   // Operands that must be read or written.
   EXPECT_EQ(g(4, 4, 4, 1.0f, nullptr, b, 0.0f, c), Status::NullPointer);
@@ -221,15 +221,15 @@ TEST_F(Errors, NullPointers) {
   EXPECT_EQ(g(4, 4, 4, 1.0f, a, b, 0.0f, nullptr), Status::NullPointer);
   EXPECT_EQ(g(4, 4, 4, 0.0f, nullptr, nullptr, 0.0f, nullptr), Status::NullPointer);  // C written
   EXPECT_EQ(g(4, 4, 0, 1.0f, nullptr, nullptr, 2.0f, nullptr), Status::NullPointer);
-  EXPECT_EQ(ac_sgemm(AC_COL_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 4, 4, 4, 1.0f, nullptr, 4, b, 4,
-                     0.0f, c, 4),
-            AC_STATUS_NULL_POINTER);
+  EXPECT_EQ(
+      ac_sgemm(AC_COL_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 4, 4, 4, 1.0f, nullptr, 4, b, 4, 0.0f, c, 4),
+      AC_STATUS_NULL_POINTER);
   EXPECT_TRUE(buf_.c_untouched());
   // Not errors: the NULL operand is not accessed.
-  EXPECT_EQ(g(0, 4, 4, 1.0f, nullptr, nullptr, 0.0f, nullptr), Status::Ok);   // m == 0
-  EXPECT_EQ(g(4, 0, 4, 1.0f, nullptr, nullptr, 0.0f, nullptr), Status::Ok);   // n == 0
-  EXPECT_EQ(g(4, 4, 0, 1.0f, nullptr, nullptr, 1.0f, c), Status::Ok);         // k == 0
-  EXPECT_EQ(g(4, 4, 4, 0.0f, nullptr, b, 1.0f, c), Status::Ok);               // alpha == 0
+  EXPECT_EQ(g(0, 4, 4, 1.0f, nullptr, nullptr, 0.0f, nullptr), Status::Ok);  // m == 0
+  EXPECT_EQ(g(4, 0, 4, 1.0f, nullptr, nullptr, 0.0f, nullptr), Status::Ok);  // n == 0
+  EXPECT_EQ(g(4, 4, 0, 1.0f, nullptr, nullptr, 1.0f, c), Status::Ok);        // k == 0
+  EXPECT_EQ(g(4, 4, 4, 0.0f, nullptr, b, 1.0f, c), Status::Ok);              // alpha == 0
   EXPECT_EQ(g(4, 4, 4, 0.0f, a, nullptr, 1.0f, c), Status::Ok);
   EXPECT_TRUE(buf_.c_untouched());  // beta == 1 in all of them
   EXPECT_EQ(g(4, 4, 4, 0.0f, nullptr, nullptr, 0.5f, c), Status::Ok);
@@ -262,11 +262,11 @@ TEST_F(Errors, SizeOverflow) {
   EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 4, 1.0f, buf_.a.data(), 4,
                  buf_.b.data(), 64, 0.0f, top, 64, ctx()),
             Status::SizeOverflow);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 2048, 1.0f, top, 2048,
-                 buf_.b.data(), 4, 0.0f, buf_.c.data(), 4, ctx()),
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 4, 2048, 1.0f, top, 2048, buf_.b.data(),
+                 4, 0.0f, buf_.c.data(), 4, ctx()),
             Status::SizeOverflow);
-  EXPECT_EQ(ac_sgemm(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 3, 2, 2, 1.0f, buf_.a.data(),
-                     kBig / 2, buf_.b.data(), 2, 0.0f, buf_.c.data(), 2),
+  EXPECT_EQ(ac_sgemm(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 3, 2, 2, 1.0f, buf_.a.data(), kBig / 2,
+                     buf_.b.data(), 2, 0.0f, buf_.c.data(), 2),
             AC_STATUS_SIZE_OVERFLOW);
   EXPECT_TRUE(buf_.c_untouched());
 }
@@ -281,8 +281,8 @@ TEST_F(Errors, AliasingIsRefused) {
                  0.0f, p, 8, ctx()),
             Status::Aliasing);
   // C is B, column-major and transposed.
-  EXPECT_EQ(gemm(Layout::ColMajor, Trans::Yes, Trans::Yes, 8, 8, 8, 1.0f, buf_.a.data(), 8, p,
-                 8, 0.0f, p, 8, ctx()),
+  EXPECT_EQ(gemm(Layout::ColMajor, Trans::Yes, Trans::Yes, 8, 8, 8, 1.0f, buf_.a.data(), 8, p, 8,
+                 0.0f, p, 8, ctx()),
             Status::Aliasing);
   // C starts inside B's footprint.
   EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 8, 8, 8, 1.0f, buf_.a.data(), 8, p, 8,
@@ -300,18 +300,18 @@ TEST_F(Errors, AliasingIsRefused) {
   EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, row_major<const float>(buf_.a.data(), 8, 8),
                  col_major<const float>(p, 8, 8), 0.0f, row_major<float>(p + 8, 8, 8), ctx()),
             Status::Aliasing);
-  EXPECT_EQ(ac_sgemm(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 8, 8, 8, 1.0f, p, 8, buf_.b.data(),
-                     8, 0.0f, p, 8),
+  EXPECT_EQ(ac_sgemm(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 8, 8, 8, 1.0f, p, 8, buf_.b.data(), 8,
+                     0.0f, p, 8),
             AC_STATUS_ALIASING);
   EXPECT_EQ(m, before);
   // Not aliasing: A and B are not read (alpha == 0 or k == 0), so C may be anywhere.
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 8, 8, 8, 0.0f, p, 8, p, 8, 2.0f, p, 8,
-                 ctx()),
-            Status::Ok);
+  EXPECT_EQ(
+      gemm(Layout::RowMajor, Trans::No, Trans::No, 8, 8, 8, 0.0f, p, 8, p, 8, 2.0f, p, 8, ctx()),
+      Status::Ok);
   EXPECT_EQ(m[9], 2.0f * before[9]);
-  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 8, 8, 0, 1.0f, p, 1, p, 8, 1.0f, p, 8,
-                 ctx()),
-            Status::Ok);
+  EXPECT_EQ(
+      gemm(Layout::RowMajor, Trans::No, Trans::No, 8, 8, 0, 1.0f, p, 1, p, 8, 1.0f, p, 8, ctx()),
+      Status::Ok);
 }
 
 // C and A as disjoint blocks of one padded buffer: in row-major, column blocks interleave in
@@ -320,7 +320,7 @@ TEST_F(Errors, AliasingIsRefused) {
 struct BlockCase {
   const char* what;
   Layout l;
-  int64_t rows, cols, pad;        // the big matrix and its ld padding
+  int64_t rows, cols, pad;         // the big matrix and its ld padding
   int64_t a_r0, a_c0, c_r0, c_c0;  // where A (m x k) and C (m x n) start in it
 };
 
@@ -352,8 +352,8 @@ TEST_F(Errors, DisjointBlocksOfOneBufferAreNotAliasing) {
       float* C = &big.at(bc.c_r0, bc.c_c0);
       Status s;
       if (api == 0)
-        s = gemm(bc.l, Trans::No, Trans::No, m, n, k, 1.0f, A, big.ld(), b.data(), b.ld(), 0.5f,
-                 C, big.ld(), ctx());
+        s = gemm(bc.l, Trans::No, Trans::No, m, n, k, 1.0f, A, big.ld(), b.data(), b.ld(), 0.5f, C,
+                 big.ld(), ctx());
       else
         s = gemm(Trans::No, Trans::No, 1.0f, MatrixView<const float>{A, m, k, big.ld(), bc.l},
                  b.cview(), 0.5f, MatrixView<float>{C, m, n, big.ld(), bc.l}, ctx());
@@ -362,9 +362,9 @@ TEST_F(Errors, DisjointBlocksOfOneBufferAreNotAliasing) {
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           float e = 0.5f * before.at(bc.c_r0 + i, bc.c_c0 + j);
-          for (int64_t p = 0; p < k; ++p)
-            e += before.at(bc.a_r0 + i, bc.a_c0 + p) * b.at(p, j);
-          EXPECT_EQ(big.at(bc.c_r0 + i, bc.c_c0 + j), e) << bc.what << " C(" << i << "," << j << ")";
+          for (int64_t p = 0; p < k; ++p) e += before.at(bc.a_r0 + i, bc.a_c0 + p) * b.at(p, j);
+          EXPECT_EQ(big.at(bc.c_r0 + i, bc.c_c0 + j), e)
+              << bc.what << " C(" << i << "," << j << ")";
         }
       // Nothing outside C changed (A, the rest of the matrix, padding, guards).
       std::size_t changed = 0;
@@ -387,25 +387,34 @@ TEST_F(Errors, ShapeMismatchInViews) {
   float* c = buf_.c.data();
   auto vc = row_major<float>(c, 4, 5);  // m = 4, n = 5
   // A must be 4 x k (k x 4 transposed), B k x 5 (5 x k transposed).
-  EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
-            Status::Ok);
-  EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, row_major(a, 5, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
-            Status::ShapeMismatch);  // A rows != C rows
-  EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 6), 0.0f, vc, ctx()),
-            Status::ShapeMismatch);  // B cols != C cols
-  EXPECT_EQ(gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 2, 5), 0.0f, vc, ctx()),
-            Status::ShapeMismatch);  // inner dimensions
-  EXPECT_EQ(gemm(Trans::Yes, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
-            Status::ShapeMismatch);  // op(A) is 3 x 4
-  EXPECT_EQ(gemm(Trans::Yes, Trans::No, 1.0f, col_major(a, 3, 4), row_major(a, 3, 5), 0.0f, vc, ctx()),
-            Status::Ok);
-  EXPECT_EQ(gemm(Trans::No, Trans::Yes, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
-            Status::ShapeMismatch);  // op(B) is 5 x 3
-  EXPECT_EQ(gemm(Trans::No, Trans::Yes, 1.0f, row_major(a, 4, 3), col_major(a, 5, 3), 0.0f, vc, ctx()),
-            Status::Ok);
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
+      Status::Ok);
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::No, 1.0f, row_major(a, 5, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
+      Status::ShapeMismatch);  // A rows != C rows
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 6), 0.0f, vc, ctx()),
+      Status::ShapeMismatch);  // B cols != C cols
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 2, 5), 0.0f, vc, ctx()),
+      Status::ShapeMismatch);  // inner dimensions
+  EXPECT_EQ(
+      gemm(Trans::Yes, Trans::No, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
+      Status::ShapeMismatch);  // op(A) is 3 x 4
+  EXPECT_EQ(
+      gemm(Trans::Yes, Trans::No, 1.0f, col_major(a, 3, 4), row_major(a, 3, 5), 0.0f, vc, ctx()),
+      Status::Ok);
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::Yes, 1.0f, row_major(a, 4, 3), row_major(a, 3, 5), 0.0f, vc, ctx()),
+      Status::ShapeMismatch);  // op(B) is 5 x 3
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::Yes, 1.0f, row_major(a, 4, 3), col_major(a, 5, 3), 0.0f, vc, ctx()),
+      Status::Ok);
   // A mismatch is reported even when nothing would be read.
-  EXPECT_EQ(gemm(Trans::No, Trans::No, 0.0f, row_major(a, 4, 0), row_major(a, 1, 5), 1.0f, vc, ctx()),
-            Status::ShapeMismatch);
+  EXPECT_EQ(
+      gemm(Trans::No, Trans::No, 0.0f, row_major(a, 4, 0), row_major(a, 1, 5), 1.0f, vc, ctx()),
+      Status::ShapeMismatch);
 }
 
 TEST(Configuration, ThreadCounts) {
@@ -496,7 +505,8 @@ void expect_usable(Context& ctx) {
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 5; ++j) {
       float s = 0;
-      for (int p = 0; p < 4; ++p) s += a[static_cast<std::size_t>(i * 4 + p)] * b[static_cast<std::size_t>(p * 5 + j)];
+      for (int p = 0; p < 4; ++p)
+        s += a[static_cast<std::size_t>(i * 4 + p)] * b[static_cast<std::size_t>(p * 5 + j)];
       ASSERT_EQ(c[static_cast<std::size_t>(i * 5 + j)], s);
     }
 }
@@ -620,8 +630,9 @@ TEST(HardwareProfile, BadPageSizeIsRejected) {
 
 TEST(HardwareProfile, PartialOverrideIsApplied) {
   const HardwareProfile& det = detected_hardware();
-  const std::string path = write_temp(
-      "partial", "{\"version\": 1, \"l2_bytes\": 524288, \"freq_ghz\": 2.25, "
+  const std::string path =
+      write_temp("partial",
+                 "{\"version\": 1, \"l2_bytes\": 524288, \"freq_ghz\": 2.25, "
                  "\"fork_join_us\": 7.5, \"bw_l3_gbs\": 33.0, \"unknown_key\": [1, 2]}");
   auto check = [&](const HardwareProfile& hw) {
     EXPECT_EQ(hw.l2_bytes, 524288);
@@ -673,8 +684,10 @@ class ScopedEnv {
     if (const char* v = std::getenv(name)) saved_ = v, had_ = true;
   }
   ~ScopedEnv() {
-    if (had_) ::setenv(name_, saved_.c_str(), 1);
-    else ::unsetenv(name_);
+    if (had_)
+      ::setenv(name_, saved_.c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   void set(const char* value) { ::setenv(name_, value, 1); }
   ScopedEnv(const ScopedEnv&) = delete;

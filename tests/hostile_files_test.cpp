@@ -81,7 +81,8 @@ Outcome run_isolated(const std::function<Status(std::string&)>& load) {
     const Status s = load(reason);
     const int code = static_cast<int>(s);
     reason.resize(std::min<std::size_t>(reason.size(), 4000));  // within the pipe's buffer
-    if (::write(fds[1], &code, sizeof code) < 0 || ::write(fds[1], reason.data(), reason.size()) < 0)
+    if (::write(fds[1], &code, sizeof code) < 0 ||
+        ::write(fds[1], reason.data(), reason.size()) < 0)
       ::_exit(2);
     ::_exit(0);
   }
@@ -110,7 +111,8 @@ Outcome run_isolated(const std::function<Status(std::string&)>& load) {
       o.status = static_cast<Status>(code);
       char buf[4096];
       ssize_t n = 0;
-      while ((n = ::read(fds[0], buf, sizeof buf)) > 0) o.reason.append(buf, static_cast<std::size_t>(n));
+      while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
+        o.reason.append(buf, static_cast<std::size_t>(n));
     } else {
       o.finished = false;
     }
@@ -120,7 +122,8 @@ Outcome run_isolated(const std::function<Status(std::string&)>& load) {
 }
 
 // The outcome must be a quick rejection with `status` whose reason contains `why`.
-void expect_rejected(const Outcome& o, Status status, const std::string& why, const std::string& what) {
+void expect_rejected(const Outcome& o, Status status, const std::string& why,
+                     const std::string& what) {
   ASSERT_TRUE(o.finished) << what << ": did not return within " << kDeadlineS << " s";
   EXPECT_EQ(o.status, status) << what << ": " << o.reason;
   EXPECT_NE(o.reason.find(why), std::string::npos) << what << ": reason '" << o.reason << "'";
@@ -228,13 +231,15 @@ TEST_F(HostileFiles, DirectoryIsRejectedAsSuch) {
 TEST_F(HostileFiles, HugeGarbagePlanFileRejectedByItsMagic) {
   const off_t gib = off_t{1} << 30;
   const std::string at_cap = sparse("garbage_1g.plan", "GARBAGE!", gib);
-  expect_rejected(load_plan_isolated(at_cap), Status::InvalidPlanFile, "bad magic", "1 GiB garbage");
+  expect_rejected(load_plan_isolated(at_cap), Status::InvalidPlanFile, "bad magic",
+                  "1 GiB garbage");
   const std::string over = sparse("garbage_big.plan", "GARBAGE!", gib + 4096);
   expect_rejected(load_plan_isolated(over), Status::InvalidPlanFile, "bad magic",
                   "1 GiB + 4 KiB garbage");
   // With the right magic, the size cap applies before anything else is read.
   const std::string big = sparse("big.plan", std::string("ACPLAN\0\0", 8), gib + 4096);
-  expect_rejected(load_plan_isolated(big), Status::InvalidPlanFile, "too large", "1 GiB + 4 KiB plan");
+  expect_rejected(load_plan_isolated(big), Status::InvalidPlanFile, "too large",
+                  "1 GiB + 4 KiB plan");
 }
 
 TEST_F(HostileFiles, OversizedProfileRejectedBeforeReading) {

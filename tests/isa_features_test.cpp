@@ -6,18 +6,18 @@
 // lacks (any of them, not only the ones that pick the fp32 path).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "dispatch/internal_access.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
 #include "hw/feature_claims.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -59,8 +59,8 @@ std::vector<bf16> bf16_values(std::size_t n, int seed) {
 }
 
 // C = A B (row-major, m x k times k x n, or B stored n x k when tb) in exact arithmetic.
-std::vector<float> reference(const std::vector<bf16>& a, const std::vector<bf16>& b,
-                             int64_t m, int64_t n, int64_t k, bool tb) {
+std::vector<float> reference(const std::vector<bf16>& a, const std::vector<bf16>& b, int64_t m,
+                             int64_t n, int64_t k, bool tb) {
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -81,8 +81,8 @@ struct Bf16Call {
 Status run_bf16(Context& ctx, const Bf16Call& s, std::vector<float>& c) {
   const auto a = bf16_values(static_cast<std::size_t>(s.m * s.k), 1);
   const auto b = bf16_values(static_cast<std::size_t>(s.k * s.n), 3);
-  return gemm_bf16(Layout::RowMajor, Trans::No, s.tb ? Trans::Yes : Trans::No, s.m, s.n, s.k,
-                   1.0f, a.data(), s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n, ctx);
+  return gemm_bf16(Layout::RowMajor, Trans::No, s.tb ? Trans::Yes : Trans::No, s.m, s.n, s.k, 1.0f,
+                   a.data(), s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n, ctx);
 }
 
 // Runs the call and checks it exactly.
@@ -162,8 +162,10 @@ TEST(IsaFeatures, ProfileDisablingDotProductsSelectsFallbackKernels) {
   EXPECT_FALSE(ctx->hardware().avx512_vnni);
   EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::Bf16));
   EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::U8S8));
-  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, ctx->isa())->name, "fp32-convert");
-  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, ctx->isa())->name, "int32-generic");
+  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, ctx->isa())->name,
+               "fp32-convert");
+  EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, ctx->isa())->name,
+               "int32-generic");
   EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).wq_kernels(ctx->isa()).name, "int32-generic");
   std::remove(profile.c_str());
 }
@@ -213,8 +215,9 @@ TEST(IsaFeatures, NativeTilePlanFileRejectedWhenProfileDisablesIt) {
     DType dtype;
     bool dot;
   };
-  for (const Case& c : {Case{"bf16 6x64", DType::Bf16, false}, Case{"int8 6x64", DType::U8S8, false},
-                        Case{"bf16 dot", DType::Bf16, true}, Case{"int8 dot", DType::U8S8, true}}) {
+  for (const Case& c :
+       {Case{"bf16 6x64", DType::Bf16, false}, Case{"int8 6x64", DType::U8S8, false},
+        Case{"bf16 dot", DType::Bf16, true}, Case{"int8 dot", DType::U8S8, true}}) {
     SCOPED_TRACE(c.name);
     ctx->clear_plan_cache();
     // The key a real call makes: 64 x 64 x 64, B stored N x K for the dot plans.
@@ -261,8 +264,8 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
   // fp32: the planner's plan with a wider nr than its tile writes.
   {
     std::vector<float> a(64 * 64, 1.0f), b(64 * 64, 1.0f), c(64 * 64, 0.0f);
-    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64,
-                   b.data(), 64, 0.0f, c.data(), 64, ctx),
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64, b.data(),
+                   64, 0.0f, c.data(), 64, ctx),
               Status::Ok);
     const ShapeKey key = only_key(ctx);
     Plan bad = *::adaptcore::detail::impl_of(ctx).cache().find(key);
@@ -271,8 +274,8 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
     ctx.clear_plan_cache();
     ::adaptcore::detail::impl_of(ctx).cache().insert(key, bad);
     std::fill(c.begin(), c.end(), -7.0f);
-    EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64,
-                   b.data(), 64, 0.0f, c.data(), 64, ctx),
+    EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64, b.data(),
+                   64, 0.0f, c.data(), 64, ctx),
               Status::InternalError);
     EXPECT_EQ(c, std::vector<float>(64 * 64, -7.0f)) << "C written by a rejected plan";
   }
@@ -283,10 +286,11 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
     const Bf16Call s{64, 64, 64, false};
     run_bf16_checked(ctx, s);
     const ShapeKey key = only_key(ctx);
-    const kernels::LowpKernels& ks = *::adaptcore::detail::impl_of(ctx).lowp_kernels(DType::Bf16, ctx.isa());
+    const kernels::LowpKernels& ks =
+        *::adaptcore::detail::impl_of(ctx).lowp_kernels(DType::Bf16, ctx.isa());
     ASSERT_GE(ks.tiles.size(), 1u);
-    const Plan bad = native_packed_plan(key, 0, ks.tiles[0].mr == 6 ? 14 : 6,
-                                        ks.tiles[0].nr == 64 ? 32 : 64);
+    const Plan bad =
+        native_packed_plan(key, 0, ks.tiles[0].mr == 6 ? 14 : 6, ks.tiles[0].nr == 64 ? 32 : 64);
     ctx.clear_plan_cache();
     ::adaptcore::detail::impl_of(ctx).cache().insert(key, bad);
     std::vector<float> c(64 * 64, -7.0f);
@@ -327,14 +331,14 @@ TEST(IsaFeatures, FeatureClaimsCheckedAgainstTheCpu) {
     bool HardwareProfile::*field;
     const char* name;
   };
-  for (const Missing& m : {Missing{&HardwareProfile::fma3, "fma3"},
-                           Missing{&HardwareProfile::avx2, "avx2"},
-                           Missing{&HardwareProfile::avx512f, "avx512f"},
-                           Missing{&HardwareProfile::avx512bw, "avx512bw"},
-                           Missing{&HardwareProfile::avx512dq, "avx512dq"},
-                           Missing{&HardwareProfile::avx512vl, "avx512vl"},
-                           Missing{&HardwareProfile::avx512_bf16, "avx512_bf16"},
-                           Missing{&HardwareProfile::avx512_vnni, "avx512_vnni"}}) {
+  for (const Missing& m :
+       {Missing{&HardwareProfile::fma3, "fma3"}, Missing{&HardwareProfile::avx2, "avx2"},
+        Missing{&HardwareProfile::avx512f, "avx512f"},
+        Missing{&HardwareProfile::avx512bw, "avx512bw"},
+        Missing{&HardwareProfile::avx512dq, "avx512dq"},
+        Missing{&HardwareProfile::avx512vl, "avx512vl"},
+        Missing{&HardwareProfile::avx512_bf16, "avx512_bf16"},
+        Missing{&HardwareProfile::avx512_vnni, "avx512_vnni"}}) {
     HardwareProfile cpu = all;
     cpu.*m.field = false;
     EXPECT_EQ(unsupported_feature_claims(all, cpu), m.name);

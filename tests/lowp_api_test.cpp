@@ -3,13 +3,13 @@
 // dtype; plans of every dtype survive a plan file round trip.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 #include "adaptcore/adaptcore.h"
-#include "lowp_test_util.hpp"
 #include "dispatch/internal_access.hpp"
+#include "lowp_test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -69,23 +69,23 @@ TEST_F(LowpErrors, OverflowNullAliasing) {
   const Trans N = Trans::No;
   EXPECT_EQ(bf16(R, N, N, kBig / 2, 2, 4, 4, 2, kBig / 2), Status::SizeOverflow);
   EXPECT_EQ(int8(R, N, N, 3, 2, 4, kBig / 2, 2, 2), Status::SizeOverflow);  // 2 lda + 4 bytes
-  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, nullptr, 4, b_.b.data(), 4, 0.0f, b_.c.data(), 4,
-                      *ctx_),
-            Status::NullPointer);
+  EXPECT_EQ(
+      gemm_bf16(R, N, N, 4, 4, 4, 1.0f, nullptr, 4, b_.b.data(), 4, 0.0f, b_.c.data(), 4, *ctx_),
+      Status::NullPointer);
   EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, b_.a.data(), 4, b_.b.data(), 4, 0.0f,
                       static_cast<float*>(nullptr), 4, *ctx_),
             Status::NullPointer);
-  EXPECT_EQ(gemm_u8s8s32(R, N, N, 4, 4, 4, b_.a8.data(), 4, {}, nullptr, 4, {}, 0, b_.c32.data(),
-                         4, *ctx_),
+  EXPECT_EQ(gemm_u8s8s32(R, N, N, 4, 4, 4, b_.a8.data(), 4, {}, nullptr, 4, {}, 0, b_.c32.data(), 4,
+                         *ctx_),
             Status::NullPointer);
   // C overlapping A (same buffer, bf16 output on A's grid) and C overlapping B (int8).
   std::vector<adaptcore::bf16> buf(64, adaptcore::bf16(1.0f));
-  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, buf.data(), 4, b_.b.data(), 4, 0.0f,
-                      buf.data() + 2, 4, *ctx_),
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 4, 4, 1.0f, buf.data(), 4, b_.b.data(), 4, 0.0f, buf.data() + 2,
+                      4, *ctx_),
             Status::Aliasing);
   // Disjoint blocks of one buffer on the same grid are not aliasing.
-  EXPECT_EQ(gemm_bf16(R, N, N, 4, 2, 2, 1.0f, buf.data(), 8, b_.b.data(), 2, 0.0f,
-                      buf.data() + 4, 8, *ctx_),
+  EXPECT_EQ(gemm_bf16(R, N, N, 4, 2, 2, 1.0f, buf.data(), 8, b_.b.data(), 2, 0.0f, buf.data() + 4,
+                      8, *ctx_),
             Status::Ok);
   std::vector<std::int32_t> c32(64);
   EXPECT_EQ(gemm_u8s8s32(R, N, N, 4, 4, 4, b_.a8.data(), 4, {},
@@ -113,8 +113,8 @@ TEST(LowpCApi, MatchesCpp) {
   const std::uint16_t one = float_to_bf16(1.0f), two = float_to_bf16(2.0f);
   std::vector<std::uint16_t> a(6, one), b(12, two);
   std::vector<float> c(8, 0.0f);
-  ASSERT_EQ(ac_gemm_bf16bf16f32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, 1.0f, a.data(),
-                                3, b.data(), 4, 0.0f, c.data(), 4),
+  ASSERT_EQ(ac_gemm_bf16bf16f32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, 1.0f, a.data(), 3,
+                                b.data(), 4, 0.0f, c.data(), 4),
             AC_STATUS_OK);
   for (float v : c) EXPECT_EQ(v, 6.0f);
   std::vector<std::uint16_t> cb(8, 0);
@@ -129,7 +129,8 @@ TEST(LowpCApi, MatchesCpp) {
   ASSERT_EQ(ac_gemm_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, a8.data(), 3, &azp, 1,
                             b8.data(), 4, bzp, 4, 1, c32.data(), 4, AC_OFFSET_NONE, nullptr),
             AC_STATUS_OK);
-  for (int j = 0; j < 4; ++j) EXPECT_EQ(c32[static_cast<std::size_t>(j)], 1 + 3 * 190 * (-7 - bzp[j]));
+  for (int j = 0; j < 4; ++j)
+    EXPECT_EQ(c32[static_cast<std::size_t>(j)], 1 + 3 * 190 * (-7 - bzp[j]));
   ASSERT_EQ(ac_gemm_s8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, 2, 4, 3, s8.data(), 3, nullptr,
                             0, b8.data(), 4, nullptr, 0, 0, c32.data(), 4, AC_OFFSET_NONE, nullptr),
             AC_STATUS_OK);
@@ -142,22 +143,24 @@ TEST(LowpCApi, MatchesCpp) {
 TEST(LowpPlans, DistinctCacheKeysAndPlanFileRoundTrip) {
   auto ctx = make_context(Isa::Auto, 2);
   const int64_t m = 64, n = 96, k = 80;
-  std::vector<float> af(static_cast<std::size_t>(m * k), 1.0f), bf(static_cast<std::size_t>(k * n), 1.0f),
-      cf(static_cast<std::size_t>(m * n));
+  std::vector<float> af(static_cast<std::size_t>(m * k), 1.0f),
+      bf(static_cast<std::size_t>(k * n), 1.0f), cf(static_cast<std::size_t>(m * n));
   std::vector<bf16> ab(af.size(), bf16(1.0f)), bb(bf.size(), bf16(1.0f));
   std::vector<std::uint8_t> a8(af.size(), 1);
   std::vector<std::int8_t> b8(bf.size(), 1);
   std::vector<std::int32_t> c32(cf.size());
   const Layout R = Layout::RowMajor;
   const Trans N = Trans::No;
-  ASSERT_EQ(gemm(R, N, N, m, n, k, 1.0f, af.data(), k, bf.data(), n, 0.0f, cf.data(), n, *ctx), Status::Ok);
+  ASSERT_EQ(gemm(R, N, N, m, n, k, 1.0f, af.data(), k, bf.data(), n, 0.0f, cf.data(), n, *ctx),
+            Status::Ok);
   EXPECT_EQ(ctx->cached_plans(), 1u);
   ASSERT_EQ(gemm_bf16(R, N, N, m, n, k, 1.0f, ab.data(), k, bb.data(), n, 0.0f, cf.data(), n, *ctx),
             Status::Ok);
   EXPECT_EQ(ctx->cached_plans(), 2u);
   for (float v : cf) EXPECT_EQ(v, static_cast<float>(k));
-  ASSERT_EQ(gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *ctx),
-            Status::Ok);
+  ASSERT_EQ(
+      gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *ctx),
+      Status::Ok);
   EXPECT_EQ(ctx->cached_plans(), 3u);
   for (auto v : c32) EXPECT_EQ(v, k);
 
@@ -169,8 +172,9 @@ TEST(LowpPlans, DistinctCacheKeysAndPlanFileRoundTrip) {
   ASSERT_EQ(fresh->load_plan_file(path, &err), Status::Ok) << err;
   EXPECT_EQ(fresh->cached_plans(), 3u);
   std::remove(path.c_str());
-  ASSERT_EQ(gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *fresh),
-            Status::Ok);
+  ASSERT_EQ(
+      gemm_u8s8s32(R, N, N, m, n, k, a8.data(), k, {}, b8.data(), n, {}, 0, c32.data(), n, *fresh),
+      Status::Ok);
   for (auto v : c32) EXPECT_EQ(v, k);
 }
 
@@ -191,7 +195,8 @@ TEST(LowpPlans, KernelChoicePerPath) {
     ASSERT_NE(i8, nullptr);
     const bool avx512 = isa == Isa::Avx512;
     EXPECT_STREQ(bf->name, avx512 && hw.avx512_bf16 ? "avx512-bf16" : "fp32-convert");
-    EXPECT_STREQ(i8->name, avx512 && hw.avx512_vnni && hw.avx512bw ? "avx512-vnni" : "int32-generic");
+    EXPECT_STREQ(i8->name,
+                 avx512 && hw.avx512_vnni && hw.avx512bw ? "avx512-vnni" : "int32-generic");
     EXPECT_EQ(bf->isa, isa);
     EXPECT_EQ(i8->isa, isa);
   }

@@ -35,8 +35,8 @@ struct Bf16Case {
 };
 
 std::string describe(const Bf16Case& c) {
-  return std::string(c.bf16_out ? "bf16-out " : "f32-out ") + name(c.layout) + " " +
-         name(c.ta) + name(c.tb) + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+  return std::string(c.bf16_out ? "bf16-out " : "f32-out ") + name(c.layout) + " " + name(c.ta) +
+         name(c.tb) + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
          " k=" + std::to_string(c.k) + " alpha=" + std::to_string(c.alpha) +
          " beta=" + std::to_string(c.beta) + (c.wide ? " wide" : "");
 }
@@ -105,13 +105,11 @@ std::string run_case(const LowpRunner& r, const Bf16Case& c, std::mt19937_64& rn
       if (c.bf16_out) bound += std::ldexp(1.0, -8) * (std::fabs(ref) + bound);
       const double got = c.bf16_out ? bf16_to_float(Cb.at(i, j)) : Cf.at(i, j);
       if (!(std::fabs(got - ref) <= bound))
-        return "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " +
-               std::to_string(got) + ", reference " + std::to_string(ref) + ", bound " +
-               std::to_string(bound);
+        return "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) +
+               ", reference " + std::to_string(ref) + ", bound " + std::to_string(bound);
     }
   }
-  if (c.bf16_out ? !Cb.padding_is(kBf16Fill) : !Cf.padding_is(sentinel()))
-    return "wrote outside C";
+  if (c.bf16_out ? !Cb.padding_is(kBf16Fill) : !Cf.padding_is(sentinel())) return "wrote outside C";
   return {};
 }
 
@@ -169,13 +167,13 @@ TEST(LowpBf16, RoundingOfTheBf16Output) {
 TEST(LowpBf16, AlphaZeroAndEmptyDepth) {
   auto ctx = make_context(Isa::Auto, 2);
   std::vector<float> c(6, 2.0f);
-  ASSERT_EQ(gemm_bf16(Layout::RowMajor, Trans::No, Trans::No, 2, 3, 4, 0.0f, nullptr, 4, nullptr,
-                      3, 0.5f, c.data(), 3, *ctx),
+  ASSERT_EQ(gemm_bf16(Layout::RowMajor, Trans::No, Trans::No, 2, 3, 4, 0.0f, nullptr, 4, nullptr, 3,
+                      0.5f, c.data(), 3, *ctx),
             Status::Ok);
   for (float v : c) EXPECT_EQ(v, 1.0f);
   std::vector<bf16> cb(6, bf16(3.0f));
-  ASSERT_EQ(gemm_bf16(Layout::ColMajor, Trans::No, Trans::No, 2, 3, 0, 1.0f, nullptr, 2, nullptr,
-                      1, 2.0f, cb.data(), 2, *ctx),
+  ASSERT_EQ(gemm_bf16(Layout::ColMajor, Trans::No, Trans::No, 2, 3, 0, 1.0f, nullptr, 2, nullptr, 1,
+                      2.0f, cb.data(), 2, *ctx),
             Status::Ok);
   for (auto v : cb) EXPECT_EQ(static_cast<float>(v), 6.0f);
 }
@@ -212,7 +210,8 @@ TEST(LowpBf16, VectorRoundingMatchesPortable) {
       }
       ks->round_bf16(acc.data(), out.data(), n, beta);
       for (std::size_t j = 0; j < out.size(); ++j) {
-        const bool both_nan = std::isnan(bf16_to_float(out[j])) && std::isnan(bf16_to_float(want[j]));
+        const bool both_nan =
+            std::isnan(bf16_to_float(out[j])) && std::isnan(bf16_to_float(want[j]));
         ASSERT_TRUE(out[j] == want[j] || (both_nan && j < static_cast<std::size_t>(n)))
             << "n=" << n << " beta=" << beta << " j=" << j << " got " << out[j] << " want "
             << want[j];

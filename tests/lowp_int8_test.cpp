@@ -22,9 +22,9 @@ struct Int8Case {
 };
 
 std::string describe(const Int8Case& c) {
-  return std::string(c.kind == LowpKind::U8S8S32 ? "u8s8" : "s8s8") + " " + name(c.layout) +
-         " " + name(c.ta) + name(c.tb) + " m=" + std::to_string(c.m) + " n=" +
-         std::to_string(c.n) + " k=" + std::to_string(c.k) + " beta=" + std::to_string(c.beta) +
+  return std::string(c.kind == LowpKind::U8S8S32 ? "u8s8" : "s8s8") + " " + name(c.layout) + " " +
+         name(c.ta) + name(c.tb) + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+         " k=" + std::to_string(c.k) + " beta=" + std::to_string(c.beta) +
          " zp=" + std::to_string(c.a_zp_mode) + "/" + std::to_string(c.b_zp_mode) +
          " ext=" + std::to_string(c.extremes);
 }
@@ -83,16 +83,21 @@ std::string run_case(const LowpRunner& r, const Int8Case& c, std::mt19937_64& rn
   };
   auto b_val = [&](int64_t p, int64_t j) -> int64_t { return tb ? B.at(j, p) : B.at(p, j); };
   for (int64_t i = 0; i < c.m; ++i) {
-    const int64_t za = c.a_zp_mode == 0 ? 0 : c.a_zp_mode == 1 ? azp[0] : azp[static_cast<std::size_t>(i)];
+    const int64_t za = c.a_zp_mode == 0   ? 0
+                       : c.a_zp_mode == 1 ? azp[0]
+                                          : azp[static_cast<std::size_t>(i)];
     for (int64_t j = 0; j < c.n; ++j) {
-      const int64_t zb = c.b_zp_mode == 0 ? 0 : c.b_zp_mode == 1 ? bzp[0] : bzp[static_cast<std::size_t>(j)];
+      const int64_t zb = c.b_zp_mode == 0   ? 0
+                         : c.b_zp_mode == 1 ? bzp[0]
+                                            : bzp[static_cast<std::size_t>(j)];
       int64_t ref = 0;
       for (int64_t p = 0; p < c.k; ++p) ref += (a_val(i, p) - za) * (b_val(p, j) - zb);
       ref += static_cast<int64_t>(c.beta) * C0.at(i, j);
-      const auto want = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(ref)));
+      const auto want =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(ref)));
       if (C.at(i, j) != want)
-        return "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " +
-               std::to_string(C.at(i, j)) + ", want " + std::to_string(want) + " (int64 " +
+        return "C(" + std::to_string(i) + "," + std::to_string(j) +
+               ") = " + std::to_string(C.at(i, j)) + ", want " + std::to_string(want) + " (int64 " +
                std::to_string(ref) + ")";
     }
   }

@@ -23,8 +23,8 @@ struct PackCase {
 
 // The packed word of group g, column j (zero past k and n), as lowp.hpp defines it.
 template <class T>
-std::uint32_t want_word(const std::vector<T>& b, const PackCase& c, int group, int bits,
-                        int64_t g, int64_t j) {
+std::uint32_t want_word(const std::vector<T>& b, const PackCase& c, int group, int bits, int64_t g,
+                        int64_t j) {
   if (j >= c.n) return 0;
   std::uint32_t w = 0;
   for (int q = 0; q < group; ++q) {
@@ -72,13 +72,15 @@ std::string check_pack(const kernels::LowpKernels& ks, const PackCase& c, std::m
         for (int q = 0; q < 4; ++q) {
           const auto byte = static_cast<std::uint8_t>(w >> (8 * q));
           s += (c.flags & kernels::kSigned) != 0
-                   ? static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(byte)))
+                   ? static_cast<std::uint32_t>(
+                         static_cast<std::int32_t>(static_cast<std::int8_t>(byte)))
                    : byte;
         }
       }
       if (static_cast<std::uint32_t>(colsum[static_cast<std::size_t>(j)]) != s)
-        return "column sum " + std::to_string(j) + ": " + std::to_string(colsum[static_cast<std::size_t>(j)]) +
-               ", want " + std::to_string(static_cast<std::int32_t>(s));
+        return "column sum " + std::to_string(j) + ": " +
+               std::to_string(colsum[static_cast<std::size_t>(j)]) + ", want " +
+               std::to_string(static_cast<std::int32_t>(s));
     }
   }
   return {};
@@ -87,8 +89,8 @@ std::string check_pack(const kernels::LowpKernels& ks, const PackCase& c, std::m
 std::vector<PackCase> cases(int group) {
   std::vector<PackCase> out;
   for (const bool t : {true, false}) {
-    for (const int64_t k : {int64_t{1}, int64_t{3}, int64_t{2 * 16 * group}, int64_t{37 * group + 1},
-                            int64_t{2048}}) {
+    for (const int64_t k : {int64_t{1}, int64_t{3}, int64_t{2 * 16 * group},
+                            int64_t{37 * group + 1}, int64_t{2048}}) {
       for (const int64_t n : {int64_t{1}, int64_t{17}, int64_t{64}, int64_t{100}}) {
         // Leading dimensions: tight, and 4 KiB multiples (the set-conflict case) when transposed.
         const int64_t tight = t ? k : n;

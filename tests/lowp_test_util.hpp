@@ -16,8 +16,8 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
-#include "planner/planner.hpp"
 #include "plan/type_config.hpp"
+#include "planner/planner.hpp"
 #include "test_util.hpp"
 
 namespace adaptcore::test {
@@ -54,8 +54,8 @@ struct Mat {
 // One way of running low-precision calls.
 struct LowpRunner {
   std::string name;
-  std::unique_ptr<Context> ctx;                  // through the public API, or
-  const kernels::LowpKernels* table = nullptr;   // straight on a kernel table
+  std::unique_ptr<Context> ctx;                 // through the public API, or
+  const kernels::LowpKernels* table = nullptr;  // straight on a kernel table
   int threads = 1;
   std::unique_ptr<ThreadPool> pool;
   // > 0: the table's in-place-B (direct) kernels with depth blocks of this many values,

@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-
 #include <atomic>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "dispatch/internal_access.hpp"
 #include "exec/host_openmp.hpp"
 #include "process_test_util.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {

@@ -3,19 +3,19 @@
 // ADAPTCORE_PLAN_FILE variable and the warning on stderr.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "adaptcore/adaptcore.h"
 #include "core/problem.hpp"
+#include "dispatch/internal_access.hpp"
 #include "dispatch/plan_file.hpp"
 #include "test_util.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore {
 namespace {
@@ -44,10 +44,12 @@ void fix_checksum(std::string& bytes) {
 }
 
 void put_u32(std::string& bytes, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    bytes[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
 }
 void put_u64(std::string& bytes, std::size_t at, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    bytes[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
 }
 // Offset of the entry count: magic, format, lib_len, lib, isa, fingerprint.
 std::size_t count_offset() { return 8 + 4 + 4 + std::string_view(version()).size() + 4 + 8; }
@@ -77,9 +79,9 @@ struct Shape {
 
 const std::vector<Shape>& shapes() {
   static const std::vector<Shape> s = {
-      {Trans::No, Trans::No, 3, 5, 7},        {Trans::No, Trans::No, 67, 131, 300},
-      {Trans::No, Trans::Yes, 4, 96, 257},    {Trans::Yes, Trans::No, 40, 33, 70},
-      {Trans::Yes, Trans::Yes, 17, 200, 19},  {Trans::No, Trans::Yes, 1, 1000, 64},
+      {Trans::No, Trans::No, 3, 5, 7},       {Trans::No, Trans::No, 67, 131, 300},
+      {Trans::No, Trans::Yes, 4, 96, 257},   {Trans::Yes, Trans::No, 40, 33, 70},
+      {Trans::Yes, Trans::Yes, 17, 200, 19}, {Trans::No, Trans::Yes, 1, 1000, 64},
       {Trans::No, Trans::No, 300, 64, 1100},
   };
   return s;
@@ -191,8 +193,9 @@ TEST(PlanFile, WeightQuantizedPlansRoundTrip) {
     spec.format = cs.format;
     spec.group_size = cs.group;
     handles.emplace_back();
-    ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec,
-                               handles.back(), *ctx), Status::Ok);
+    ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, handles.back(),
+                               *ctx),
+              Status::Ok);
     first.emplace_back();
     ASSERT_EQ(run(*ctx, cs, handles.back(), first.back()), Status::Ok);
   }
@@ -253,7 +256,8 @@ TEST(PlanFile, LoadedPlanIsTheOneRun) {
       auto ctx2 = fresh(2, isa);
       const std::string bytes = write_plan_bytes({{key, odd}}, ctx2->hardware(), ctx2->isa());
       std::string err;
-      ASSERT_EQ(load_plan_bytes(::adaptcore::detail::impl_of(*ctx2), bytes, &err), Status::Ok) << err;
+      ASSERT_EQ(load_plan_bytes(::adaptcore::detail::impl_of(*ctx2), bytes, &err), Status::Ok)
+          << err;
       const Plan* got = ::adaptcore::detail::impl_of(*ctx2).cache().find(key);
       ASSERT_NE(got, nullptr);
       EXPECT_TRUE(same_plan(*got, odd));
@@ -280,11 +284,11 @@ Status load(Context& ctx, const std::string& bytes, std::string* why = nullptr) 
 TEST(PlanFile, ForeignHardwareRejected) {
   auto ctx = fresh();
   const ShapeKey key = run_checked(*ctx, shapes()[1]);
-  const std::vector<PlanEntry> entries = {{key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
+  const std::vector<PlanEntry> entries = {
+      {key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
   auto target = fresh();
   std::string why;
-  ASSERT_EQ(load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa()), &why),
-            Status::Ok)
+  ASSERT_EQ(load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa()), &why), Status::Ok)
       << why;
   target->clear_plan_cache();
 
@@ -333,12 +337,13 @@ TEST(PlanFile, OtherIsaRejected) {
 TEST(PlanFile, OtherVersionsRejected) {
   auto ctx = fresh();
   const ShapeKey key = run_checked(*ctx, shapes()[0]);
-  const std::vector<PlanEntry> entries = {{key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
+  const std::vector<PlanEntry> entries = {
+      {key, *::adaptcore::detail::impl_of(*ctx).cache().find(key)}};
   auto target = fresh();
   std::string why;
-  EXPECT_EQ(load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa(), "0.0.0-other"),
-                 &why),
-            Status::InvalidPlanFile);
+  EXPECT_EQ(
+      load(*target, write_plan_bytes(entries, ctx->hardware(), ctx->isa(), "0.0.0-other"), &why),
+      Status::InvalidPlanFile);
   EXPECT_NE(why.find("made by adaptcore 0.0.0-other"), std::string::npos) << why;
 
   std::string bytes = write_plan_bytes(entries, ctx->hardware(), ctx->isa());
@@ -409,8 +414,8 @@ TEST(PlanFile, AbsurdCountRejected) {
   auto ctx = fresh();
   const std::string good = small_file(*ctx);
   auto target = fresh();
-  for (std::uint64_t count : {std::uint64_t{4}, std::uint64_t{1} << 40, ~std::uint64_t{0},
-                              std::uint64_t{2}}) {
+  for (std::uint64_t count :
+       {std::uint64_t{4}, std::uint64_t{1} << 40, ~std::uint64_t{0}, std::uint64_t{2}}) {
     std::string bytes = good;
     put_u64(bytes, count_offset(), count);
     fix_checksum(bytes);
@@ -452,14 +457,25 @@ TEST(PlanFile, InvalidPlansRejected) {
     edit(c.key, c.plan);
     cases.push_back(c);
   };
-  add("tile index past the end", "out of range for", [&](ShapeKey&, Plan& p) { p.tile = static_cast<int>(ks.tiles.size()); });
+  add("tile index past the end", "out of range for",
+      [&](ShapeKey&, Plan& p) { p.tile = static_cast<int>(ks.tiles.size()); });
   add("negative tile index", "out of range for", [](ShapeKey&, Plan& p) { p.tile = -1; });
   add("mr not the tile's", "does not match tile", [](ShapeKey&, Plan& p) { p.mr += 1; });
   add("nr not the tile's", "does not match tile", [](ShapeKey&, Plan& p) { p.nr = 1; });
   add("zero grid", "core grid", [](ShapeKey&, Plan& p) { p.pm = 0; });
-  add("negative grid", "core grid", [](ShapeKey&, Plan& p) { p.pn = -2; p.pm = -1; });
-  add("grid above threads", "larger than the key's thread count", [](ShapeKey& k, Plan& p) { p.pm = k.threads; p.pn = 2; });
-  add("huge grid", "core grid", [](ShapeKey&, Plan& p) { p.pm = 1 << 16; p.pn = 1 << 16; p.pk = 1 << 16; });
+  add("negative grid", "core grid", [](ShapeKey&, Plan& p) {
+    p.pn = -2;
+    p.pm = -1;
+  });
+  add("grid above threads", "larger than the key's thread count", [](ShapeKey& k, Plan& p) {
+    p.pm = k.threads;
+    p.pn = 2;
+  });
+  add("huge grid", "core grid", [](ShapeKey&, Plan& p) {
+    p.pm = 1 << 16;
+    p.pn = 1 << 16;
+    p.pk = 1 << 16;
+  });
   add("mc zero", "non-positive", [](ShapeKey&, Plan& p) { p.mc = 0; });
   add("nc negative", "non-positive", [](ShapeKey&, Plan& p) { p.nc = -64; });
   add("kc beyond k", "larger than the shape", [](ShapeKey& k, Plan& p) { p.kc = k.k + 1; });
@@ -473,27 +489,40 @@ TEST(PlanFile, InvalidPlansRejected) {
     p.pack_a = false;
     p.tail = TailStrategy::Padded;
   });
-  add("plan ISA differs", "plan ISA", [](ShapeKey& k, Plan& p) {
-    p.isa = k.isa == Isa::Generic ? Isa::Avx2 : Isa::Generic;
-  });
-  add("unknown tail", "tail strategy", [](ShapeKey&, Plan& p) { p.tail = static_cast<TailStrategy>(7); });
-  add("unknown capacity", "shape class", [](ShapeKey&, Plan& p) { p.cls.capacity = static_cast<CapacityClass>(9); });
+  add("plan ISA differs", "plan ISA",
+      [](ShapeKey& k, Plan& p) { p.isa = k.isa == Isa::Generic ? Isa::Avx2 : Isa::Generic; });
+  add("unknown tail", "tail strategy",
+      [](ShapeKey&, Plan& p) { p.tail = static_cast<TailStrategy>(7); });
+  add("unknown capacity", "shape class",
+      [](ShapeKey&, Plan& p) { p.cls.capacity = static_cast<CapacityClass>(9); });
   add("NaN prediction", "predicted", [](ShapeKey&, Plan& p) { p.predicted_us = std::nan(""); });
   add("zero m", "dimensions", [](ShapeKey& k, Plan&) { k.m = 0; });
   add("zero threads", "thread count", [](ShapeKey& k, Plan&) { k.threads = 0; });
-  add("impossible A layout", "impossible A layout", [](ShapeKey& k, Plan&) { k.a_row_unit = true; k.a_k_unit = false; });
-  add("ld class out of range", "leading-dimension", [](ShapeKey& k, Plan&) { k.b_ld_log2 = 40; });
-  add("dot with split-K", "split-K", [](ShapeKey&, Plan& p) { p.pk = 2; }, true);
-  add("dot with packing", "packing", [](ShapeKey&, Plan& p) { p.pack_b = true; }, true);
-  add("dot with a register tile", "wrong tile", [](ShapeKey&, Plan& p) { p.mr = 8; }, true);
-  add("dot, B not contiguous along k", "not contiguous along k", [](ShapeKey& k, Plan&) {
-    k.b_row_unit = true;
-    k.b_k_unit = false;
-  }, true);
-  add("dot, A not contiguous along k", "not contiguous along k", [](ShapeKey& k, Plan&) {
-    k.a_row_unit = false;
+  add("impossible A layout", "impossible A layout", [](ShapeKey& k, Plan&) {
+    k.a_row_unit = true;
     k.a_k_unit = false;
-  }, true);
+  });
+  add("ld class out of range", "leading-dimension", [](ShapeKey& k, Plan&) { k.b_ld_log2 = 40; });
+  add(
+      "dot with split-K", "split-K", [](ShapeKey&, Plan& p) { p.pk = 2; }, true);
+  add(
+      "dot with packing", "packing", [](ShapeKey&, Plan& p) { p.pack_b = true; }, true);
+  add(
+      "dot with a register tile", "wrong tile", [](ShapeKey&, Plan& p) { p.mr = 8; }, true);
+  add(
+      "dot, B not contiguous along k", "not contiguous along k",
+      [](ShapeKey& k, Plan&) {
+        k.b_row_unit = true;
+        k.b_k_unit = false;
+      },
+      true);
+  add(
+      "dot, A not contiguous along k", "not contiguous along k",
+      [](ShapeKey& k, Plan&) {
+        k.a_row_unit = false;
+        k.a_k_unit = false;
+      },
+      true);
 
   auto target = fresh(2);
   for (const Case& c : cases) {
@@ -571,8 +600,10 @@ class ScopedEnv {
     }
   }
   ~ScopedEnv() {
-    if (had_) ::setenv(name_, saved_.c_str(), 1);
-    else ::unsetenv(name_);
+    if (had_)
+      ::setenv(name_, saved_.c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   void set(const std::string& value) { ::setenv(name_, value.c_str(), 1); }
   ScopedEnv(const ScopedEnv&) = delete;

@@ -13,10 +13,10 @@
 #include <set>
 
 #include "core/problem.hpp"
+#include "core/shape_key.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"
-#include "core/shape_key.hpp"
 #include "test_util.hpp"
 
 namespace adaptcore::test {
@@ -39,9 +39,9 @@ struct Variant {
 };
 // Covers every (a_row_unit, b_row_unit, k-unit) combination of the normalised problem.
 constexpr Variant kVariants[] = {
-    {Layout::RowMajor, Trans::No, Trans::No},   {Layout::RowMajor, Trans::Yes, Trans::Yes},
-    {Layout::RowMajor, Trans::No, Trans::Yes},  {Layout::ColMajor, Trans::No, Trans::No},
-    {Layout::ColMajor, Trans::Yes, Trans::No},  {Layout::RowMajor, Trans::Yes, Trans::No},
+    {Layout::RowMajor, Trans::No, Trans::No},  {Layout::RowMajor, Trans::Yes, Trans::Yes},
+    {Layout::RowMajor, Trans::No, Trans::Yes}, {Layout::ColMajor, Trans::No, Trans::No},
+    {Layout::ColMajor, Trans::Yes, Trans::No}, {Layout::RowMajor, Trans::Yes, Trans::No},
 };
 
 // A and B of a shape stored as the variant says (padded leading dimensions), random values.

@@ -57,8 +57,8 @@ long resident_kib() {
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    (name + "." + std::to_string(getpid()));
+  const auto path =
+      std::filesystem::temp_directory_path() / (name + "." + std::to_string(getpid()));
   std::ofstream(path) << text;
   return path.string();
 }
@@ -216,9 +216,9 @@ TEST_F(ProcessTest, CApiUnderAllocationFailureReturnsStatuses) {
 
 // Defect 5: every allocation failure inside load_hardware_profile is a status.
 TEST_F(ProcessTest, ProfileLoadUnderAllocationFailureReturnsStatuses) {
-  const std::string path = write_file("profile_oom.json",
-                                      R"({"cores": 2, "name": "a name longer than sixteen", )"
-                                      R"("l2_bytes": 1048576, "freq_ghz": 3.0})");
+  const std::string path =
+      write_file("profile_oom.json", R"({"cores": 2, "name": "a name longer than sixteen", )"
+                                     R"("l2_bytes": 1048576, "freq_ghz": 3.0})");
   EXPECT_EXIT(
       {
         Context ctx;
@@ -229,8 +229,10 @@ TEST_F(ProcessTest, ProfileLoadUnderAllocationFailureReturnsStatuses) {
           g_fail_new.store(true);
           const Status s = ctx.load_hardware_profile(path, &err);
           g_fail_new.store(false);
-          if (s == Status::Ok) loaded = true;
-          else if (s != Status::OutOfMemory) std::_Exit(40);
+          if (s == Status::Ok)
+            loaded = true;
+          else if (s != Status::OutOfMemory)
+            std::_Exit(40);
         }
         std::_Exit(loaded ? 0 : 41);
       },

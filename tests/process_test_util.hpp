@@ -26,8 +26,10 @@ struct IntGemm {
     b.resize(static_cast<std::size_t>(k * n));
     c.assign(static_cast<std::size_t>(m * n), -1.0f);
     want.assign(static_cast<std::size_t>(m * n), 0.0f);
-    for (int64_t i = 0; i < m * k; ++i) a[static_cast<std::size_t>(i)] = static_cast<float>((i * 7) % 5 - 2);
-    for (int64_t i = 0; i < k * n; ++i) b[static_cast<std::size_t>(i)] = static_cast<float>((i * 3) % 7 - 3);
+    for (int64_t i = 0; i < m * k; ++i)
+      a[static_cast<std::size_t>(i)] = static_cast<float>((i * 7) % 5 - 2);
+    for (int64_t i = 0; i < k * n; ++i)
+      b[static_cast<std::size_t>(i)] = static_cast<float>((i * 3) % 7 - 3);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < k; ++p)
         for (int64_t j = 0; j < n; ++j)

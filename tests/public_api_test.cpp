@@ -64,7 +64,9 @@ static_assert(std::is_trivially_copyable_v<bf16> && std::is_standard_layout_v<bf
 // Nothing internal is reachable through the public handles: no impl() accessor (the
 // constructor of QuantizedWeights from its internal state is private).
 template <class T>
-concept HasImplAccessor = requires(T& t) { t.impl(); };
+concept HasImplAccessor = requires(T& t) {
+  t.impl();
+};
 static_assert(!HasImplAccessor<Context> && !HasImplAccessor<const Context>);
 static_assert(!HasImplAccessor<QuantizedWeights> && !HasImplAccessor<const QuantizedWeights>);
 // Conversion is the round-to-nearest-even of float_to_bf16, and usable at compile time.

@@ -76,9 +76,9 @@ std::string checked_call(Context& ctx, const Operands& o, int kind) {
       for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(o.a[i] + zp);
       for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::int8_t>(o.b[i]);
       std::vector<std::int32_t> c(mn, -1);
-      const Status s = gemm_u8s8s32(Layout::RowMajor, Trans::No, Trans::No, o.m, o.n, o.k,
-                                    a.data(), o.k, ZeroPoints{&zp, 1}, b.data(), o.n, {}, 0,
-                                    c.data(), o.n, ctx);
+      const Status s =
+          gemm_u8s8s32(Layout::RowMajor, Trans::No, Trans::No, o.m, o.n, o.k, a.data(), o.k,
+                       ZeroPoints{&zp, 1}, b.data(), o.n, {}, 0, c.data(), o.n, ctx);
       if (s != Status::Ok) return std::string("u8s8: ") + to_string(s);
       for (std::size_t i = 0; i < mn; ++i)
         if (c[i] != o.want[i]) return "u8s8: wrong value";
@@ -115,8 +115,9 @@ TEST(Soak, CallersWithConfigurationChangesAndAFork) {
   Context ctx(opt);
 
   // A plan file of a few shapes, made by this context, to load again and again.
-  const std::string plans = (std::filesystem::temp_directory_path() /
-                             ("soak_plans." + std::to_string(getpid()) + ".bin")).string();
+  const std::string plans =
+      (std::filesystem::temp_directory_path() / ("soak_plans." + std::to_string(getpid()) + ".bin"))
+          .string();
   {
     std::mt19937 rng(7);
     for (int i = 0; i < 6; ++i) ASSERT_EQ(checked_call(ctx, Operands(rng, max_dim), i % 3), "");

@@ -244,8 +244,6 @@ inline std::vector<Config> all_configs() {
 }
 
 inline const char* name(Layout l) { return l == Layout::RowMajor ? "row" : "col"; }
-inline const char* name(Trans t) {
-  return t == Trans::No ? "N" : (t == Trans::Yes ? "T" : "C");
-}
+inline const char* name(Trans t) { return t == Trans::No ? "N" : (t == Trans::Yes ? "T" : "C"); }
 
 }  // namespace adaptcore::test

@@ -22,12 +22,15 @@ TEST(ThreadPool, EveryTidRunsExactlyOnce) {
       std::vector<std::atomic<int>> count(static_cast<std::size_t>(size) + 1);
       std::atomic<int> out_of_range{0};
       pool.run(n, [&](int tid) {
-        if (tid < 0 || tid >= n) out_of_range.fetch_add(1);
-        else count[static_cast<std::size_t>(tid)].fetch_add(1);
+        if (tid < 0 || tid >= n)
+          out_of_range.fetch_add(1);
+        else
+          count[static_cast<std::size_t>(tid)].fetch_add(1);
       });
       EXPECT_EQ(out_of_range.load(), 0) << size << "/" << n;
       for (int t = 0; t < n; ++t)
-        EXPECT_EQ(count[static_cast<std::size_t>(t)].load(), 1) << "pool " << size << " n " << n << " tid " << t;
+        EXPECT_EQ(count[static_cast<std::size_t>(t)].load(), 1)
+            << "pool " << size << " n " << n << " tid " << t;
     }
   }
 }
@@ -54,7 +57,8 @@ TEST(ThreadPool, TasksRunOnDistinctThreadsWhenIdle) {
   pool.run(3, [&](int tid) {
     arrived.fetch_add(1);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (arrived.load() < 3 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    while (arrived.load() < 3 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
     std::lock_guard lock(mu);
     ids.insert(std::this_thread::get_id());
     if (tid == 0) caller_tid0 = std::this_thread::get_id();

@@ -16,7 +16,8 @@ namespace {
 QuantizedWeights make(Context& ctx, int64_t k, int64_t n, WeightQuantSpec spec = {}) {
   std::vector<float> w(static_cast<std::size_t>(k * n), 0.25f);
   QuantizedWeights h;
-  EXPECT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h, ctx), Status::Ok);
+  EXPECT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, h, ctx),
+            Status::Ok);
   return h;
 }
 
@@ -26,24 +27,36 @@ TEST(WqApi, QuantizeErrors) {
   std::vector<std::int8_t> q(64 * 64, 1);
   std::vector<float> s(64 * 64, 1.0f);
   QuantizedWeights h;
-  auto f = [&](Layout l, Trans t, int64_t k, int64_t n, const float* p, int64_t ld, WeightQuantSpec spec) {
-    return quantize_weights(l, t, k, n, p, ld, spec, h, ctx);
-  };
+  auto f = [&](Layout l, Trans t, int64_t k, int64_t n, const float* p, int64_t ld,
+               WeightQuantSpec spec) { return quantize_weights(l, t, k, n, p, ld, spec, h, ctx); };
   const WeightQuantSpec ok{};
   EXPECT_EQ(f(static_cast<Layout>(7), Trans::No, 8, 8, w.data(), 8, ok), Status::InvalidLayout);
-  EXPECT_EQ(f(Layout::RowMajor, static_cast<Trans>(7), 8, 8, w.data(), 8, ok), Status::InvalidTranspose);
+  EXPECT_EQ(f(Layout::RowMajor, static_cast<Trans>(7), 8, 8, w.data(), 8, ok),
+            Status::InvalidTranspose);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, -1, 8, w.data(), 8, ok), Status::InvalidDimension);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 0, 8, w.data(), 8, ok), Status::InvalidDimension);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 0, w.data(), 8, ok), Status::InvalidDimension);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, 48}), Status::InvalidArgument);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, 512}), Status::InvalidArgument);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, -32}), Status::InvalidArgument);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int4, 0}), Status::InvalidArgument);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{static_cast<WeightFormat>(3), 32}), Status::InvalidArgument);
+  EXPECT_EQ(
+      f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, 48}),
+      Status::InvalidArgument);
+  EXPECT_EQ(
+      f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, 512}),
+      Status::InvalidArgument);
+  EXPECT_EQ(
+      f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int8, -32}),
+      Status::InvalidArgument);
+  EXPECT_EQ(
+      f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, WeightQuantSpec{WeightFormat::Int4, 0}),
+      Status::InvalidArgument);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8,
+              WeightQuantSpec{static_cast<WeightFormat>(3), 32}),
+            Status::InvalidArgument);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 7, ok), Status::InvalidLeadingDimension);
   EXPECT_EQ(f(Layout::ColMajor, Trans::No, 8, 4, w.data(), 7, ok), Status::InvalidLeadingDimension);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, nullptr, 8, ok), Status::NullPointer);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, int64_t{1} << 40, int64_t{1} << 40, w.data(), int64_t{1} << 40, ok), Status::SizeOverflow);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, int64_t{1} << 40, int64_t{1} << 40, w.data(),
+              int64_t{1} << 40, ok),
+            Status::SizeOverflow);
   w[3] = std::numeric_limits<float>::infinity();
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 8, 8, w.data(), 8, ok), Status::InvalidArgument);
   EXPECT_FALSE(h.valid());  // nothing was made
@@ -54,7 +67,8 @@ TEST(WqApi, QuantizeErrors) {
   EXPECT_EQ(g(q.data(), nullptr, ok), Status::NullPointer);
   EXPECT_EQ(g(nullptr, s.data(), ok), Status::NullPointer);
   q[9] = 8;
-  EXPECT_EQ(g(q.data(), s.data(), WeightQuantSpec{WeightFormat::Int4, 32}), Status::InvalidArgument);
+  EXPECT_EQ(g(q.data(), s.data(), WeightQuantSpec{WeightFormat::Int4, 32}),
+            Status::InvalidArgument);
   q[9] = -128;
   EXPECT_EQ(g(q.data(), s.data(), ok), Status::Ok);
   s[3] = std::numeric_limits<float>::quiet_NaN();
@@ -65,33 +79,48 @@ TEST(WqApi, GemmErrors) {
   Context ctx;
   const QuantizedWeights h = make(ctx, 40, 24);
   std::vector<float> a(10 * 40, 1.0f), c(10 * 24, 3.0f);
-  auto f = [&](Layout l, Trans t, int64_t m, const float* pa, int64_t lda, const QuantizedWeights& w, float* pc, int64_t ldc,
+  auto f = [&](Layout l, Trans t, int64_t m, const float* pa, int64_t lda,
+               const QuantizedWeights& w, float* pc, int64_t ldc,
                ActivationParts parts = ActivationParts::Two) {
     return gemm_quantized(l, t, m, pa, lda, w, 0.0f, pc, ldc, parts, ctx);
   };
-  EXPECT_EQ(f(static_cast<Layout>(0), Trans::No, 10, a.data(), 40, h, c.data(), 24), Status::InvalidLayout);
-  EXPECT_EQ(f(Layout::RowMajor, static_cast<Trans>(0), 10, a.data(), 40, h, c.data(), 24), Status::InvalidTranspose);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, -1, a.data(), 40, h, c.data(), 24), Status::InvalidDimension);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, c.data(), 24, static_cast<ActivationParts>(3)), Status::InvalidArgument);
+  EXPECT_EQ(f(static_cast<Layout>(0), Trans::No, 10, a.data(), 40, h, c.data(), 24),
+            Status::InvalidLayout);
+  EXPECT_EQ(f(Layout::RowMajor, static_cast<Trans>(0), 10, a.data(), 40, h, c.data(), 24),
+            Status::InvalidTranspose);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, -1, a.data(), 40, h, c.data(), 24),
+            Status::InvalidDimension);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, c.data(), 24,
+              static_cast<ActivationParts>(3)),
+            Status::InvalidArgument);
   QuantizedWeights empty;
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, empty, c.data(), 24), Status::NullPointer);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, empty, c.data(), 24),
+            Status::NullPointer);
   // A whose rows are shorter than the handle's k.
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 39, h, c.data(), 24), Status::InvalidLeadingDimension);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, c.data(), 23), Status::InvalidLeadingDimension);
-  EXPECT_EQ(f(Layout::ColMajor, Trans::No, 10, a.data(), 9, h, c.data(), 10), Status::InvalidLeadingDimension);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 39, h, c.data(), 24),
+            Status::InvalidLeadingDimension);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, c.data(), 23),
+            Status::InvalidLeadingDimension);
+  EXPECT_EQ(f(Layout::ColMajor, Trans::No, 10, a.data(), 9, h, c.data(), 10),
+            Status::InvalidLeadingDimension);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, nullptr, 40, h, c.data(), 24), Status::NullPointer);
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, nullptr, 24), Status::NullPointer);
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, int64_t{1} << 62, a.data(), 40, h, c.data(), 24), Status::SizeOverflow);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, int64_t{1} << 62, a.data(), 40, h, c.data(), 24),
+            Status::SizeOverflow);
   // C overlapping A.
-  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, a.data() + 100, 24), Status::Aliasing);
+  EXPECT_EQ(f(Layout::RowMajor, Trans::No, 10, a.data(), 40, h, a.data() + 100, 24),
+            Status::Aliasing);
   for (float v : c) ASSERT_EQ(v, 3.0f);  // nothing written by a failed call
   // m == 0: nothing read or written, even through null operands.
   EXPECT_EQ(f(Layout::RowMajor, Trans::No, 0, nullptr, 40, h, nullptr, 24), Status::Ok);
   // bf16 activations: the same checks in bytes.
   std::vector<bf16> ab(10 * 40, bf16(1.0f));
-  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 39, h, 0.0f, c.data(), 24, ActivationParts::Two, ctx),
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 39, h, 0.0f, c.data(), 24,
+                           ActivationParts::Two, ctx),
             Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 40, h, 0.0f, c.data(), 24, ActivationParts::Two, ctx), Status::Ok);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 10, ab.data(), 40, h, 0.0f, c.data(), 24,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   // 0.25 everywhere quantizes exactly (scale 0.25 / 127, q = 127); x = 1 exactly: 40 x 0.25.
   for (float v : c) ASSERT_NEAR(v, 10.0f, 1e-4f);
 }
@@ -108,34 +137,50 @@ TEST(WqApi, HandleIsMoveOnly) {
   EXPECT_FALSE(h.valid());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
   EXPECT_EQ(h.k(), 0);
   std::vector<float> a(64, 1.0f), c(32);
-  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, h, 0.0f, c.data(), 32, ActivationParts::Two, ctx), Status::NullPointer);
-  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, moved, 0.0f, c.data(), 32, ActivationParts::Two, ctx), Status::Ok);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, h, 0.0f, c.data(), 32,
+                           ActivationParts::Two, ctx),
+            Status::NullPointer);
+  EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 1, a.data(), 64, moved, 0.0f, c.data(), 32,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
 }
 
 TEST(WqApi, CApi) {
   ac_weights_destroy(nullptr);  // no-op
   std::vector<float> w(64 * 48, 0.5f), a(3 * 64, 2.0f), c(3 * 48, 0.0f);
   ac_weights_t h = nullptr;
-  EXPECT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 48, AC_WEIGHTS_INT8, 0, nullptr),
+  EXPECT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 48,
+                                    AC_WEIGHTS_INT8, 0, nullptr),
             AC_STATUS_NULL_POINTER);
-  EXPECT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 47, AC_WEIGHTS_INT8, 0, &h),
+  EXPECT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 47,
+                                    AC_WEIGHTS_INT8, 0, &h),
             AC_STATUS_INVALID_LEADING_DIMENSION);
   EXPECT_EQ(h, nullptr);
-  ASSERT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 48, AC_WEIGHTS_INT8, 64, &h), AC_STATUS_OK);
+  ASSERT_EQ(ac_quantize_weights_f32(AC_ROW_MAJOR, AC_NO_TRANS, 64, 48, w.data(), 48,
+                                    AC_WEIGHTS_INT8, 64, &h),
+            AC_STATUS_OK);
   ASSERT_NE(h, nullptr);
-  EXPECT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, nullptr, 0.0f, c.data(), 48, AC_WQ_TWO_PARTS),
+  EXPECT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, nullptr, 0.0f, c.data(), 48,
+                           AC_WQ_TWO_PARTS),
             AC_STATUS_NULL_POINTER);
-  ASSERT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, h, 0.0f, c.data(), 48, AC_WQ_TWO_PARTS), AC_STATUS_OK);
+  ASSERT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, h, 0.0f, c.data(), 48,
+                           AC_WQ_TWO_PARTS),
+            AC_STATUS_OK);
   for (float v : c) ASSERT_NEAR(v, 64.0f, 1e-3f);
   std::vector<std::uint16_t> ab(3 * 64, adaptcore::float_to_bf16(2.0f));
-  ASSERT_EQ(ac_gemm_wq_bf16(AC_ROW_MAJOR, AC_NO_TRANS, 3, ab.data(), 64, h, 1.0f, c.data(), 48, AC_WQ_ONE_PART), AC_STATUS_OK);
+  ASSERT_EQ(ac_gemm_wq_bf16(AC_ROW_MAJOR, AC_NO_TRANS, 3, ab.data(), 64, h, 1.0f, c.data(), 48,
+                            AC_WQ_ONE_PART),
+            AC_STATUS_OK);
   for (float v : c) ASSERT_NEAR(v, 128.0f, 1e-2f);
-  EXPECT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, h, 0.0f, c.data(), 48, static_cast<ac_wq_parts_t>(0)),
+  EXPECT_EQ(ac_gemm_wq_f32(AC_ROW_MAJOR, AC_NO_TRANS, 3, a.data(), 64, h, 0.0f, c.data(), 48,
+                           static_cast<ac_wq_parts_t>(0)),
             AC_STATUS_INVALID_ARGUMENT);
   ac_weights_destroy(h);
   std::vector<std::int8_t> q(64 * 48, -8);
   std::vector<float> s(2 * 48, 1.0f);
-  ASSERT_EQ(ac_quantize_weights_s8(AC_COL_MAJOR, AC_TRANS, 64, 48, q.data(), 48, s.data(), AC_WEIGHTS_INT4, 32, &h), AC_STATUS_OK);
+  ASSERT_EQ(ac_quantize_weights_s8(AC_COL_MAJOR, AC_TRANS, 64, 48, q.data(), 48, s.data(),
+                                   AC_WEIGHTS_INT4, 32, &h),
+            AC_STATUS_OK);
   ac_weights_destroy(h);
 }
 
@@ -151,13 +196,25 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
   const QuantizedWeights w8g = make(ctx, 256, 64, WeightQuantSpec{WeightFormat::Int8, 128});
   const QuantizedWeights w4 = make(ctx, 256, 64, WeightQuantSpec{WeightFormat::Int4, 128});
   const std::size_t before = ctx.cached_plans();
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::One, ctx), Status::Ok);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8g, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w4, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, ab.data(), 256, w4, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64,
+                           ActivationParts::One, ctx),
+            Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8g, 0.0f, c.data(), 64,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w4, 0.0f, c.data(), 64,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, ab.data(), 256, w4, 0.0f, c.data(), 64,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   EXPECT_EQ(ctx.cached_plans(), before + 5);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 8, a.data(), 256, w8, 0.0f, c.data(), 64,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   EXPECT_EQ(ctx.cached_plans(), before + 5);
 }
 

@@ -7,10 +7,10 @@
 
 #include "adaptcore/hardware.hpp"
 #include "core/wq_weights.hpp"
+#include "dispatch/internal_access.hpp"
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
 #include "wq_test_util.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -66,20 +66,27 @@ TEST(WqKernel, Int32PathIsExact) {
           const int mr = ks->mr(parts);
           std::vector<std::int8_t> ap(static_cast<std::size_t>(im.quads * mr * parts * 4));
           std::uniform_int_distribution<int> qd(-127, 127);
-          for (auto& v : ap) v = static_cast<std::int8_t>(extremes ? (rng() & 1 ? 127 : -127) : qd(rng));
-          std::vector<float> scale(static_cast<std::size_t>(mr), 1.0f), rf(static_cast<std::size_t>(mr), 1.0f);
+          for (auto& v : ap)
+            v = static_cast<std::int8_t>(extremes ? (rng() & 1 ? 127 : -127) : qd(rng));
+          std::vector<float> scale(static_cast<std::size_t>(mr), 1.0f),
+              rf(static_cast<std::size_t>(mr), 1.0f);
           std::vector<std::int32_t> comp(static_cast<std::size_t>(mr));
           std::vector<std::int64_t> ref(static_cast<std::size_t>(mr * n), 0);
           for (int i = 0; i < mr; ++i) {
             std::int32_t s1 = 0, s2 = 0;
             for (int64_t p = 0; p < k; ++p) {
-              const auto at = [&](int t) { return ap[static_cast<std::size_t>(((p / 4) * mr + i) * parts * 4 + t * 4 + p % 4)]; };
+              const auto at = [&](int t) {
+                return ap[static_cast<std::size_t>(((p / 4) * mr + i) * parts * 4 + t * 4 + p % 4)];
+              };
               s1 += at(0);
               if (parts == 2) s2 += at(1);
               const std::int64_t x = parts == 2 ? 256 * at(0) + at(1) : at(0);
-              for (int64_t j = 0; j < n; ++j) ref[static_cast<std::size_t>(i * n + j)] += x * w.q[static_cast<std::size_t>(p * n + j)];
+              for (int64_t j = 0; j < n; ++j)
+                ref[static_cast<std::size_t>(i * n + j)] +=
+                    x * w.q[static_cast<std::size_t>(p * n + j)];
             }
-            comp[static_cast<std::size_t>(i)] = kernels::wq_compensation(im.offset(), parts, s1, s2);
+            comp[static_cast<std::size_t>(i)] =
+                kernels::wq_compensation(im.offset(), parts, s1, s2);
           }
           for (int m = 1; m <= mr; ++m) {
             std::vector<float> c(static_cast<std::size_t>(m * n), -1.0f);
@@ -95,8 +102,10 @@ TEST(WqKernel, Int32PathIsExact) {
             ks->get(parts, int4, m)(args);
             for (int i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j)
-                ASSERT_EQ(c[static_cast<std::size_t>(i * n + j)], static_cast<float>(ref[static_cast<std::size_t>(i * n + j)]))
-                    << ks->name << " int4=" << int4 << " parts=" << parts << " m=" << m << " i=" << i << " j=" << j;
+                ASSERT_EQ(c[static_cast<std::size_t>(i * n + j)],
+                          static_cast<float>(ref[static_cast<std::size_t>(i * n + j)]))
+                    << ks->name << " int4=" << int4 << " parts=" << parts << " m=" << m
+                    << " i=" << i << " j=" << j;
           }
         }
   }
@@ -114,15 +123,17 @@ TEST(WqSplit, NativeMatchesPortable) {
     const int mr = 4, row = static_cast<int>(rng() % 4);
     std::vector<float> x(static_cast<std::size_t>(k));
     fill_row(rng, static_cast<RowKind>(rng() % 6), x.data(), k);
-    if (rep % 50 == 7) x[static_cast<std::size_t>(rng() % k)] = std::numeric_limits<float>::infinity();
+    if (rep % 50 == 7)
+      x[static_cast<std::size_t>(rng() % k)] = std::numeric_limits<float>::infinity();
     const int64_t quads = (k + 3) / 4, groups = (k + group - 1) / group;
-    auto run = [&](const kernels::WqKernels& ks, std::vector<std::int8_t>& pa, std::vector<float>& sc,
-                   std::vector<std::int32_t>& cp, std::vector<float>& rf) {
+    auto run = [&](const kernels::WqKernels& ks, std::vector<std::int8_t>& pa,
+                   std::vector<float>& sc, std::vector<std::int32_t>& cp, std::vector<float>& rf) {
       pa.assign(static_cast<std::size_t>(quads * mr * parts * 4), 99);
       sc.assign(static_cast<std::size_t>(groups * mr), 7.0f);
       cp.assign(static_cast<std::size_t>(groups * mr), 7);
       rf.assign(static_cast<std::size_t>(mr), 7.0f);
-      kernels::WqQuantizeArgs q{x.data(), k, group, parts, 128, pa.data(), sc.data(), cp.data(), rf.data(), mr, row};
+      kernels::WqQuantizeArgs q{x.data(),  k,         group,     parts, 128, pa.data(),
+                                sc.data(), cp.data(), rf.data(), mr,    row};
       ks.quantize(q);
     };
     std::vector<std::int8_t> pa0, pa1;
@@ -151,7 +162,8 @@ TEST(WqWeights, QuantizeFromFloats) {
       wt[5] = 0.0f;
       QuantizedWeights h;
       WeightQuantSpec spec{int4 ? WeightFormat::Int4 : WeightFormat::Int8, group};
-      ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::Yes, k, n, wt.data(), k, spec, h, ctx), Status::Ok);
+      ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::Yes, k, n, wt.data(), k, spec, h, ctx),
+                Status::Ok);
       ASSERT_EQ(h.k(), k);
       ASSERT_EQ(h.n(), n);
       const detail::QuantizedWeightsImpl& im = *::adaptcore::detail::impl_of(h);
@@ -160,13 +172,16 @@ TEST(WqWeights, QuantizeFromFloats) {
       for (int64_t j = 0; j < n; ++j)
         for (int64_t g = 0; g * gs < k; ++g) {
           float amax = 0.0f;
-          for (int64_t p = g * gs; p < std::min(k, (g + 1) * gs); ++p) amax = std::max(amax, std::fabs(wt[static_cast<std::size_t>(j * k + p)]));
+          for (int64_t p = g * gs; p < std::min(k, (g + 1) * gs); ++p)
+            amax = std::max(amax, std::fabs(wt[static_cast<std::size_t>(j * k + p)]));
           const float scale = amax / qmax;
-          const float got_scale = group > 0 ? im.group_scale.get()[((j / 32) * im.groups + g) * 32 + j % 32]
-                                            : im.col_scale.get()[j];
+          const float got_scale =
+              group > 0 ? im.group_scale.get()[((j / 32) * im.groups + g) * 32 + j % 32]
+                        : im.col_scale.get()[j];
           ASSERT_EQ(got_scale, scale);
           for (int64_t p = g * gs; p < std::min(k, (g + 1) * gs); ++p) {
-            const int want = static_cast<int>(std::nearbyint(wt[static_cast<std::size_t>(j * k + p)] / scale));
+            const int want =
+                static_cast<int>(std::nearbyint(wt[static_cast<std::size_t>(j * k + p)] / scale));
             const std::uint8_t* pnl = im.panel(j / 32);
             const int jj = static_cast<int>(j % 32);
             const int u = int4 ? (jj < 16 ? pnl[(p / 4) * 64 + jj * 4 + p % 4] & 0x0F
@@ -189,7 +204,8 @@ void run_case(Context& ctx, std::mt19937_64& rng, const Case& cs, const std::str
   const IntWeights w = random_int_weights(rng, cs.k, cs.n, cs.group, cs.int4);
   const QuantizedWeights h = handle_of(ctx, w);
   std::vector<float> a(static_cast<std::size_t>(cs.m * cs.k));
-  for (int64_t i = 0; i < cs.m; ++i) fill_row(rng, static_cast<RowKind>(rng() % 6), a.data() + i * cs.k, cs.k);
+  for (int64_t i = 0; i < cs.m; ++i)
+    fill_row(rng, static_cast<RowKind>(rng() % 6), a.data() + i * cs.k, cs.k);
   std::vector<bf16> ab;
   if (cs.bf16) {
     ab.resize(a.size());
@@ -203,20 +219,24 @@ void run_case(Context& ctx, std::mt19937_64& rng, const Case& cs, const std::str
   for (auto& v : c0) v = nd(rng);
   std::vector<float> c = c0;
   const auto parts = cs.parts == 2 ? ActivationParts::Two : ActivationParts::One;
-  const Status s = cs.bf16 ? gemm_quantized(Layout::RowMajor, Trans::No, cs.m, ab.data(), cs.k, h, cs.beta, c.data(), cs.n, parts, ctx)
-                           : gemm_quantized(Layout::RowMajor, Trans::No, cs.m, a.data(), cs.k, h, cs.beta, c.data(), cs.n, parts, ctx);
+  const Status s = cs.bf16 ? gemm_quantized(Layout::RowMajor, Trans::No, cs.m, ab.data(), cs.k, h,
+                                            cs.beta, c.data(), cs.n, parts, ctx)
+                           : gemm_quantized(Layout::RowMajor, Trans::No, cs.m, a.data(), cs.k, h,
+                                            cs.beta, c.data(), cs.n, parts, ctx);
   ASSERT_EQ(s, Status::Ok) << where;
   const int64_t act_group = cs.group > 0 ? cs.group : kWqColumnActGroup;
   const Bounded b = check_bound(a, cs.m, cs.k, w, act_group, cs.parts, cs.beta, c0, c, cs.n);
   ASSERT_FALSE(b.nan_mismatch) << where;
   ASSERT_LE(b.worst_ratio, 1.0) << where << " m=" << cs.m << " k=" << cs.k << " n=" << cs.n
-                                << " group=" << cs.group << " int4=" << cs.int4 << " parts=" << cs.parts;
+                                << " group=" << cs.group << " int4=" << cs.int4
+                                << " parts=" << cs.parts;
 }
 
 TEST(WqGemm, RandomShapesInsideTheBound) {
   std::mt19937_64 rng(1234);
   for (auto& ctx : contexts()) {
-    const std::string where = std::string(to_string(ctx->isa())) + " threads=" + std::to_string(ctx->threads());
+    const std::string where =
+        std::string(to_string(ctx->isa())) + " threads=" + std::to_string(ctx->threads());
     for (int rep = 0; rep < 24; ++rep) {
       Case cs;
       cs.m = 1 + static_cast<int64_t>(rng() % 300);
@@ -244,7 +264,9 @@ TEST(WqGemm, NonFiniteActivationsGiveNaNRows) {
   a[100 + 17] = std::numeric_limits<float>::infinity();
   a[200 + 99] = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> c(3 * 40, 0.0f);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 3, a.data(), 100, h, 0.0f, c.data(), 40, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 3, a.data(), 100, h, 0.0f, c.data(), 40,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   for (int j = 0; j < 40; ++j) {
     EXPECT_FALSE(std::isnan(c[static_cast<std::size_t>(j)]));
     EXPECT_TRUE(std::isnan(c[static_cast<std::size_t>(40 + j)]));
@@ -262,7 +284,9 @@ TEST(WqGemm, LayoutsAgree) {
   std::vector<float> a(static_cast<std::size_t>(m * k));
   for (int64_t i = 0; i < m; ++i) fill_row(rng, RowKind::Gauss, a.data() + i * k, k);
   std::vector<float> want(static_cast<std::size_t>(m * n));
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, want.data(), n, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, want.data(), n,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   for (Layout lay : {Layout::RowMajor, Layout::ColMajor})
     for (Trans ta : {Trans::No, Trans::Yes}) {
       const bool a_rows_contig = (lay == Layout::RowMajor) == (ta == Trans::No);
@@ -270,13 +294,17 @@ TEST(WqGemm, LayoutsAgree) {
       std::vector<float> as(static_cast<std::size_t>(lda * (a_rows_contig ? m : k)), 0.0f);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t p = 0; p < k; ++p)
-          as[static_cast<std::size_t>(a_rows_contig ? i * lda + p : p * lda + i)] = a[static_cast<std::size_t>(i * k + p)];
+          as[static_cast<std::size_t>(a_rows_contig ? i * lda + p : p * lda + i)] =
+              a[static_cast<std::size_t>(i * k + p)];
       std::vector<float> c(static_cast<std::size_t>(ldc * (lay == Layout::RowMajor ? m : n)), 5.0f);
-      ASSERT_EQ(gemm_quantized(lay, ta, m, as.data(), lda, h, 0.0f, c.data(), ldc, ActivationParts::Two, ctx), Status::Ok);
+      ASSERT_EQ(gemm_quantized(lay, ta, m, as.data(), lda, h, 0.0f, c.data(), ldc,
+                               ActivationParts::Two, ctx),
+                Status::Ok);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j)
-          ASSERT_EQ(c[static_cast<std::size_t>(lay == Layout::RowMajor ? i * ldc + j : j * ldc + i)],
-                    want[static_cast<std::size_t>(i * n + j)]);
+          ASSERT_EQ(
+              c[static_cast<std::size_t>(lay == Layout::RowMajor ? i * ldc + j : j * ldc + i)],
+              want[static_cast<std::size_t>(i * n + j)]);
     }
 }
 
@@ -290,8 +318,12 @@ TEST(WqGemm, TwoPartsFarMoreAccurateThanOne) {
   std::vector<float> a(static_cast<std::size_t>(m * k));
   for (int64_t i = 0; i < m; ++i) fill_row(rng, RowKind::Gauss, a.data() + i * k, k);
   std::vector<float> c1(static_cast<std::size_t>(m * n)), c2 = c1, c0 = c1;
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c1.data(), n, ActivationParts::One, ctx), Status::Ok);
-  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c2.data(), n, ActivationParts::Two, ctx), Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c1.data(), n,
+                           ActivationParts::One, ctx),
+            Status::Ok);
+  ASSERT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c2.data(), n,
+                           ActivationParts::Two, ctx),
+            Status::Ok);
   const Bounded b1 = check_bound(a, m, k, w, kWqColumnActGroup, 1, 0.0f, c0, c1, n);
   const Bounded b2 = check_bound(a, m, k, w, kWqColumnActGroup, 2, 0.0f, c0, c2, n);
   EXPECT_LE(b1.worst_ratio, 1.0);

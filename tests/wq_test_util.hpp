@@ -31,7 +31,7 @@ struct IntWeights {
 };
 
 inline IntWeights random_int_weights(std::mt19937_64& rng, int64_t k, int64_t n, int64_t group,
-                                      bool int4, bool extremes = false) {
+                                     bool int4, bool extremes = false) {
   IntWeights w;
   w.k = k, w.n = n, w.group = group, w.int4 = int4;
   const int lo = int4 ? -8 : -128, hi = int4 ? 7 : 127;
@@ -88,10 +88,9 @@ struct Bounded {
 // Checks C (m x n, c[i * ldc + j]) computed as beta C0 + A W against the fp64 reference with
 // the bound: sum_p d_p |w_pj| + gamma (sum_p (|x_p| + d_p) |w_pj|) + |beta c0| 2u + underflow,
 // gamma = (groups + 6) u / (1 - (groups + 6) u).
-inline Bounded check_bound(const std::vector<float>& a, int64_t m, int64_t k,
-                           const IntWeights& w, int64_t act_group, int parts, float beta,
-                           const std::vector<float>& c0, const std::vector<float>& c,
-                           int64_t ldc) {
+inline Bounded check_bound(const std::vector<float>& a, int64_t m, int64_t k, const IntWeights& w,
+                           int64_t act_group, int parts, float beta, const std::vector<float>& c0,
+                           const std::vector<float>& c, int64_t ldc) {
   Bounded out;
   const int64_t n = w.n;
   const int64_t groups = (k + act_group - 1) / act_group;
@@ -109,8 +108,10 @@ inline Bounded check_bound(const std::vector<float>& a, int64_t m, int64_t k,
     for (int64_t g = 0; g < groups; ++g) {
       double r = 0.0;
       const int64_t p1 = std::min(k, (g + 1) * act_group);
-      for (int64_t p = g * act_group; p < p1; ++p) r = std::max(r, std::fabs(static_cast<double>(x[p])));
-      for (int64_t p = g * act_group; p < p1; ++p) d[static_cast<std::size_t>(p)] = act_error(r, r_row, parts);
+      for (int64_t p = g * act_group; p < p1; ++p)
+        r = std::max(r, std::fabs(static_cast<double>(x[p])));
+      for (int64_t p = g * act_group; p < p1; ++p)
+        d[static_cast<std::size_t>(p)] = act_error(r, r_row, parts);
     }
     for (int64_t j = 0; j < n; ++j) {
       const float got = c[static_cast<std::size_t>(i * ldc + j)];
@@ -125,17 +126,20 @@ inline Bounded check_bound(const std::vector<float>& a, int64_t m, int64_t k,
         act += dp * std::fabs(wv);
         mag += (std::fabs(static_cast<double>(x[p])) + dp) * std::fabs(wv);
       }
-      const double cb = beta == 0.0f ? 0.0 : static_cast<double>(beta) * c0[static_cast<std::size_t>(i * ldc + j)];
+      const double cb = beta == 0.0f
+                            ? 0.0
+                            : static_cast<double>(beta) * c0[static_cast<std::size_t>(i * ldc + j)];
       exact += cb;
-      const double bound = act + gamma * mag + 2.0 * u * std::fabs(cb) * 2.0 +
-                           (groups + 6) * 0x1p-149;
+      const double bound =
+          act + gamma * mag + 2.0 * u * std::fabs(cb) * 2.0 + (groups + 6) * 0x1p-149;
       const double err = std::fabs(static_cast<double>(got) - exact);
       if (std::isnan(got)) {
         out.worst_ratio = std::numeric_limits<double>::infinity();
         continue;
       }
       out.max_abs_err = std::max(out.max_abs_err, err);
-      out.worst_ratio = std::max(out.worst_ratio, bound > 0.0 ? err / bound : (err > 0 ? 1e300 : 0.0));
+      out.worst_ratio =
+          std::max(out.worst_ratio, bound > 0.0 ? err / bound : (err > 0 ? 1e300 : 0.0));
     }
   }
   return out;

@@ -63,12 +63,18 @@ Status shape_problem(const ShapeArgs& s, GemmProblem& out) {
 }
 
 bool parse_dtype(const std::string& text, DType& out) {
-  if (text == "f32" || text == "fp32") out = DType::F32;
-  else if (text == "bf16") out = DType::Bf16;
-  else if (text == "u8s8" || text == "int8") out = DType::U8S8;
-  else if (text == "w8a16") out = DType::W8A16;
-  else if (text == "w4a16") out = DType::W4A16;
-  else return false;
+  if (text == "f32" || text == "fp32")
+    out = DType::F32;
+  else if (text == "bf16")
+    out = DType::Bf16;
+  else if (text == "u8s8" || text == "int8")
+    out = DType::U8S8;
+  else if (text == "w8a16")
+    out = DType::W8A16;
+  else if (text == "w4a16")
+    out = DType::W4A16;
+  else
+    return false;
   return true;
 }
 

@@ -56,7 +56,8 @@ void run_npu_explain(const std::string& target, const std::string& profile, int 
     sims[r] = ascend::sim::simulate(hw, s, e.candidates[order[r]].plan);
   const ascend::TilingPlan& chosen = e.candidates[e.chosen].plan;
   const ascend::sim::SimResult chosen_sim = ascend::sim::simulate(hw, s, chosen);
-  const double peak = hw.peak_tflops(s.dtype == ascend::InDType::Int8 ? hw.cube_k_int8 : hw.cube_k_fp16);
+  const double peak =
+      hw.peak_tflops(s.dtype == ascend::InDType::Int8 ? hw.cube_k_int8 : hw.cube_k_fp16);
   auto tflops = [&](double us) { return us > 0 ? s.flops() / (us * 1e6) : 0.0; };
 
   if (json) {
@@ -97,7 +98,8 @@ void run_npu_explain(const std::string& target, const std::string& profile, int 
     w = std::max(w, ascend::describe(e.candidates[order[r]].plan).size());
   std::cout << "      #  " << std::left << std::setw(static_cast<int>(w)) << "plan" << std::right
             << std::setw(14) << "predicted_us" << std::setw(14) << "simulated_us" << std::setw(9)
-            << "TFLOP/s" << "  bound\n";
+            << "TFLOP/s"
+            << "  bound\n";
   for (std::size_t r = 0; r < shown; ++r) {
     const auto& c = e.candidates[order[r]];
     std::cout << (order[r] == e.chosen ? "  * " : "    ") << std::setw(3) << r + 1 << "  "

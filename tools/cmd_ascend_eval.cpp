@@ -104,7 +104,8 @@ void run_eval(const EvalArgs& a) {
   std::vector<std::thread> pool;
   for (int t = 0; t < std::max(1, a.threads); ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
-  const double sweep_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double sweep_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Data mode on an evenly spread sample of the small shapes.
   std::vector<std::size_t> small;
@@ -126,7 +127,8 @@ void run_eval(const EvalArgs& a) {
   pool.clear();
   for (int t = 0; t < std::max(1, a.threads); ++t) pool.emplace_back(data_worker);
   for (auto& t : pool) t.join();
-  const double data_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const double data_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
 
   // Statistics.
   std::vector<double> pred, simt, err, speedup;
@@ -137,7 +139,8 @@ void run_eval(const EvalArgs& a) {
     const ShapeOutcome& o = out[i];
     if (!o.legal) {
       ++illegal;
-      if (failures.size() < 20) failures.push_back({{"shape", shapes[i].str()}, {"error", o.error}});
+      if (failures.size() < 20)
+        failures.push_back({{"shape", shapes[i].str()}, {"error", o.error}});
       continue;
     }
     pred.push_back(o.predicted_us);
@@ -154,7 +157,8 @@ void run_eval(const EvalArgs& a) {
   double worst = 0;
   nlohmann::ordered_json data_fail = nlohmann::ordered_json::array();
   for (std::size_t j = 0; j < data.size(); ++j) {
-    if (data[j].ok) ++data_ok;
+    if (data[j].ok)
+      ++data_ok;
     else if (data_fail.size() < 20)
       data_fail.push_back({{"shape", shapes[sample[j]].str()}, {"error", data[j].error}});
     worst = std::max(worst, data[j].error_ratio);
@@ -163,8 +167,9 @@ void run_eval(const EvalArgs& a) {
   for (std::size_t i = 0; i < pred.size(); ++i) under += pred[i] < simt[i] ? 1 : 0;
 
   nlohmann::ordered_json j;
-  j["label"] = "modeled and simulated (no Ascend device): predicted = analytical model, "
-               "simulated = instruction-level simulator";
+  j["label"] =
+      "modeled and simulated (no Ascend device): predicted = analytical model, "
+      "simulated = instruction-level simulator";
   j["target"] = hw.name;
   j["ai_cores"] = hw.ai_cores;
   j["suite"] = a.suite;
@@ -178,7 +183,8 @@ void run_eval(const EvalArgs& a) {
       {"spearman", validation::spearman(pred, simt)},
       {"median_abs_rel_error", validation::quantile(err, 0.5)},
       {"p90_abs_rel_error", validation::quantile(err, 0.9)},
-      {"share_predicted_below_simulated", pred.empty() ? 0.0 : static_cast<double>(under) / static_cast<double>(pred.size())}};
+      {"share_predicted_below_simulated",
+       pred.empty() ? 0.0 : static_cast<double>(under) / static_cast<double>(pred.size())}};
   j["speedup_vs_fixed_baseline"] = distribution(speedup);
   j["speedup_vs_fixed_baseline"]["share_at_least_1"] =
       speedup.empty() ? 0.0

@@ -74,7 +74,8 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
      << " threads; peak " << fixed(m.peak_gflops, 0) << " GFLOP/s, DRAM " << fixed(m.dram_gbs, 0)
      << " GB/s\n";
   for (const auto& lib : m.libraries)
-    if (lib.status != "ok") os << "  " << lib.name << ": " << lib.status << " (" << lib.message << ")\n";
+    if (lib.status != "ok")
+      os << "  " << lib.name << ": " << lib.status << " (" << lib.message << ")\n";
   print_speedups(m, "adaptcore vs", m.vendors, os);
   if (!m.by_taxonomy.empty()) {
     os << "\n  speedup over the best vendor library per taxonomy class (capacity x parallelism):\n";
@@ -94,7 +95,8 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
     for (const auto& nc : m.n_classes) {
       std::vector<double> v;
       for (const auto& r : m.rows)
-        if (r.m_class == mc && r.n_class == nc && std::isfinite(r.speedup_best)) v.push_back(r.speedup_best);
+        if (r.m_class == mc && r.n_class == nc && std::isfinite(r.speedup_best))
+          v.push_back(r.speedup_best);
       const double g = rp::geomean(v);
       os << std::setw(12) << (v.empty() ? "-" : fixed(g, 2) + (g < rp::kLoseBelow ? "!" : ""));
     }
@@ -102,7 +104,10 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   }
   int wrong = 0;
   for (const auto& c : m.correctness) wrong += c.wrong + c.failed;
-  os << "\n  correctness: " << (wrong == 0 ? "every checked result within the bound" : std::to_string(wrong) + " wrong or failed results (see the report)") << '\n';
+  os << "\n  correctness: "
+     << (wrong == 0 ? "every checked result within the bound"
+                    : std::to_string(wrong) + " wrong or failed results (see the report)")
+     << '\n';
 }
 
 // The weight-quantized comparison table (quant_summary): adaptcore's two-part GEMM against
@@ -114,7 +119,8 @@ void print_quant_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
      << std::left << std::setw(20) << "shape" << std::right << std::setw(11) << "adaptcore"
      << std::setw(10) << "err" << std::setw(10) << "x(a)" << std::setw(10) << "x bf16"
      << std::setw(10) << "bf16 err" << std::setw(10) << "x int8" << std::setw(10) << "int8 err"
-     << std::setw(8) << "GB/s" << std::setw(8) << "DRAM" << "  targets\n";
+     << std::setw(8) << "GB/s" << std::setw(8) << "DRAM"
+     << "  targets\n";
   auto get = [](const nlohmann::ordered_json& row, const char* path, const char* key) {
     return row.contains(path) && row[path].contains(key) ? row[path][key].get<double>() : NAN;
   };
@@ -136,13 +142,13 @@ void print_quant_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
       for (const auto& [name, ok] : row["targets"].items())
         marks += (marks.empty() ? "" : " ") + name + (ok.get<bool>() ? ":met" : ":MISSED");
     os << "  " << std::left << std::setw(20) << shape << std::right << std::setw(9)
-       << fixed(val(row, "adaptcore_us"), 0) << "us" << std::setw(10) << sci(val(row, "adaptcore_fro_error"))
-       << std::setw(10) << fixed(get(row, "dequant_best", "speedup"), 2)
-       << std::setw(10) << fixed(get(row, "bf16_best", "speedup"), 2)
-       << std::setw(10) << sci(get(row, "bf16_best", "fro_error"))
-       << std::setw(10) << fixed(get(row, "int8", "speedup"), 2)
-       << std::setw(10) << sci(get(row, "int8", "fro_error"))
-       << std::setw(8) << fixed(val(row, "weight_gbs"), 1)
+       << fixed(val(row, "adaptcore_us"), 0) << "us" << std::setw(10)
+       << sci(val(row, "adaptcore_fro_error")) << std::setw(10)
+       << fixed(get(row, "dequant_best", "speedup"), 2) << std::setw(10)
+       << fixed(get(row, "bf16_best", "speedup"), 2) << std::setw(10)
+       << sci(get(row, "bf16_best", "fro_error")) << std::setw(10)
+       << fixed(get(row, "int8", "speedup"), 2) << std::setw(10)
+       << sci(get(row, "int8", "fro_error")) << std::setw(8) << fixed(val(row, "weight_gbs"), 1)
        << std::setw(7) << fixed(100 * val(row, "dram_fraction"), 0) << "%  " << marks << '\n';
   }
 }
@@ -163,7 +169,8 @@ void run_bench(BenchArgs& a) {
     list_suite(a.run, std::cout);
     return;
   }
-  if (!bench::parse_dtype(a.dtype, a.run.dtype)) throw std::runtime_error("unknown --dtype " + a.dtype);
+  if (!bench::parse_dtype(a.dtype, a.run.dtype))
+    throw std::runtime_error("unknown --dtype " + a.dtype);
   a.run.vendors = a.libs != "none";
   a.run.warm = a.operands == "warm";
   a.run.pool_bytes = a.pool_mib * 1024 * 1024;
@@ -184,7 +191,8 @@ void run_bench(BenchArgs& a) {
   }
   write_file(fs::path(a.out) / "results.json", doc.dump(1) + "\n");
   write_file(fs::path(a.out) / "results.csv", bench::results_csv(doc));
-  write_file(fs::path(a.out) / "report.html", bench::render_html_report(nlohmann::json::parse(doc.dump())));
+  write_file(fs::path(a.out) / "report.html",
+             bench::render_html_report(nlohmann::json::parse(doc.dump())));
   print_summary(doc, std::cout);
   print_quant_summary(doc, std::cout);
   std::cout << "\nreport: " << fs::absolute(fs::path(a.out) / "report.html").string()
@@ -204,10 +212,12 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   std::string dtypes;
   for (const auto& n : bench::dtype_names()) dtypes += (dtypes.empty() ? "" : ", ") + n;
-  cmd->add_option("--dtype", a->dtype,
-                  "element types (" + dtypes + "): f32 sgemm; bf16/u8s8/s8s8 against the vendors' "
-                  "low-precision GEMMs; w8a16/w4a16 weight-quantized against dequant+fp32, bf16 "
-                  "and int8 paths")
+  cmd->add_option(
+         "--dtype", a->dtype,
+         "element types (" + dtypes +
+             "): f32 sgemm; bf16/u8s8/s8s8 against the vendors' "
+             "low-precision GEMMs; w8a16/w4a16 weight-quantized against dequant+fp32, bf16 "
+             "and int8 paths")
       ->check(CLI::IsMember(bench::dtype_names()))
       ->capture_default_str();
   cmd->add_option("--group", a->run.weight_group,
@@ -223,28 +233,40 @@ void register_bench(CLI::App& app) {
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--out", a->out, "output folder")->capture_default_str();
   cmd->add_option("--isa", a->run.isa, "adaptcore's kernel path: auto, avx512, avx2, generic");
-  cmd->add_option("--profile", a->run.profile, "hardware profile JSON (e.g. from `adaptcore calibrate`)");
+  cmd->add_option("--profile", a->run.profile,
+                  "hardware profile JSON (e.g. from `adaptcore calibrate`)");
   cmd->add_option("--target", a->run.target_s, "timed seconds per library and shape")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--rounds", a->run.rounds, "timed rounds per library and shape (the fastest counts)")
-      ->check(CLI::Range(1, 100))->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--rounds", a->run.rounds,
+                  "timed rounds per library and shape (the fastest counts)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   cmd->add_option("--settle", a->run.settle_s, "pause before each library's turn, seconds")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--max-gflop", a->run.max_gflop, "skip shapes above this work (0: none)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")
+      ->capture_default_str();
   cmd->add_option("--count", a->run.random_count, "shapes of the random suite")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   cmd->add_option("--operands", a->operands,
                   "cold: calls rotate over operand sets filling --pool-mib (no call finds the "
                   "previous one's data cached); warm: every call reuses the same buffers")
-      ->check(CLI::IsMember({"cold", "warm"}))->capture_default_str();
+      ->check(CLI::IsMember({"cold", "warm"}))
+      ->capture_default_str();
   cmd->add_option("--pool-mib", a->pool_mib, "cold operands: MiB the rotating sets fill at least")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--list", a->list,
                 "print the suite's shapes and the file they are read from, run nothing");
-  cmd->add_option("--sample", a->run.measure_sample, "full suite: shapes measured (the rest is predicted)")
-      ->check(CLI::Range(0, 80000))->capture_default_str();
+  cmd->add_option("--sample", a->run.measure_sample,
+                  "full suite: shapes measured (the rest is predicted)")
+      ->check(CLI::Range(0, 80000))
+      ->capture_default_str();
   cmd->callback([a] { run_bench(*a); });
 }
 

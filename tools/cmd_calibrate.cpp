@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "calibrate/calibrate.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "calibrate/calibrate.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -64,15 +64,15 @@ void run_calibrate(const CalibrateArgs& args) {
        "median empty ThreadPool::run, " + std::to_string(std::max(2, rep.threads)) + " threads"},
   };
   std::cout << "\n"
-            << std::left << std::setw(22) << "constant" << std::right << std::setw(10)
-            << "default" << std::setw(10) << "measured" << "  " << std::left << std::setw(7)
-            << "unit" << "how\n";
+            << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"
+            << std::setw(10) << "measured"
+            << "  " << std::left << std::setw(7) << "unit"
+            << "how\n";
   for (const Row& r : rows)
     std::cout << std::left << std::setw(22) << r.key << std::right << std::setw(10)
               << format_fixed(r.def, 2) << std::setw(10) << format_fixed(r.measured, 2) << "  "
               << std::left << std::setw(7) << r.unit << r.how << '\n';
-  std::cout << "\n(" << to_string(rep.isa) << " loads; " << format_fixed(rep.seconds, 1)
-            << " s)\n";
+  std::cout << "\n(" << to_string(rep.isa) << " loads; " << format_fixed(rep.seconds, 1) << " s)\n";
   if (rep.dram_total_cpu_share > 0 && rep.dram_total_cpu_share < 0.8)
     std::cout << "warning: other processes held the CPUs during the all-thread DRAM test; "
                  "bw_dram_total_gbs is not the machine's (kept at least bw_dram_core_gbs)\n";
@@ -89,8 +89,9 @@ void run_calibrate(const CalibrateArgs& args) {
     std::cerr << "error: cannot write " << args.out << '\n';
     throw CLI::RuntimeError(1);
   }
-  std::cout << "profile written to " << args.out << "; use it with ADAPTCORE_HW_PROFILE="
-            << args.out << " or --profile " << args.out << '\n';
+  std::cout << "profile written to " << args.out
+            << "; use it with ADAPTCORE_HW_PROFILE=" << args.out << " or --profile " << args.out
+            << '\n';
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "planner/planner.hpp"
 #include "dispatch/internal_access.hpp"
+#include "planner/planner.hpp"
 
 namespace adaptcore::cli {
 namespace {

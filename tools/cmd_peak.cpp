@@ -29,8 +29,8 @@ void run_peak(const PeakArgs& args) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   if (!args.json)
     std::cout << "measured peak, GFLOP/s (fp32 FMA paths) or GOP/s (bf16/int8 dot paths; a "
-                 "multiply-add is 2 ops) (best of " << args.trials << " x "
-              << format_fixed(args.seconds * 1e3, 0) << " ms; clock probe "
+                 "multiply-add is 2 ops) (best of "
+              << args.trials << " x " << format_fixed(args.seconds * 1e3, 0) << " ms; clock probe "
               << format_fixed(hw.freq_ghz, 2) << " GHz)\n"
               << "path         threads    total  per-thread  flops/cycle/core   nominal\n";
   for (FmaPath p :
@@ -78,7 +78,8 @@ void run_peak(const PeakArgs& args) {
 
 void register_peak(CLI::App& app) {
   auto args = std::make_shared<PeakArgs>();
-  CLI::App* cmd = app.add_subcommand("peak", "measure the fp32 FMA and bf16/int8 dot-product peaks per thread count");
+  CLI::App* cmd = app.add_subcommand(
+      "peak", "measure the fp32 FMA and bf16/int8 dot-product peaks per thread count");
   cmd->add_option("-t,--threads", args->threads, "largest thread count (default: all CPUs)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--seconds", args->seconds, "timed window per trial (default 0.05)");

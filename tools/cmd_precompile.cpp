@@ -12,8 +12,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "dispatch/plan_file.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/plan_file.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -170,7 +170,8 @@ void run_precompile(const PrecompileArgs& args) {
             << " n x " << ks.size() << " k x cold and warm operands, " << (args.transa ? 'T' : 'N')
             << (args.transb ? 'T' : 'N') << ", isa=" << to_string(ctx->isa())
             << " threads=" << ctx->threads() << ") in " << format_fixed(plan_s, 3) << " s ("
-            << format_fixed(entries.empty() ? 0.0 : plan_s * 1e6 / static_cast<double>(entries.size()), 1)
+            << format_fixed(
+                   entries.empty() ? 0.0 : plan_s * 1e6 / static_cast<double>(entries.size()), 1)
             << " us/plan)\nwrote " << args.out << ": "
             << (ec ? std::string("size unknown") : std::to_string(bytes) + " bytes") << '\n';
 }
@@ -180,7 +181,8 @@ void run_precompile(const PrecompileArgs& args) {
 void register_precompile(CLI::App& app) {
   auto args = std::make_shared<PrecompileArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "precompile", "plan a set of shapes ahead of time and write a plan file (ADAPTCORE_PLAN_FILE)");
+      "precompile",
+      "plan a set of shapes ahead of time and write a plan file (ADAPTCORE_PLAN_FILE)");
   cmd->add_option("-m,--m", args->m, "M values: comma list of v, a:b or a:b:s")->required();
   cmd->add_option("-n,--n", args->n, "N values: comma list of v, a:b or a:b:s")->required();
   cmd->add_option("-k,--k", args->k, "K values: comma list of v, a:b or a:b:s")->required();

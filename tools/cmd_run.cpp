@@ -12,9 +12,9 @@
 #include "cmd_run_lowp.hpp"
 #include "cmd_run_wq.hpp"
 #include "commands.hpp"
+#include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -126,7 +126,8 @@ void run_run(const RunArgs& args) {
 
   GemmProblem prob;
   shape_problem(s, prob);
-  const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(prob));
+  const Plan plan =
+      ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(prob));
   const double med = median(times), best = minimum(times);
   const double gf_med = gemm_gflops(s.m, s.n, s.k, med), gf_best = gemm_gflops(s.m, s.n, s.k, best);
 

@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -88,8 +88,10 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
       double ref = 0.0, mag = 0.0;
       int64_t iref = 0;
       for (int64_t p = 0; p < s.k; ++p) {
-        const std::size_t ai = static_cast<std::size_t>(s.transa ? p * s.lda() + i : i * s.lda() + p);
-        const std::size_t bi = static_cast<std::size_t>(s.transb ? j * s.ldb() + p : p * s.ldb() + j);
+        const std::size_t ai =
+            static_cast<std::size_t>(s.transa ? p * s.lda() + i : i * s.lda() + p);
+        const std::size_t bi =
+            static_cast<std::size_t>(s.transb ? j * s.ldb() + p : p * s.ldb() + j);
         if (is_bf16) {
           const double x =
               static_cast<float>(a16[ai]) * static_cast<double>(static_cast<float>(b16[bi]));
@@ -106,7 +108,8 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
         ++mismatches;
     }
   }
-  const kernels::LowpKernels& ks = *::adaptcore::detail::impl_of(*ctx).lowp_kernels(dtype, ctx->isa());
+  const kernels::LowpKernels& ks =
+      *::adaptcore::detail::impl_of(*ctx).lowp_kernels(dtype, ctx->isa());
   const FmaPath probe = probe_for(ks, ctx->isa());
   PeakResult peak;
   if (opt.peak) peak = measure_peak(probe, threads);
@@ -123,7 +126,8 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   }
   LowpProblem lp;
   shape_problem_lowp(s, dtype, lp);
-  const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(lp));
+  const Plan plan =
+      ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(lp));
   const double med = median(times), best = minimum(times);
   const double g_med = gemm_gflops(s.m, s.n, s.k, med), g_best = gemm_gflops(s.m, s.n, s.k, best);
   const double frac = peak.gflops > 0 ? g_med / peak.gflops : 0.0;
@@ -144,8 +148,10 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     j["min_us"] = best * 1e6;
     j["gops_median"] = g_med;
     j["gops_best"] = g_best;
-    if (is_bf16) j["max_rel_error"] = worst;
-    else j["sampled_mismatches"] = mismatches;
+    if (is_bf16)
+      j["max_rel_error"] = worst;
+    else
+      j["sampled_mismatches"] = mismatches;
     j["measured_peak_gops"] = peak.gflops;
     j["measured_peak_path"] = to_string(probe);
     j["fraction_of_measured_peak"] = frac;
@@ -155,8 +161,8 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
               << "context      isa=" << to_string(ctx->isa()) << " threads=" << threads
               << " kernels=" << ks.name << '\n'
               << "plan         " << describe(plan) << "  (" << to_string(plan.cls) << ", "
-              << plan.threads() << " thread" << (plan.threads() == 1 ? "" : "s")
-              << ", predicted " << format_fixed(plan.predicted_us, 1) << " us)\n"
+              << plan.threads() << " thread" << (plan.threads() == 1 ? "" : "s") << ", predicted "
+              << format_fixed(plan.predicted_us, 1) << " us)\n"
               << "first call   " << format_fixed(first_s * 1e6, 1) << " us (includes planning)\n"
               << "time         median " << format_fixed(med * 1e6, 2) << " us, min "
               << format_fixed(best * 1e6, 2) << " us over " << reps << " reps\n"

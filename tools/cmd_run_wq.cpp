@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/wq_weights.hpp"
+#include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
 #include "measure/read_bandwidth.hpp"
 #include "model/wq_model.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -42,8 +42,8 @@ void dequantize(const detail::QuantizedWeightsImpl& w, float* out) {
 
 // The per-call dequantization of the comparison path (a) in a form the compiler vectorises:
 // int8 values and scales stored plainly (what a dequantize-then-GEMM user keeps).
-void dequantize_plain(const std::vector<std::int8_t>& q, const std::vector<float>& scale,
-                      int64_t k, int64_t n, int64_t group, float* out) {
+void dequantize_plain(const std::vector<std::int8_t>& q, const std::vector<float>& scale, int64_t k,
+                      int64_t n, int64_t group, float* out) {
   for (int64_t p = 0; p < k; ++p) {
     const float* s = scale.data() + (group > 0 ? p / group : 0) * n;
     const std::int8_t* qp = q.data() + p * n;
@@ -63,7 +63,8 @@ Timed time_call(F&& call, const WqRunOptions& opt) {
   const double w0 = now_seconds();
   while (warm.size() < 2 || (now_seconds() - w0 < 0.05 && warm.size() < 1000))
     warm.push_back(time_once(call));
-  const int reps = opt.reps > 0 ? opt.reps : measure::reps_for(median(warm), opt.seconds, 5, 100000);
+  const int reps =
+      opt.reps > 0 ? opt.reps : measure::reps_for(median(warm), opt.seconds, 5, 100000);
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) times.push_back(time_once(call));
   return {median(times), reps};
@@ -78,7 +79,8 @@ Err sampled_error(const std::vector<float>& c, const std::vector<std::pair<int64
                   const std::vector<double>& ref, int64_t n) {
   double max_err = 0.0, max_ref = 0.0, se = 0.0, sr = 0.0;
   for (std::size_t t = 0; t < at.size(); ++t) {
-    const double e = std::fabs(static_cast<double>(c[static_cast<std::size_t>(at[t].first * n + at[t].second)]) - ref[t]);
+    const double e = std::fabs(
+        static_cast<double>(c[static_cast<std::size_t>(at[t].first * n + at[t].second)]) - ref[t]);
     max_err = std::max(max_err, e);
     max_ref = std::max(max_ref, std::fabs(ref[t]));
     se += e * e;
@@ -129,11 +131,10 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   const auto ap = parts == 2 ? ActivationParts::Two : ActivationParts::One;
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
   auto call = [&] {
-    return wq.bf16_activations
-               ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, h, 0.0f, c.data(),
-                                n, ap, *ctx)
-               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h, 0.0f, c.data(),
-                                n, ap, *ctx);
+    return wq.bf16_activations ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, h,
+                                                0.0f, c.data(), n, ap, *ctx)
+                               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h,
+                                                0.0f, c.data(), n, ap, *ctx);
   };
   const double first_s = time_once([&] { st = call(); });
   if (st != Status::Ok) {
@@ -151,7 +152,8 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
       const int64_t j = static_cast<int64_t>(pick() % static_cast<std::uint64_t>(n));
       double r = 0.0;
       for (int64_t p = 0; p < k; ++p)
-        r += static_cast<double>(a[static_cast<std::size_t>(i * k + p)]) * wd[static_cast<std::size_t>(p * n + j)];
+        r += static_cast<double>(a[static_cast<std::size_t>(i * k + p)]) *
+             wd[static_cast<std::size_t>(p * n + j)];
       at.emplace_back(i, j);
       ref.push_back(r);
     }
@@ -179,19 +181,26 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
     std::vector<float> splain(static_cast<std::size_t>(groups * n));
     for (int64_t p = 0; p < k; ++p)
       for (int64_t j = 0; j < n; ++j) {
-        const float sc = ::adaptcore::detail::impl_of(h)->group_scale
-                             ? ::adaptcore::detail::impl_of(h)->group_scale.get()[((j / kWqNr) * ::adaptcore::detail::impl_of(h)->groups + p / ::adaptcore::detail::impl_of(h)->act_group) * kWqNr + j % kWqNr]
-                             : ::adaptcore::detail::impl_of(h)->col_scale.get()[j];
+        const float sc =
+            ::adaptcore::detail::impl_of(h)->group_scale
+                ? ::adaptcore::detail::impl_of(h)
+                      ->group_scale.get()[((j / kWqNr) * ::adaptcore::detail::impl_of(h)->groups +
+                                           p / ::adaptcore::detail::impl_of(h)->act_group) *
+                                              kWqNr +
+                                          j % kWqNr]
+                : ::adaptcore::detail::impl_of(h)->col_scale.get()[j];
         splain[static_cast<std::size_t>((group > 0 ? p / group : 0) * n + j)] = sc;
-        qplain[static_cast<std::size_t>(p * n + j)] =
-            static_cast<std::int8_t>(sc == 0.0f ? 0 : std::lrint(wd[static_cast<std::size_t>(p * n + j)] / sc));
+        qplain[static_cast<std::size_t>(p * n + j)] = static_cast<std::int8_t>(
+            sc == 0.0f ? 0 : std::lrint(wd[static_cast<std::size_t>(p * n + j)] / sc));
       }
     std::vector<float> wf(wd.size()), cf(c.size(), 0.0f);
     td = time_call([&] { dequantize_plain(qplain, splain, k, n, group, wf.data()); }, opt);
-    tf = time_call([&] {
-      return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, wf.data(), n,
-                  0.0f, cf.data(), n, *ctx);
-    }, opt);
+    tf = time_call(
+        [&] {
+          return gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, wf.data(),
+                      n, 0.0f, cf.data(), n, *ctx);
+        },
+        opt);
   }
 
   PeakResult peak;
@@ -200,12 +209,14 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
 
   const ShapeKey key = ::adaptcore::detail::impl_of(*ctx).key_for([&] {
     WqProblem p;
-    make_wq_problem(Layout::RowMajor, Trans::No, m, wq.bf16_activations ? static_cast<const void*>(a16.data()) : a.data(),
+    make_wq_problem(Layout::RowMajor, Trans::No, m,
+                    wq.bf16_activations ? static_cast<const void*>(a16.data()) : a.data(),
                     wq.bf16_activations, k, h, 0.0f, c.data(), n, ap, p);
     return p;
   }());
   const Plan plan = ::adaptcore::detail::impl_of(*ctx).plan_for(key);
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const double gflops = flops / tw.median_s / 1e9;
   const double dot_ops = flops * parts;  // multiply-adds the dot unit does, x 2
   const double frac_peak = peak.gflops > 0 ? dot_ops / tw.median_s / 1e9 / peak.gflops : 0.0;
@@ -242,11 +253,14 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
     if (opt.check) j["error"] = {{"max_rel", err.max_rel}, {"rms_rel", err.rms_rel}};
     if (opt.compare) {
       j["bf16"] = {{"median_us", tb.median_s * 1e6}, {"gflops", g_bf16}};
-      if (opt.check) j["bf16"]["error"] = {{"max_rel", err_bf16.max_rel}, {"rms_rel", err_bf16.rms_rel}};
-      j["dequant_f32"] = {{"dequant_us", td.median_s * 1e6}, {"gemm_us", tf.median_s * 1e6}, {"gflops", g_f32}};
+      if (opt.check)
+        j["bf16"]["error"] = {{"max_rel", err_bf16.max_rel}, {"rms_rel", err_bf16.rms_rel}};
+      j["dequant_f32"] = {
+          {"dequant_us", td.median_s * 1e6}, {"gemm_us", tf.median_s * 1e6}, {"gflops", g_f32}};
       j["speedup_vs_bf16"] = g_bf16 > 0 ? gflops / g_bf16 : 0.0;
       j["speedup_vs_dequant_f32"] = g_f32 > 0 ? gflops / g_f32 : 0.0;
-      if (opt.check) j["error_ratio_bf16_over_wq"] = err_bf16.rms_rel / std::max(err.rms_rel, 1e-300);
+      if (opt.check)
+        j["error_ratio_bf16_over_wq"] = err_bf16.rms_rel / std::max(err.rms_rel, 1e-300);
     }
     std::cout << j.dump(2) << '\n';
     return;
@@ -258,8 +272,8 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
             << " kernels=" << kname << '\n'
             << "plan         " << describe(plan) << "  (" << to_string(plan.cls) << ", predicted "
             << format_fixed(plan.predicted_us, 1) << " us)\n"
-            << "weights      " << format_fixed(wbytes / 1048576.0, 2) << " MiB packed, quantized in "
-            << format_fixed(quantize_s * 1e3, 1) << " ms\n"
+            << "weights      " << format_fixed(wbytes / 1048576.0, 2)
+            << " MiB packed, quantized in " << format_fixed(quantize_s * 1e3, 1) << " ms\n"
             << "first call   " << format_fixed(first_s * 1e6, 1) << " us (includes planning)\n"
             << "time         median " << format_fixed(tw.median_s * 1e6, 2) << " us over "
             << tw.reps << " reps\n"
@@ -269,16 +283,17 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   if (opt.peak)
     std::cout << ", " << format_fixed(100.0 * frac_dram, 1) << "% of the measured DRAM read "
               << format_fixed(dram, 2) << " GB/s\n"
-              << "dot peak     " << format_fixed(100.0 * frac_peak, 1) << "% of the measured vpdpbusd peak "
-              << format_fixed(peak.gflops, 1) << " GOP/s\n";
+              << "dot peak     " << format_fixed(100.0 * frac_peak, 1)
+              << "% of the measured vpdpbusd peak " << format_fixed(peak.gflops, 1) << " GOP/s\n";
   else
     std::cout << '\n';
   if (opt.check)
     std::cout << "error        max " << std::scientific << err.max_rel << ", rms " << err.rms_rel
-              << std::defaultfloat << " (relative to the fp64 reference's max / rms, 512 entries)\n";
+              << std::defaultfloat
+              << " (relative to the fp64 reference's max / rms, 512 entries)\n";
   if (opt.compare) {
-    std::cout << "bf16 gemm    " << format_fixed(g_bf16, 2) << " GFLOP/s -> w" << " "
-              << format_fixed(gflops / g_bf16, 2) << "x";
+    std::cout << "bf16 gemm    " << format_fixed(g_bf16, 2) << " GFLOP/s -> w"
+              << " " << format_fixed(gflops / g_bf16, 2) << "x";
     if (opt.check)
       std::cout << ", error max " << std::scientific << err_bf16.max_rel << " rms "
                 << err_bf16.rms_rel << std::defaultfloat << " ("
@@ -287,8 +302,8 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
     std::cout << '\n'
               << "dequant+f32  " << format_fixed(g_f32, 2) << " GFLOP/s (dequantize "
               << format_fixed(td.median_s * 1e6, 1) << " us + sgemm "
-              << format_fixed(tf.median_s * 1e6, 1) << " us) -> "
-              << format_fixed(gflops / g_f32, 2) << "x\n";
+              << format_fixed(tf.median_s * 1e6, 1) << " us) -> " << format_fixed(gflops / g_f32, 2)
+              << "x\n";
   }
 }
 

@@ -14,11 +14,11 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "dispatch/internal_access.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "measure/bench_util.hpp"
 #include "model_validation.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -111,8 +111,8 @@ void run_validate(const ValidateArgs& args) {
       float* c = bufs.back().get();
       measure::fill_uniform(a, a_n, 1 + 2 * i);
       measure::fill_uniform(b, b_n, 2 + 2 * i);
-      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, s.m, s.n, s.k, 1.0f, a, s.k, b,
-                       s.n, 0.0f, c, s.n, probs[i]) != Status::Ok)
+      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, s.m, s.n, s.k, 1.0f, a, s.k, b, s.n,
+                       0.0f, c, s.n, probs[i]) != Status::Ok)
         throw std::runtime_error("invalid shape");
     }
     const GemmProblem& prob = probs[0];
@@ -167,8 +167,8 @@ void run_validate(const ValidateArgs& args) {
     if (const std::size_t best = res.best_measured(); best != res.chosen) {
       // Rematch: the choice (twice) against the selection's fastest, in fresh rounds.
       const std::size_t ids[3] = {picked[res.chosen], picked[best], picked[res.chosen]};
-      const double pair_s = res.candidates[res.chosen].measured_us * 2e-6 +
-                            res.candidates[best].measured_us * 1e-6;
+      const double pair_s =
+          res.candidates[res.chosen].measured_us * 2e-6 + res.candidates[best].measured_us * 1e-6;
       const int confirm_rounds =
           std::clamp(static_cast<int>(args.target_s / std::max(pair_s / 3, 1e-7)), 5, 41);
       std::vector<double> t[3];
@@ -181,23 +181,24 @@ void run_validate(const ValidateArgs& args) {
     results.push_back(res);
 
     const double elapsed = measure::now_seconds() - t_start;
-    const double eta = elapsed / static_cast<double>(si + 1) * static_cast<double>(shapes.size() - si - 1);
+    const double eta =
+        elapsed / static_cast<double>(si + 1) * static_cast<double>(shapes.size() - si - 1);
     std::cerr << "\r[" << (si + 1) << '/' << shapes.size() << "] " << s.m << 'x' << s.n << 'x'
-              << s.k << " regret " << std::fixed << std::setprecision(3) << res.regret()
-              << "  eta " << std::setprecision(0) << eta << " s      " << std::flush;
+              << s.k << " regret " << std::fixed << std::setprecision(3) << res.regret() << "  eta "
+              << std::setprecision(0) << eta << " s      " << std::flush;
   }
   std::cerr << '\n';
 
   const validation::Summary sum = validation::summarize(results);
-  std::cout << std::fixed << std::setprecision(3)
-            << "shapes                 " << sum.shapes << " (threads " << ctx->threads()
-            << ", isa " << to_string(ctx->isa()) << ")\n"
+  std::cout << std::fixed << std::setprecision(3) << "shapes                 " << sum.shapes
+            << " (threads " << ctx->threads() << ", isa " << to_string(ctx->isa()) << ")\n"
             << "geomean regret         " << sum.geomean_regret << " (selection pass alone "
             << sum.geomean_selection_regret << ")\n"
             << "noise (same plan twice) " << sum.geomean_noise << " geomean max/min\n"
             << "p95 regret             " << sum.p95_regret << '\n'
             << "max regret             " << sum.max_regret << '\n'
-            << "picked the fastest     " << std::setprecision(1) << 100 * sum.picked_best_share << "%\n"
+            << "picked the fastest     " << std::setprecision(1) << 100 * sum.picked_best_share
+            << "%\n"
             << "regret <= 1.03         " << 100 * sum.within_3pct_share << "%\n"
             << "median |pred-meas|/meas " << 100 * sum.median_abs_error << "%\n"
             << "median rank corr.      " << std::setprecision(3) << sum.median_spearman << '\n';
@@ -264,20 +265,23 @@ void register_validate_model(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate-model", "measure the planner's candidates per shape: regret of the model's choice");
   add_context_options(*cmd, args->ctx);
-  auto* file = cmd->add_option("--shapes", args->shapes_file, "shape file: 'M N K' or MxNxK per line");
+  auto* file =
+      cmd->add_option("--shapes", args->shapes_file, "shape file: 'M N K' or MxNxK per line");
   auto* sample = cmd->add_option("--sample", args->sample, "number of random LLM-like shapes")
                      ->check(CLI::Range(1, 100000));
   file->excludes(sample);
   cmd->add_option("--seed", args->seed, "seed of the sample and of the random candidates");
   cmd->add_option("--max-gflop", args->max_gflop, "largest sampled shape, GFLOP")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--target", args->target_s, "timed seconds per candidate")->check(CLI::PositiveNumber);
+  cmd->add_option("--target", args->target_s, "timed seconds per candidate")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--candidates", args->max_candidates, "candidates measured per shape")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--json", args->json_out, "write per-shape results and the summary");
   cmd->add_option("--pool-mib", args->pool_mib,
                   "operands rotate over buffers of this many MiB (0: one set, warm)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([args] { run_validate(*args); });
 }
 

@@ -8,14 +8,14 @@
 
 namespace adaptcore::cli {
 
-void register_hw(CLI::App& app);       // cmd_hw.cpp
-void register_explain(CLI::App& app);  // cmd_explain.cpp
-void register_run(CLI::App& app);      // cmd_run.cpp
-void register_peak(CLI::App& app);     // cmd_peak.cpp
-void register_precompile(CLI::App& app);  // cmd_precompile.cpp
+void register_hw(CLI::App& app);              // cmd_hw.cpp
+void register_explain(CLI::App& app);         // cmd_explain.cpp
+void register_run(CLI::App& app);             // cmd_run.cpp
+void register_peak(CLI::App& app);            // cmd_peak.cpp
+void register_precompile(CLI::App& app);      // cmd_precompile.cpp
 void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
-void register_calibrate(CLI::App& app);  // cmd_calibrate.cpp
-void register_bench(CLI::App& app);      // cmd_bench.cpp
+void register_calibrate(CLI::App& app);       // cmd_calibrate.cpp
+void register_bench(CLI::App& app);           // cmd_bench.cpp
 // The modeled NPU target, built with ADAPTCORE_TARGET_ASCEND (ADAPTCORE_WITH_ASCEND defined).
 void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
 void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)

@@ -33,19 +33,19 @@ struct ShapeResult {
   double regret() const;
   double selection_regret() const;  // the same ratio from the selection pass alone
   double noise() const;             // max/min of the choice's two confirmation series, or 1
-  double spearman() const;            // rank correlation of predicted and measured times
+  double spearman() const;          // rank correlation of predicted and measured times
 };
 
 struct Summary {
   std::size_t shapes = 0;
   double geomean_regret = 1.0;
   double geomean_selection_regret = 1.0;  // without the confirmation (biased high)
-  double geomean_noise = 1.0;              // spread of the same plan timed twice
+  double geomean_noise = 1.0;             // spread of the same plan timed twice
   double p95_regret = 1.0;
   double max_regret = 1.0;
-  double picked_best_share = 0.0;   // shapes with regret 1: the choice was (confirmed) the fastest
-  double within_3pct_share = 0.0;   // shapes with regret <= 1.03
-  double median_abs_error = 0.0;    // median over all candidates of |pred - meas| / meas
+  double picked_best_share = 0.0;  // shapes with regret 1: the choice was (confirmed) the fastest
+  double within_3pct_share = 0.0;  // shapes with regret <= 1.03
+  double median_abs_error = 0.0;   // median over all candidates of |pred - meas| / meas
   double median_spearman = 0.0;
 };
 

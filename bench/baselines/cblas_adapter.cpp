@@ -29,10 +29,9 @@ using GemmBf16Fn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, 
                             const uint16_t* a, Int lda, const uint16_t* b, Int ldb, float beta,
                             float* c, Int ldc);
 template <class Int>
-using GemmS8U8Fn = void (*)(int layout, int trans_a, int trans_b, int offset_c, Int m, Int n,
-                            Int k, float alpha, const void* a, Int lda, int8_t ao, const void* b,
-                            Int ldb, int8_t bo, float beta, int32_t* c, Int ldc,
-                            const int32_t* co);
+using GemmS8U8Fn = void (*)(int layout, int trans_a, int trans_b, int offset_c, Int m, Int n, Int k,
+                            float alpha, const void* a, Int lda, int8_t ao, const void* b, Int ldb,
+                            int8_t bo, float beta, int32_t* c, Int ldc, const int32_t* co);
 
 // The thread count last applied to each library, keyed by its handle: the setting is global to
 // a library, so an object re-applies its own count only when another object changed it, and a
@@ -86,8 +85,10 @@ class CblasBaseline final : public Baseline {
 
   void run_lowp(const LowpGemmCall& c) override {
     apply_threads();
-    if (lib_.ilp64) run_lowp_as<int64_t>(c);
-    else run_lowp_as<int32_t>(c);
+    if (lib_.ilp64)
+      run_lowp_as<int64_t>(c);
+    else
+      run_lowp_as<int32_t>(c);
   }
 
   void run(const GemmCall& c) override {
@@ -125,9 +126,9 @@ class CblasBaseline final : public Baseline {
     const int32_t no_offset = 0;
     // Column-major C^T (n x m) = op(B)^T (n x k, MKL's signed A) x op(A)^T (k x m, its unsigned B).
     reinterpret_cast<GemmS8U8Fn<Int>>(lib_.gemm_s8u8s32)(
-        kColMajor, c.trans_b ? kTrans : kNoTrans, c.trans_a ? kTrans : kNoTrans, kFixOffset,
-        I(c.n), I(c.m), I(c.k), 1.0f, c.b, I(c.ldb), int8_t{0}, a, I(c.lda),
-        static_cast<int8_t>(bo), 0.0f, static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
+        kColMajor, c.trans_b ? kTrans : kNoTrans, c.trans_a ? kTrans : kNoTrans, kFixOffset, I(c.n),
+        I(c.m), I(c.k), 1.0f, c.b, I(c.ldb), int8_t{0}, a, I(c.lda), static_cast<int8_t>(bo), 0.0f,
+        static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
   }
 
   // The stored A of an s8s8 call with 128 added to every used byte (xor 0x80), in a scratch

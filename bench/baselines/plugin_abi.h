@@ -30,7 +30,7 @@ typedef struct ac_gemm_call {
 /* Functions that can fail return 0 on success, or nonzero with a message in msg (at most
  * msg_len bytes, NUL-terminated). */
 typedef struct ac_baseline_plugin {
-  uint32_t abi; /* AC_BASELINE_PLUGIN_ABI */
+  uint32_t abi;                                            /* AC_BASELINE_PLUGIN_ABI */
   void* (*create)(int threads, char* msg, size_t msg_len); /* NULL on failure */
   void (*destroy)(void* self);
   void (*version)(void* self, char* buf, size_t len);
@@ -64,7 +64,7 @@ typedef struct ac_lowp_call {
 } ac_lowp_call;
 
 typedef struct ac_baseline_plugin_lowp {
-  uint32_t abi; /* AC_BASELINE_PLUGIN_LOWP_ABI */
+  uint32_t abi;                                          /* AC_BASELINE_PLUGIN_LOWP_ABI */
   int (*supports)(void* self, const ac_lowp_call* call); /* 1 or 0 */
   int (*prepare)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);
   int (*run)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);

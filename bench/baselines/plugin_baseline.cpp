@@ -26,8 +26,8 @@ ac_lowp_call to_c(const LowpGemmCall& c) {
   const int32_t type = c.type == LowpType::Bf16   ? AC_LOWP_BF16
                        : c.type == LowpType::U8S8 ? AC_LOWP_U8S8
                                                   : AC_LOWP_S8S8;
-  return {type, c.m, c.n, c.k, c.trans_a ? 1 : 0, c.trans_b ? 1 : 0, c.a, c.lda, c.b, c.ldb,
-          c.c, c.ldc, c.a_zero_point};
+  return {type, c.m,   c.n, c.k,   c.trans_a ? 1 : 0, c.trans_b ? 1 : 0, c.a, c.lda,
+          c.b,  c.ldb, c.c, c.ldc, c.a_zero_point};
 }
 
 class PluginBaseline final : public Baseline {

@@ -17,9 +17,9 @@ namespace adaptcore::bench {
 // its FMAs at the peak rate and the time to move the bytes it must touch at least once
 // (A and B read, C written) at the bandwidth of where they come from.
 struct HardwareLimit {
-  double flops = 0;      // 2 m n k
-  double min_bytes = 0;  // 4 (m k + k n + m n)
-  double seconds = 0;    // max(flops / peak, min_bytes / bandwidth)
+  double flops = 0;               // 2 m n k
+  double min_bytes = 0;           // 4 (m k + k n + m n)
+  double seconds = 0;             // max(flops / peak, min_bytes / bandwidth)
   const char* bound = "compute";  // "compute" or "memory"
 };
 HardwareLimit hardware_limit(int64_t m, int64_t n, int64_t k, double peak_gflops,
@@ -47,8 +47,7 @@ double error_tolerance(int64_t k);
 // corners, the last row and column (where tails go wrong) and random ones from `seed`.
 // NaN or infinity in C fails.
 CheckResult check_against_reference(const GemmCall& call, int64_t samples = 512,
-                                    std::uint64_t seed = 1,
-                                    double full_check_work = 1u << 26);
+                                    std::uint64_t seed = 1, double full_check_work = 1u << 26);
 
 // The entries such a check compares, in order: all of C when m n k <= full_check_work, else
 // the corners, entries of the last row and column, then random ones (every dtype's check

@@ -36,8 +36,8 @@ double QuantizedWeights8or4::bytes() const {
          4.0 * static_cast<double>(scales.size());
 }
 
-QuantizedWeights8or4 quantize_weights_symmetric(const float* w, int64_t n, int64_t k,
-                                                int64_t group, int bits) {
+QuantizedWeights8or4 quantize_weights_symmetric(const float* w, int64_t n, int64_t k, int64_t group,
+                                                int bits) {
   if (bits != 8 && bits != 4) throw std::invalid_argument("weight bits must be 8 or 4");
   if (n < 1 || k < 1) throw std::invalid_argument("weight matrix must be at least 1 x 1");
   if (group < 1) throw std::invalid_argument("weight group must be positive");
@@ -58,8 +58,8 @@ QuantizedWeights8or4 quantize_weights_symmetric(const float* w, int64_t n, int64
       q.scales[static_cast<std::size_t>(j * groups + g)] = s;
       for (int64_t p = p0; p < p1; ++p) {
         const float v = s > 0 ? std::nearbyint(w[j * k + p] / s) : 0.0f;
-        q.q[static_cast<std::size_t>(j * k + p)] =
-            static_cast<int8_t>(std::clamp(v, static_cast<float>(-qmax - 1), static_cast<float>(qmax)));
+        q.q[static_cast<std::size_t>(j * k + p)] = static_cast<int8_t>(
+            std::clamp(v, static_cast<float>(-qmax - 1), static_cast<float>(qmax)));
       }
     }
   }
@@ -87,13 +87,15 @@ void dequantize_weights(const QuantizedWeights8or4& w, float* out) {
       const float s = w.scales[static_cast<std::size_t>(j * groups + g)];
       if (w.bits == 8) {
         const int8_t* q = w.q.data() + j * w.k;
-        if (simd) simd::dequantize_s8(q + p0, p1 - p0, s, row + p0);
+        if (simd)
+          simd::dequantize_s8(q + p0, p1 - p0, s, row + p0);
         else
           for (int64_t p = p0; p < p1; ++p) row[p] = static_cast<float>(q[p]) * s;
       } else {
         // Groups start at even k (even group size), so a group's values start on a byte.
         const uint8_t* b = w.nibbles.data() + j * row_bytes + p0 / 2;
-        if (simd) simd::dequantize_u4(b, p1 - p0, s, row + p0);
+        if (simd)
+          simd::dequantize_u4(b, p1 - p0, s, row + p0);
         else
           for (int64_t p = 0; p < p1 - p0; ++p) {
             const int v = p % 2 == 0 ? (b[p / 2] & 0x0F) : (b[p / 2] >> 4);
@@ -164,7 +166,8 @@ std::vector<double> reference_rows(const float* x, int64_t k, const QuantizedWei
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const float* xr = x + rows[r] * k;
       double sum = 0;
-      for (int64_t p = 0; p < k; ++p) sum += static_cast<double>(xr[p]) * wrow[static_cast<std::size_t>(p)];
+      for (int64_t p = 0; p < k; ++p)
+        sum += static_cast<double>(xr[p]) * wrow[static_cast<std::size_t>(p)];
       ref[r * static_cast<std::size_t>(w.n) + static_cast<std::size_t>(j)] = sum;
     }
   }

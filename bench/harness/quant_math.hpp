@@ -18,22 +18,24 @@ namespace adaptcore::bench {
 // q = clamp(round(w / scale), -qmax - 1, qmax); a group of zeros gets scale 0 and q 0.
 struct QuantizedWeights8or4 {
   int64_t n = 0, k = 0;
-  int64_t group = 0;  // K values per scale (== k: one scale per output channel)
-  int bits = 8;       // 8 or 4
-  std::vector<int8_t> q;       // n x k values, one per byte
-  std::vector<float> scales;   // n x groups()
+  int64_t group = 0;          // K values per scale (== k: one scale per output channel)
+  int bits = 8;               // 8 or 4
+  std::vector<int8_t> q;      // n x k values, one per byte
+  std::vector<float> scales;  // n x groups()
   // int4 only: the values as stored for the dequantizing path, two per byte (k rounded up to
   // even): low nibble = even k, high nibble = odd k, each value + 8 (0..15).
   std::vector<uint8_t> nibbles;
   int64_t groups() const { return group > 0 ? (k + group - 1) / group : 0; }
-  float scale(int64_t j, int64_t p) const { return scales[static_cast<std::size_t>(j * groups() + p / group)]; }
+  float scale(int64_t j, int64_t p) const {
+    return scales[static_cast<std::size_t>(j * groups() + p / group)];
+  }
   // Bytes a GEMM must read per call: the stored values (k n bits / 8) and the scales.
   double bytes() const;
 };
 
 // Throws std::invalid_argument for bits other than 8 or 4, a non-positive group, or sizes < 1.
-QuantizedWeights8or4 quantize_weights_symmetric(const float* w, int64_t n, int64_t k,
-                                                int64_t group, int bits);
+QuantizedWeights8or4 quantize_weights_symmetric(const float* w, int64_t n, int64_t k, int64_t group,
+                                                int bits);
 
 // Path (a): W dequantized to fp32, n x k row-major (ld k). Vectorised (AVX-512 when the CPU
 // has it), as a caller who dequantizes before an fp32 GEMM would write it.

@@ -76,7 +76,8 @@ void quantize_u8(const float* x, std::size_t count, float inv_scale, int32_t zer
     const __mmask16 m = tail_mask(static_cast<int64_t>(count - i));
     const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
     // Round to nearest even (the default MXCSR mode), add the zero point, clamp to [0, 255].
-    const __m512i q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, inv)), zp), zero);
+    const __m512i q =
+        _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(v, inv)), zp), zero);
     _mm_mask_storeu_epi8(out + i, m, _mm512_cvtusepi32_epi8(q));
   }
 }

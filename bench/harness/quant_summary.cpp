@@ -26,29 +26,36 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
   std::map<long, std::vector<const nlohmann::json*>> shapes;
   if (records.is_array())
     for (const auto& r : records)
-      if (r.contains("shape") && r["shape"].is_number_integer()) shapes[r["shape"].get<long>()].push_back(&r);
+      if (r.contains("shape") && r["shape"].is_number_integer())
+        shapes[r["shape"].get<long>()].push_back(&r);
 
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [index, recs] : shapes) {
     const nlohmann::json& first = *recs.front();
-    nlohmann::json row = {{"shape", index}, {"m", first.value("m", 0)}, {"n", first.value("n", 0)},
+    nlohmann::json row = {{"shape", index},
+                          {"m", first.value("m", 0)},
+                          {"n", first.value("n", 0)},
                           {"k", first.value("k", 0)}};
     const nlohmann::json* ours = nullptr;
-    const nlohmann::json *dequant = nullptr, *bf16_best = nullptr, *bf16_ours = nullptr, *int8 = nullptr,
-                         *one_part = nullptr;
+    const nlohmann::json *dequant = nullptr, *bf16_best = nullptr, *bf16_ours = nullptr,
+                         *int8 = nullptr, *one_part = nullptr;
     auto faster = [](const nlohmann::json* a, const nlohmann::json& b) {
       return a == nullptr || b["median_us"].get<double>() < (*a)["median_us"].get<double>();
     };
     for (const nlohmann::json* r : recs) {
       if (!valid(*r)) continue;
       const std::string lib = r->value("lib", "");
-      if (lib == "adaptcore") ours = r;
-      else if (lib == "adaptcore-1part") one_part = r;
-      else if (starts_with(lib, "dequant+") && faster(dequant, *r)) dequant = r;
+      if (lib == "adaptcore")
+        ours = r;
+      else if (lib == "adaptcore-1part")
+        one_part = r;
+      else if (starts_with(lib, "dequant+") && faster(dequant, *r))
+        dequant = r;
       else if (starts_with(lib, "bf16+")) {
         if (lib == "bf16+adaptcore") bf16_ours = r;
         if (faster(bf16_best, *r)) bf16_best = r;
-      } else if (lib == "int8+onednn") int8 = r;
+      } else if (lib == "int8+onednn")
+        int8 = r;
     }
     const double our_us = ours != nullptr ? num(*ours, "median_us") : NAN;
     const double our_err = ours != nullptr ? num(*ours, "fro_rel_error") : NAN;
@@ -56,7 +63,8 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
       row["adaptcore_us"] = our_us;
       if (std::isfinite(our_err)) row["adaptcore_fro_error"] = our_err;
       if (std::isfinite(num(*ours, "weight_gbs"))) row["weight_gbs"] = num(*ours, "weight_gbs");
-      if (std::isfinite(num(*ours, "dram_fraction"))) row["dram_fraction"] = num(*ours, "dram_fraction");
+      if (std::isfinite(num(*ours, "dram_fraction")))
+        row["dram_fraction"] = num(*ours, "dram_fraction");
       if (std::isfinite(num(*ours, "dram_fraction_of_best")))
         row["dram_fraction_of_best"] = num(*ours, "dram_fraction_of_best");
     }
@@ -66,7 +74,8 @@ nlohmann::json quant_summary(const nlohmann::json& records) {
       const double err = num(*r, "fro_rel_error");
       if (std::isfinite(err)) p["fro_error"] = err;
       if (std::isfinite(our_us)) p["speedup"] = num(*r, "median_us") / our_us;
-      if (std::isfinite(err) && std::isfinite(our_err) && our_err > 0) p["error_ratio"] = err / our_err;
+      if (std::isfinite(err) && std::isfinite(our_err) && our_err > 0)
+        p["error_ratio"] = err / our_err;
       row[key] = p;
     };
     path("dequant_best", dequant);

@@ -16,7 +16,8 @@ namespace adaptcore::bench {
 //   each {lib, median_us,
 //   fro_error, speedup (its time / adaptcore's), error_ratio (its error / adaptcore's)},
 //   weight_gbs, dram_fraction, dram_fraction_of_best (adaptcore's), and "targets":
-//   {name: true/false} for the targets that apply to the shape's class. Fields without data are left out.
+//   {name: true/false} for the targets that apply to the shape's class. Fields without data are
+//   left out.
 nlohmann::json quant_summary(const nlohmann::json& records);
 
 }  // namespace adaptcore::bench

@@ -72,7 +72,7 @@ struct Model {
   std::vector<Library> libraries;  // adaptcore (if present) first, then the vendors in run order
   int adaptcore = -1;              // index of adaptcore in libraries, -1 if it has no entry
   std::vector<Row> rows;           // in shape order
-  std::vector<VendorSummary> vendors;             // one per vendor with records, then "best vendor"
+  std::vector<VendorSummary> vendors;  // one per vendor with records, then "best vendor"
   // Speedup over the best vendor per group of shapes (`name` is the group): by adaptcore's
   // taxonomy class, and by the suite part a tag names (its first two words: "full llm", ...).
   std::vector<VendorSummary> by_taxonomy, by_part;

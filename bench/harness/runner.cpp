@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
-#include <cstdlib>
-#include <new>
 #include <memory>
+#include <new>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -64,9 +64,12 @@ std::string utc_now() {
 std::string duration_text(double s) {
   std::ostringstream os;
   const auto total = static_cast<long>(std::max(0.0, s));
-  if (total >= 3600) os << total / 3600 << 'h' << std::setw(2) << std::setfill('0') << total % 3600 / 60 << 'm';
-  else if (total >= 60) os << total / 60 << 'm' << std::setw(2) << std::setfill('0') << total % 60 << 's';
-  else os << total << 's';
+  if (total >= 3600)
+    os << total / 3600 << 'h' << std::setw(2) << std::setfill('0') << total % 3600 / 60 << 'm';
+  else if (total >= 60)
+    os << total / 60 << 'm' << std::setw(2) << std::setfill('0') << total % 60 << 's';
+  else
+    os << total << 's';
   return os.str();
 }
 
@@ -183,7 +186,8 @@ Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
     mv.write(r);
     r["limit_us"] = limit.seconds * 1e6;
     r["limit_bound"] = limit.bound;
-    r["predicted_limit_fraction"] = mv.predicted_us > 0 ? limit.seconds * 1e6 / mv.predicted_us : 0.0;
+    r["predicted_limit_fraction"] =
+        mv.predicted_us > 0 ? limit.seconds * 1e6 / mv.predicted_us : 0.0;
     records.push_back(std::move(r));
   }
   return records;
@@ -218,9 +222,15 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["peak_gflops"] = peak;
   doc["dram_gbs"] = dram_bw;
   doc["hardware"] = Json::parse(to_json(hw));
-  doc["options"] = {{"target_s", o.target_s}, {"min_reps", o.min_reps}, {"max_reps", o.max_reps},
-                    {"settle_s", o.settle_s}, {"max_gflop", o.max_gflop}, {"seed", o.seed},
-                    {"pool_bytes", o.effective_pool_bytes()}, {"rounds", o.rounds}, {"isa", to_string(ctx.isa())}};
+  doc["options"] = {{"target_s", o.target_s},
+                    {"min_reps", o.min_reps},
+                    {"max_reps", o.max_reps},
+                    {"settle_s", o.settle_s},
+                    {"max_gflop", o.max_gflop},
+                    {"seed", o.seed},
+                    {"pool_bytes", o.effective_pool_bytes()},
+                    {"rounds", o.rounds},
+                    {"isa", to_string(ctx.isa())}};
 
   // Vendor libraries: every one that loads (a missing one is listed as skipped).
   Json libs = Json::array();
@@ -230,8 +240,9 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   // only (the two vendors with bf16 and int8 GEMMs), unless --libs names others.
   const std::vector<std::string> all =
       is_weight_quantized(o.dtype) ? std::vector<std::string>{"mkl", "onednn"} : baseline_names();
-  const std::vector<std::string> names =
-      !o.vendors ? std::vector<std::string>{} : o.libs.empty() ? all : o.libs;
+  const std::vector<std::string> names = !o.vendors       ? std::vector<std::string>{}
+                                         : o.libs.empty() ? all
+                                                          : o.libs;
   for (const std::string& name : names) {
     LoadedBaseline lb = load_baseline(name, threads);
     if (!lb.lib) {
@@ -272,10 +283,12 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   std::size_t skipped = 0;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     shapes[i] = with_leading_dims(shapes[i]);
-    const double gflop = 2e-9 * static_cast<double>(shapes[i].m) * static_cast<double>(shapes[i].n) *
-                         static_cast<double>(shapes[i].k);
-    if (o.max_gflop > 0 && gflop > o.max_gflop) ++skipped;
-    else kept.push_back(i);
+    const double gflop = 2e-9 * static_cast<double>(shapes[i].m) *
+                         static_cast<double>(shapes[i].n) * static_cast<double>(shapes[i].k);
+    if (o.max_gflop > 0 && gflop > o.max_gflop)
+      ++skipped;
+    else
+      kept.push_back(i);
   }
   doc["skipped_shapes"] = skipped;
   // Work estimate per (shape, library) for the ETA: a few calls at the hardware limit plus the
@@ -348,12 +361,14 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   Json records = Json::array();
   for (std::size_t i = 0; i < slots.size(); ++i) {
     Json& r = slots[i];
-    if (r["status"] == "ok") bench->annotate(shapes[kept[i / contenders.size()]], i % contenders.size(), r);
+    if (r["status"] == "ok")
+      bench->annotate(shapes[kept[i / contenders.size()]], i % contenders.size(), r);
     records.push_back(std::move(r));
   }
   doc["records"] = std::move(records);
   if (is_weight_quantized(o.dtype))
-    doc["quant_summary"] = Json::parse(quant_summary(nlohmann::json::parse(doc["records"].dump())).dump());
+    doc["quant_summary"] =
+        Json::parse(quant_summary(nlohmann::json::parse(doc["records"].dump())).dump());
   return doc;
 }
 

@@ -17,7 +17,7 @@
 namespace adaptcore::bench {
 
 struct RunOptions {
-  std::string suite = "llm";        // name (suite_names()) or path of a suite file
+  std::string suite = "llm";  // name (suite_names()) or path of a suite file
   // Element types: f32 (adaptcore's gemm against each vendor's sgemm), bf16 / u8s8 / s8s8
   // (the low-precision GEMMs against MKL's and oneDNN's), w8a16 / w4a16 (adaptcore's
   // weight-quantized GEMM against the comparison paths of bench/README.md).
@@ -25,12 +25,12 @@ struct RunOptions {
   // w8a16 / w4a16: K values per weight scale (0: the dtype's default, one scale per output
   // channel for w8a16 and groups of 128 for w4a16).
   int64_t weight_group = 0;
-  std::vector<std::string> libs;    // vendor libraries to compare; empty: every known one
-  bool vendors = true;              // false: adaptcore alone
-  int threads = 0;                  // 0: all cores; the same count for every library
-  std::string isa = "auto";         // adaptcore's kernel path
-  std::string profile;              // hardware profile JSON (calibrated); empty: detected
-  double target_s = 0.1;            // timed seconds per library and shape
+  std::vector<std::string> libs;  // vendor libraries to compare; empty: every known one
+  bool vendors = true;            // false: adaptcore alone
+  int threads = 0;                // 0: all cores; the same count for every library
+  std::string isa = "auto";       // adaptcore's kernel path
+  std::string profile;            // hardware profile JSON (calibrated); empty: detected
+  double target_s = 0.1;          // timed seconds per library and shape
   // A series is clamp(target_s / (one call's time), min_reps, max_reps) timed calls: shapes
   // whose call exceeds target_s / 7 get 7, so their median still sets aside the three slowest
   // calls (a burst of the machine's load) instead of resting on 3.
@@ -47,9 +47,9 @@ struct RunOptions {
   // can cover one library's whole turn; a second turn at another time evens that out.
   int rounds = 2;
   double chunk_bytes = 1024.0 * 1024 * 1024;
-  double max_gflop = 0;             // skip shapes above this work (0: no limit)
-  std::uint64_t seed = 1;           // the random and full suites, the sampled checks
-  std::size_t random_count = 200;   // shapes of the random suite
+  double max_gflop = 0;            // skip shapes above this work (0: no limit)
+  std::uint64_t seed = 1;          // the random and full suites, the sampled checks
+  std::size_t random_count = 200;  // shapes of the random suite
   // The full suite (80,000 shapes) is graded by the model for every shape and measured on an
   // evenly spaced sample of this many shapes.
   std::size_t measure_sample = 40;

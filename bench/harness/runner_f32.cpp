@@ -8,10 +8,10 @@
 #include <stdexcept>
 
 #include "core/problem.hpp"
+#include "dispatch/internal_access.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "plan/plan.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -62,8 +62,9 @@ class BufferPool {
   }
   GemmCall call(std::size_t i) const {
     i %= sets();
-    return GemmCall{shape_.m, shape_.n, shape_.k, shape_.trans_a, shape_.trans_b, a_[i].get(),
-                    shape_.lda, b_[i].get(), shape_.ldb, c_[i].get(), shape_.ldc};
+    return GemmCall{shape_.m,       shape_.n,    shape_.k,   shape_.trans_a,
+                    shape_.trans_b, a_[i].get(), shape_.lda, b_[i].get(),
+                    shape_.ldb,     c_[i].get(), shape_.ldc};
   }
   // A NaN output: a library that does not write every element of C fails the check.
   void poison_output(std::size_t i) {
@@ -93,8 +94,8 @@ Contender adaptcore_contender(Context& ctx) {
     return am::time_once([&] { (void)impl.plan_for(key); });
   };
   c.run = [&ctx](const GemmCall& g) {
-    const Status st = gemm(Layout::RowMajor, op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, 1.0f,
-                           g.a, g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, ctx);
+    const Status st = gemm(Layout::RowMajor, op(g.trans_a), op(g.trans_b), g.m, g.n, g.k, 1.0f, g.a,
+                           g.lda, g.b, g.ldb, 0.0f, g.c, g.ldc, ctx);
     if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
   };
   return c;

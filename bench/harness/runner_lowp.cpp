@@ -10,11 +10,11 @@
 #include <stdexcept>
 
 #include "core/lowp_problem.hpp"
+#include "dispatch/internal_access.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
 #include "plan/plan.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -23,7 +23,9 @@ namespace {
 namespace am = adaptcore::measure;
 
 LowpType lowp_type(BenchDtype d) {
-  return d == BenchDtype::Bf16 ? LowpType::Bf16 : d == BenchDtype::U8S8 ? LowpType::U8S8 : LowpType::S8S8;
+  return d == BenchDtype::Bf16   ? LowpType::Bf16
+         : d == BenchDtype::U8S8 ? LowpType::U8S8
+                                 : LowpType::S8S8;
 }
 
 Trans op(bool t) { return t ? Trans::Yes : Trans::No; }
@@ -54,14 +56,16 @@ class LowpPool {
   double bytes() const { return static_cast<double>(sets()) * set_bytes(); }
   LowpGemmCall call(std::size_t i) const {
     i %= sets();
-    return LowpGemmCall{type_, s_.m, s_.n, s_.k, s_.trans_a, s_.trans_b, a_[i].get(), s_.lda,
-                        b_[i].get(), s_.ldb, c_[i].get(), s_.ldc, 0};
+    return LowpGemmCall{type_,       s_.m,        s_.n,   s_.k,        s_.trans_a,
+                        s_.trans_b,  a_[i].get(), s_.lda, b_[i].get(), s_.ldb,
+                        c_[i].get(), s_.ldc,      0};
   }
   // NaN (fp32) or a fixed pattern (int32) in set 0's C: an entry a library does not write fails
   // the check (unless the pattern happens to be the exact value).
   void poison_output() {
     if (type_ == LowpType::Bf16) {
-      std::fill_n(reinterpret_cast<float*>(c_[0].get()), c_elems_, std::numeric_limits<float>::quiet_NaN());
+      std::fill_n(reinterpret_cast<float*>(c_[0].get()), c_elems_,
+                  std::numeric_limits<float>::quiet_NaN());
     } else {
       std::memset(c_[0].get(), 0x5a, c_elems_ * 4);
     }
@@ -69,7 +73,8 @@ class LowpPool {
 
  private:
   // bf16: uniform [-1, 1) rounded to bf16; int8: the same draws mapped onto all 256 byte values.
-  void fill(unsigned char* p, std::size_t count, std::uint64_t seed, std::vector<float>& tmp) const {
+  void fill(unsigned char* p, std::size_t count, std::uint64_t seed,
+            std::vector<float>& tmp) const {
     tmp.resize(count);
     am::fill_uniform(tmp.data(), count, seed);
     if (type_ == LowpType::Bf16) {
@@ -114,11 +119,14 @@ CheckResult check_lowp(const LowpGemmCall& c, std::uint64_t seed) {
         mag += std::fabs(prod);
       }
       const double got = static_cast<const float*>(c.c)[i * c.ldc + j];
-      err = !std::isfinite(got) ? INFINITY : mag > 0 ? std::fabs(got - ref) / mag : std::fabs(got - ref);
+      err = !std::isfinite(got) ? INFINITY
+            : mag > 0           ? std::fabs(got - ref) / mag
+                                : std::fabs(got - ref);
     } else {
       int64_t ref = 0;
       for (int64_t p = 0; p < c.k; ++p)
-        ref += static_cast<int64_t>(a_value(c, i, p) - c.a_zero_point) * static_cast<int64_t>(b_value(c, p, j));
+        ref += static_cast<int64_t>(a_value(c, i, p) - c.a_zero_point) *
+               static_cast<int64_t>(b_value(c, p, j));
       const auto want = static_cast<std::int32_t>(static_cast<std::uint32_t>(ref));
       const std::int32_t got = static_cast<const std::int32_t*>(c.c)[i * c.ldc + j];
       err = std::fabs(static_cast<double>(got) - static_cast<double>(want));
@@ -146,10 +154,9 @@ void run_adaptcore(Context& ctx, const LowpGemmCall& g) {
   const Trans ta = op(g.trans_a), tb = op(g.trans_b);
   switch (g.type) {
     case LowpType::Bf16:
-      st = gemm_bf16(Layout::RowMajor, ta, tb, g.m, g.n, g.k, 1.0f,
-                     static_cast<const bf16*>(g.a), g.lda,
-                     static_cast<const bf16*>(g.b), g.ldb, 0.0f,
-                     static_cast<float*>(g.c), g.ldc, ctx);
+      st = gemm_bf16(Layout::RowMajor, ta, tb, g.m, g.n, g.k, 1.0f, static_cast<const bf16*>(g.a),
+                     g.lda, static_cast<const bf16*>(g.b), g.ldb, 0.0f, static_cast<float*>(g.c),
+                     g.ldc, ctx);
       break;
     case LowpType::U8S8:
       st = gemm_u8s8s32(Layout::RowMajor, ta, tb, g.m, g.n, g.k,
@@ -181,7 +188,8 @@ class LowpShape final : public ShapeBench {
     if (lib != 0) return env_.vendors[lib - 1]->prepare_lowp(g);
     // adaptcore's setup: planning the shape (a plan-cache miss), which a first call pays.
     LowpProblem prob;
-    if (make_lowp_problem(adaptcore_call(g), prob) != Status::Ok) throw std::runtime_error("invalid shape");
+    if (make_lowp_problem(adaptcore_call(g), prob) != Status::Ok)
+      throw std::runtime_error("invalid shape");
     ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(env_.ctx);
     const ShapeKey key = impl.key_for(prob, pool_.sets() > 1);  // rotating sets: cold calls
     const double t = am::time_once([&] { plan_ = impl.plan_for(key); });
@@ -189,8 +197,10 @@ class LowpShape final : public ShapeBench {
     return t;
   }
   void run(std::size_t lib, std::size_t set) override {
-    if (lib == 0) run_adaptcore(env_.ctx, pool_.call(set));
-    else env_.vendors[lib - 1]->run_lowp(pool_.call(set));
+    if (lib == 0)
+      run_adaptcore(env_.ctx, pool_.call(set));
+    else
+      env_.vendors[lib - 1]->run_lowp(pool_.call(set));
   }
   void check(std::size_t lib, std::uint64_t seed, Json& r) override {
     pool_.poison_output();
@@ -220,7 +230,8 @@ class LowpBench final : public DtypeBench {
     // The limit's compute rate: the measured peak of the dot-product instruction adaptcore's
     // kernels use here (vdpbf16ps / vpdpbusd), else the fp32 FMA peak its fallbacks run at.
     const int threads = env.ctx.threads();
-    const am::FmaPath path = dtype == BenchDtype::Bf16 ? am::FmaPath::Bf16Dot : am::FmaPath::Int8Dot;
+    const am::FmaPath path =
+        dtype == BenchDtype::Bf16 ? am::FmaPath::Bf16Dot : am::FmaPath::Int8Dot;
     peak_ = env.ctx.hardware().peak_gflops_per_core(env.ctx.isa()) * threads;
     std::string source = "fp32 FMA peak of the profile (no dot-product instruction)";
     if (am::path_supported(path) && env.ctx.isa() == Isa::Avx512) {
@@ -237,7 +248,8 @@ class LowpBench final : public DtypeBench {
     const double set = eb.a * static_cast<double>((s.trans_a ? s.k : s.m) * s.lda) +
                        eb.b * static_cast<double>((s.trans_b ? s.n : s.k) * s.ldb) +
                        4.0 * static_cast<double>(s.m * s.ldc);
-    const double resident = static_cast<double>(pool_sets(set, env_.options.effective_pool_bytes())) * set;
+    const double resident =
+        static_cast<double>(pool_sets(set, env_.options.effective_pool_bytes())) * set;
     return hardware_limit(s.m, s.n, s.k, peak_,
                           bandwidth_gbs(env_.ctx.hardware(), env_.ctx.threads(), resident), eb);
   }

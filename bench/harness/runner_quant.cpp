@@ -52,7 +52,7 @@ enum class PathKind { Quantized, Dequant, Bf16, Int8 };
 struct Path {
   std::string name;
   PathKind kind;
-  Baseline* vendor;  // null: adaptcore
+  Baseline* vendor;                              // null: adaptcore
   ActivationParts parts = ActivationParts::Two;  // Quantized only
 };
 
@@ -66,7 +66,8 @@ class QuantShape final : public ShapeBench {
     const double wbytes = static_cast<double>(n_) * static_cast<double>(k_) * bits / 8.0;
     const double set = wbytes + 4.0 * static_cast<double>(m_ * k_ + m_ * n_);
     // At most 8 weight sets: each is also held in bf16 (2 bytes a value).
-    const std::size_t sets = std::min<std::size_t>(8, pool_sets(set, env.options.effective_pool_bytes()));
+    const std::size_t sets =
+        std::min<std::size_t>(8, pool_sets(set, env.options.effective_pool_bytes()));
     std::vector<float> w(static_cast<std::size_t>(n_ * k_));
     for (std::size_t i = 0; i < sets; ++i) {
       am::fill_uniform(w.data(), w.size(), 12 + 2 * i);
@@ -95,7 +96,9 @@ class QuantShape final : public ShapeBench {
 
   std::size_t sets() const override { return x_.size(); }
   double bytes() const override { return bytes_; }
-  const QuantizedWeights8or4& weights(std::size_t set) const { return weights_[set % weights_.size()]; }
+  const QuantizedWeights8or4& weights(std::size_t set) const {
+    return weights_[set % weights_.size()];
+  }
 
   bool supports(std::size_t lib) const override {
     const Path& p = paths_[lib];
@@ -139,8 +142,8 @@ class QuantShape final : public ShapeBench {
         if (p.vendor != nullptr) {
           p.vendor->run(fp32_call(s));
         } else {
-          check_status(gemm(Layout::RowMajor, Trans::No, Trans::Yes, m_, n_, k_, 1.0f, x_[s].get(), k_,
-                            w_f32_.get(), k_, 0.0f, c_[s].get(), n_, env_.ctx));
+          check_status(gemm(Layout::RowMajor, Trans::No, Trans::Yes, m_, n_, k_, 1.0f, x_[s].get(),
+                            k_, w_f32_.get(), k_, 0.0f, c_[s].get(), n_, env_.ctx));
         }
         break;
       }
@@ -195,7 +198,8 @@ class QuantShape final : public ShapeBench {
       std::vector<float> scales(w.scales.size());
       for (int64_t j = 0; j < n_; ++j)
         for (int64_t g = 0; g < groups; ++g)
-          scales[static_cast<std::size_t>(g * n_ + j)] = w.scales[static_cast<std::size_t>(j * groups + g)];
+          scales[static_cast<std::size_t>(g * n_ + j)] =
+              w.scales[static_cast<std::size_t>(j * groups + g)];
       WeightQuantSpec spec;
       spec.format = w.bits == 8 ? WeightFormat::Int8 : WeightFormat::Int4;
       spec.group_size = groups == 1 ? 0 : w.group;
@@ -219,12 +223,34 @@ class QuantShape final : public ShapeBench {
     return GemmCall{m_, n_, k_, false, true, x_[s].get(), k_, w_f32_.get(), k_, c_[s].get(), n_};
   }
   LowpGemmCall bf16_call(std::size_t s) const {
-    return LowpGemmCall{LowpType::Bf16, m_, n_, k_, false, true, x_bf16_.data(), k_,
-                        w_bf16_[s % w_bf16_.size()].data(), k_, c_[s].get(), n_, 0};
+    return LowpGemmCall{LowpType::Bf16,
+                        m_,
+                        n_,
+                        k_,
+                        false,
+                        true,
+                        x_bf16_.data(),
+                        k_,
+                        w_bf16_[s % w_bf16_.size()].data(),
+                        k_,
+                        c_[s].get(),
+                        n_,
+                        0};
   }
   LowpGemmCall int8_call(std::size_t s, int32_t zero_point) const {
-    return LowpGemmCall{LowpType::U8S8, m_, n_, k_, false, true, x_u8_.data(), k_,
-                        weights(s).q.data(), k_, const_cast<int32_t*>(acc_.data()), n_, zero_point};
+    return LowpGemmCall{LowpType::U8S8,
+                        m_,
+                        n_,
+                        k_,
+                        false,
+                        true,
+                        x_u8_.data(),
+                        k_,
+                        weights(s).q.data(),
+                        k_,
+                        const_cast<int32_t*>(acc_.data()),
+                        n_,
+                        zero_point};
   }
 
   int64_t m_, n_, k_;
@@ -249,13 +275,12 @@ class QuantBench final : public DtypeBench {
   QuantBench(const RunEnv& env, BenchDtype dtype, Json& doc, std::ostream* progress)
       : env_(env), dtype_(dtype), doc_(&doc) {
     bits_ = dtype == BenchDtype::W8A16 ? 8 : 4;
-    group_ = env.options.weight_group > 0 ? env.options.weight_group
-             : bits_ == 8               ? 0
-                                        : 128;
+    group_ = env.options.weight_group > 0 ? env.options.weight_group : bits_ == 8 ? 0 : 128;
     paths_.push_back({"adaptcore", PathKind::Quantized, nullptr, ActivationParts::Two});
     paths_.push_back({"adaptcore-1part", PathKind::Quantized, nullptr, ActivationParts::One});
     paths_.push_back({"dequant+adaptcore", PathKind::Dequant, nullptr});
-    for (Baseline* v : env.vendors) paths_.push_back({"dequant+" + v->name(), PathKind::Dequant, v});
+    for (Baseline* v : env.vendors)
+      paths_.push_back({"dequant+" + v->name(), PathKind::Dequant, v});
     paths_.push_back({"bf16+adaptcore", PathKind::Bf16, nullptr});
     for (Baseline* v : env.vendors) paths_.push_back({"bf16+" + v->name(), PathKind::Bf16, v});
     for (Baseline* v : env.vendors)
@@ -263,12 +288,14 @@ class QuantBench final : public DtypeBench {
     for (const Path& p : paths_) names_.push_back(p.name);
 
     const int threads = env.ctx.threads();
-    if (progress != nullptr) *progress << "measuring the DRAM read bandwidth and the dot-product peaks\n";
+    if (progress != nullptr)
+      *progress << "measuring the DRAM read bandwidth and the dot-product peaks\n";
     read_gbs_ = am::measure_read_bandwidth(threads);
     const bool native = env.ctx.isa() == Isa::Avx512;
     const double fp32_peak = env.ctx.hardware().peak_gflops_per_core(env.ctx.isa()) * threads;
     int8_peak_ = native && am::path_supported(am::FmaPath::Int8Dot)
-                     ? am::measure_peak(am::FmaPath::Int8Dot, threads).gflops : fp32_peak;
+                     ? am::measure_peak(am::FmaPath::Int8Dot, threads).gflops
+                     : fp32_peak;
     // Two activation parts take two int8 dot products per multiply-add.
     peak_ = int8_peak_ / 2;
     doc["peak_gflops"] = peak_;
@@ -285,10 +312,12 @@ class QuantBench final : public DtypeBench {
 
   HardwareLimit limit(const SuiteShape& s) const override {
     const ElementBytes eb = element_bytes(dtype_);
-    const double set = eb.a * static_cast<double>(s.m * s.k) + eb.b * static_cast<double>(s.n * s.k) +
+    const double set = eb.a * static_cast<double>(s.m * s.k) +
+                       eb.b * static_cast<double>(s.n * s.k) +
                        eb.c * static_cast<double>(s.m * s.n);
-    const double resident =
-        static_cast<double>(std::min<std::size_t>(8, pool_sets(set, env_.options.effective_pool_bytes()))) * set;
+    const double resident = static_cast<double>(std::min<std::size_t>(
+                                8, pool_sets(set, env_.options.effective_pool_bytes()))) *
+                            set;
     const HardwareProfile& hw = env_.ctx.hardware();
     const int t = env_.ctx.threads();
     double bw = bandwidth_gbs(hw, t, resident);
@@ -298,7 +327,8 @@ class QuantBench final : public DtypeBench {
 
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
     if (s.trans_a || s.trans_b || s.lda != s.k || s.ldb != (s.trans_b ? s.k : s.n) || s.ldc != s.n)
-      throw std::runtime_error("the weight-quantized comparisons take dense shapes without transposes");
+      throw std::runtime_error(
+          "the weight-quantized comparisons take dense shapes without transposes");
     // The DRAM read rate of a shared machine drifts with other tenants within minutes
     // (bench/README.md, "Bandwidth"), so it is measured again next to every decode shape:
     // annotate() compares the shape with that reading and with the run's highest (the
@@ -317,7 +347,8 @@ class QuantBench final : public DtypeBench {
   // converts them to) over the time, and its fraction of the DRAM read rate measured next to
   // the shape (decode shapes; else the run's best) and of the run's best.
   void annotate(const SuiteShape& s, std::size_t lib, Json& r) const override {
-    const double groups = group_ > 0 ? std::ceil(static_cast<double>(s.k) / static_cast<double>(group_)) : 1.0;
+    const double groups =
+        group_ > 0 ? std::ceil(static_cast<double>(s.k) / static_cast<double>(group_)) : 1.0;
     const double wbytes = static_cast<double>(s.n) * static_cast<double>(s.k) * bits_ / 8.0 +
                           4.0 * static_cast<double>(s.n) * groups;
     const double sec = r["median_us"].get<double>() * 1e-6;

@@ -51,7 +51,7 @@ typedef enum {
   AC_STATUS_INVALID_PROFILE = 11,          /* hardware profile file unreadable or malformed */
   AC_STATUS_OUT_OF_MEMORY = 12,
   AC_STATUS_INTERNAL_ERROR = 13,
-  AC_STATUS_INVALID_PLAN_FILE = 14       /* plan file unreadable, corrupt or made elsewhere */
+  AC_STATUS_INVALID_PLAN_FILE = 14 /* plan file unreadable, corrupt or made elsewhere */
 } ac_status_t;
 
 typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
@@ -112,19 +112,17 @@ typedef enum {
   AC_OFFSET_PER_COLUMN = 3
 } ac_offset_t;
 
-AC_API ac_status_t ac_gemm_u8s8s32(ac_layout_t layout, ac_transpose_t transa,
-                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
-                                   const uint8_t* A, int64_t lda, const int32_t* a_zp,
-                                   int64_t a_zp_count, const int8_t* B, int64_t ldb,
-                                   const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+AC_API ac_status_t ac_gemm_u8s8s32(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                                   int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda,
+                                   const int32_t* a_zp, int64_t a_zp_count, const int8_t* B,
+                                   int64_t ldb, const int32_t* b_zp, int64_t b_zp_count,
+                                   int32_t beta, int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
                                    const int32_t* c_offset) AC_NOEXCEPT;
-AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa,
-                                   ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
-                                   const int8_t* A, int64_t lda, const int32_t* a_zp,
-                                   int64_t a_zp_count, const int8_t* B, int64_t ldb,
-                                   const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
-                                   int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                                   int64_t m, int64_t n, int64_t k, const int8_t* A, int64_t lda,
+                                   const int32_t* a_zp, int64_t a_zp_count, const int8_t* B,
+                                   int64_t ldb, const int32_t* b_zp, int64_t b_zp_count,
+                                   int32_t beta, int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
                                    const int32_t* c_offset) AC_NOEXCEPT;
 
 /* Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md). op(W) is k x n; weights are
@@ -148,8 +146,8 @@ AC_API ac_status_t ac_quantize_weights_s8(ac_layout_t layout, ac_transpose_t tra
                                           int64_t group_size, ac_weights_t* out) AC_NOEXCEPT;
 AC_API void ac_weights_destroy(ac_weights_t weights) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
-                                  const float* A, int64_t lda, ac_weights_t W, float beta,
-                                  float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
+                                  const float* A, int64_t lda, ac_weights_t W, float beta, float* C,
+                                  int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                                    const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
                                    float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
@@ -208,8 +206,7 @@ AC_API void ac_context_destroy(ac_context* ctx) AC_NOEXCEPT;
 /* The construction status (AC_STATUS_OK when every option was honoured) and, when message is
  * not NULL, a description of what was not ("" if nothing), valid until the context is
  * destroyed. */
-AC_API ac_status_t ac_context_init_status(const ac_context* ctx,
-                                          const char** message) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_init_status(const ac_context* ctx, const char** message) AC_NOEXCEPT;
 
 AC_API ac_status_t ac_context_set_num_threads(ac_context* ctx, int threads) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_get_num_threads(const ac_context* ctx, int* threads) AC_NOEXCEPT;
@@ -225,8 +222,8 @@ AC_API ac_status_t ac_context_get_residency(const ac_context* ctx,
  * error is not NULL and error_size > 0; on success error holds "". Replacing the hardware
  * profile clears the plan cache. Loading a plan file adds all of its plans or none (the reason
  * also goes to stderr); saving writes the cached plans of the active ISA path. */
-AC_API ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path,
-                                                    char* error, size_t error_size) AC_NOEXCEPT;
+AC_API ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path, char* error,
+                                                    size_t error_size) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_load_plan_file(ac_context* ctx, const char* path, char* error,
                                              size_t error_size) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_save_plan_file(ac_context* ctx, const char* path, char* error,
@@ -246,17 +243,15 @@ AC_API ac_status_t ac_sgemm_residency_ctx(ac_layout_t layout, ac_transpose_t tra
                                           int64_t ldb, float beta, float* C, int64_t ldc,
                                           ac_residency_t residency, ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_bf16bf16f32_ctx(ac_layout_t layout, ac_transpose_t transa,
-                                           ac_transpose_t transb, int64_t m, int64_t n,
-                                           int64_t k, float alpha, const uint16_t* A,
-                                           int64_t lda, const uint16_t* B, int64_t ldb,
-                                           float beta, float* C, int64_t ldc,
-                                           ac_context* ctx) AC_NOEXCEPT;
+                                           ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                           float alpha, const uint16_t* A, int64_t lda,
+                                           const uint16_t* B, int64_t ldb, float beta, float* C,
+                                           int64_t ldc, ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_bf16bf16bf16_ctx(ac_layout_t layout, ac_transpose_t transa,
-                                            ac_transpose_t transb, int64_t m, int64_t n,
-                                            int64_t k, float alpha, const uint16_t* A,
-                                            int64_t lda, const uint16_t* B, int64_t ldb,
-                                            float beta, uint16_t* C, int64_t ldc,
-                                            ac_context* ctx) AC_NOEXCEPT;
+                                            ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                            float alpha, const uint16_t* A, int64_t lda,
+                                            const uint16_t* B, int64_t ldb, float beta, uint16_t* C,
+                                            int64_t ldc, ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_u8s8s32_ctx(ac_layout_t layout, ac_transpose_t transa,
                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                        const uint8_t* A, int64_t lda, const int32_t* a_zp,
@@ -271,12 +266,12 @@ AC_API ac_status_t ac_gemm_s8s8s32_ctx(ac_layout_t layout, ac_transpose_t transa
                                        const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
                                        int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
                                        const int32_t* c_offset, ac_context* ctx) AC_NOEXCEPT;
-AC_API ac_status_t ac_quantize_weights_f32_ctx(ac_layout_t layout, ac_transpose_t transw,
-                                               int64_t k, int64_t n, const float* W, int64_t ldw,
+AC_API ac_status_t ac_quantize_weights_f32_ctx(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                               int64_t n, const float* W, int64_t ldw,
                                                ac_weight_format_t format, int64_t group_size,
                                                ac_weights_t* out, ac_context* ctx) AC_NOEXCEPT;
-AC_API ac_status_t ac_quantize_weights_s8_ctx(ac_layout_t layout, ac_transpose_t transw,
-                                              int64_t k, int64_t n, const int8_t* W, int64_t ldw,
+AC_API ac_status_t ac_quantize_weights_s8_ctx(ac_layout_t layout, ac_transpose_t transw, int64_t k,
+                                              int64_t n, const int8_t* W, int64_t ldw,
                                               const float* scales, ac_weight_format_t format,
                                               int64_t group_size, ac_weights_t* out,
                                               ac_context* ctx) AC_NOEXCEPT;
@@ -285,8 +280,8 @@ AC_API ac_status_t ac_gemm_wq_f32_ctx(ac_layout_t layout, ac_transpose_t transa,
                                       float* C, int64_t ldc, ac_wq_parts_t parts,
                                       ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_wq_bf16_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m,
-                                       const uint16_t* A, int64_t lda, ac_weights_t W,
-                                       float beta, float* C, int64_t ldc, ac_wq_parts_t parts,
+                                       const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
+                                       float* C, int64_t ldc, ac_wq_parts_t parts,
                                        ac_context* ctx) AC_NOEXCEPT;
 
 #ifdef __cplusplus

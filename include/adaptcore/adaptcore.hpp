@@ -22,14 +22,14 @@ namespace adaptcore {
 namespace detail {
 class ContextImpl;
 struct InternalAccess;
-}
+}  // namespace detail
 
 struct ContextOptions {
-  int threads = 0;                // 0: ADAPTCORE_NUM_THREADS if set, else all cores
-  Isa isa = Isa::Auto;            // Auto: ADAPTCORE_ISA if set, else the best supported
-  std::string profile_path;       // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
-  bool read_environment = true;   // honour the ADAPTCORE_* variables above
-  std::string plan_file;          // plan file to preload; empty: ADAPTCORE_PLAN_FILE if set
+  int threads = 0;               // 0: ADAPTCORE_NUM_THREADS if set, else all cores
+  Isa isa = Isa::Auto;           // Auto: ADAPTCORE_ISA if set, else the best supported
+  std::string profile_path;      // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
+  bool read_environment = true;  // honour the ADAPTCORE_* variables above
+  std::string plan_file;         // plan file to preload; empty: ADAPTCORE_PLAN_FILE if set
   // Where operands are expected (types.hpp); Auto: ADAPTCORE_RESIDENCY (auto, cached,
   // memory) if set, else decided per call.
   Residency residency = Residency::Auto;
@@ -97,9 +97,9 @@ Context& default_context() noexcept;
 
 // Every entry point below takes its context as the last argument, defaulting to this one.
 
-Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-            float* c, int64_t ldc, Context& ctx = default_context()) noexcept;
+Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+            const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+            int64_t ldc, Context& ctx = default_context()) noexcept;
 
 // The same with settings of this call only (CallOptions: where its operands are). An invalid
 // CallOptions::residency is InvalidArgument.
@@ -213,12 +213,11 @@ class QuantizedWeights {
   QuantizedWeights& operator=(const QuantizedWeights&) = delete;
 
   bool valid() const noexcept { return impl_ != nullptr; }
-  int64_t k() const noexcept;           // depth (rows of op(W)); 0 when empty
-  int64_t n() const noexcept;           // output columns; 0 when empty
+  int64_t k() const noexcept;  // depth (rows of op(W)); 0 when empty
+  int64_t n() const noexcept;  // output columns; 0 when empty
   WeightFormat format() const noexcept;
-  int64_t group_size() const noexcept;  // 0: per column
+  int64_t group_size() const noexcept;        // 0: per column
   std::size_t packed_bytes() const noexcept;  // packed weight bytes a call streams
-
 
  private:
   friend struct detail::InternalAccess;
@@ -240,10 +239,9 @@ Status quantize_weights(Layout layout, Trans transw, int64_t k, int64_t n, const
 // [-128, 127] (Int8) or [-8, 7] (Int4, one value per byte; others: InvalidArgument), and
 // fp32 scales, scales[g * n + j] for group g of column j (ceil(k / group_size) groups, or one
 // per column when group_size is 0). Scales must be finite.
-Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n,
-                           const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out,
-                           Context& ctx = default_context()) noexcept;
+Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n, const std::int8_t* w,
+                           int64_t ldw, const float* scales, WeightQuantSpec spec,
+                           QuantizedWeights& out, Context& ctx = default_context()) noexcept;
 
 // C = op(A) * dequant(W) + beta * C, op(A) m x k fp32 (or bf16), C m x n fp32, both in
 // `layout`. beta == 0 never reads C. m == 0 returns at once. A non-finite activation makes

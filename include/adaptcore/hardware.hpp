@@ -75,9 +75,9 @@ const HardwareProfile& detected_hardware();
 // not claim an ISA feature the running CPU lacks. Failures are InvalidProfile (OutOfMemory when
 // an allocation fails) with the reason in `error`; nothing throws.
 std::string to_json(const HardwareProfile& hw);
-Status profile_from_json(const std::string& text, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error = nullptr) noexcept;
-Status load_profile_file(const std::string& path, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error = nullptr) noexcept;
+Status profile_from_json(const std::string& text, const HardwareProfile& base, HardwareProfile& out,
+                         std::string* error = nullptr) noexcept;
+Status load_profile_file(const std::string& path, const HardwareProfile& base, HardwareProfile& out,
+                         std::string* error = nullptr) noexcept;
 
 }  // namespace adaptcore

@@ -69,13 +69,11 @@ struct MatrixView {
 };
 
 template <class T>
-constexpr MatrixView<T> row_major(T* data, int64_t rows, int64_t cols,
-                                  int64_t ld = -1) noexcept {
+constexpr MatrixView<T> row_major(T* data, int64_t rows, int64_t cols, int64_t ld = -1) noexcept {
   return {data, rows, cols, ld < 0 ? cols : ld, Layout::RowMajor};
 }
 template <class T>
-constexpr MatrixView<T> col_major(T* data, int64_t rows, int64_t cols,
-                                  int64_t ld = -1) noexcept {
+constexpr MatrixView<T> col_major(T* data, int64_t rows, int64_t cols, int64_t ld = -1) noexcept {
   return {data, rows, cols, ld < 0 ? rows : ld, Layout::ColMajor};
 }
 

@@ -35,13 +35,17 @@ thread_local bool t_row_major_error = false;
 }  // namespace
 
 extern "C" __attribute__((weak, visibility("default"))) void cblas_xerbla(int p, const char* rout,
-                                                                        const char* form, ...) {
+                                                                          const char* form, ...) {
   if (t_row_major_error && rout != nullptr && std::strstr(rout, "gemm") != nullptr) {
     // The reference's exchange for the gemm routines, undone: the row-major call's own position.
-    if (p == 4) p = 5;
-    else if (p == 5) p = 4;
-    else if (p == 9) p = 11;
-    else if (p == 11) p = 9;
+    if (p == 4)
+      p = 5;
+    else if (p == 5)
+      p = 4;
+    else if (p == 9)
+      p = 11;
+    else if (p == 11)
+      p = 9;
   }
   if (p != 0) std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", p, rout);
   if (form != nullptr) {

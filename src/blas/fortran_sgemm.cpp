@@ -41,8 +41,10 @@ extern "C" __attribute__((visibility("default"))) void sgemm_(
   const char ta = upper(*transa), tb = upper(*transb);
   const bool nota = ta == 'N', notb = tb == 'N';
   int info = 0;
-  if (!nota && ta != 'C' && ta != 'T') info = 1;
-  else if (!notb && tb != 'C' && tb != 'T') info = 2;
+  if (!nota && ta != 'C' && ta != 'T')
+    info = 1;
+  else if (!notb && tb != 'C' && tb != 'T')
+    info = 2;
   else
     info = adaptcore::blas::sgemm_dimension_info(!nota, !notb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info != 0) {

@@ -92,7 +92,8 @@ ac_isa_t ac_get_isa(void) noexcept {
 }
 
 ac_status_t ac_set_residency(ac_residency_t residency) noexcept {
-  return to_c(adaptcore::default_context().set_residency(static_cast<adaptcore::Residency>(residency)));
+  return to_c(
+      adaptcore::default_context().set_residency(static_cast<adaptcore::Residency>(residency)));
 }
 
 ac_status_t ac_load_plan_file(const char* path) noexcept {

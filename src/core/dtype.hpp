@@ -13,7 +13,13 @@
 namespace adaptcore {
 
 enum class DType : std::uint8_t {
-  F32 = 0, Bf16 = 1, U8S8 = 2, W8A16 = 3, W8A8 = 4, W4A16 = 5, W4A8 = 6
+  F32 = 0,
+  Bf16 = 1,
+  U8S8 = 2,
+  W8A16 = 3,
+  W8A8 = 4,
+  W4A16 = 5,
+  W4A8 = 6
 };
 // The dtypes plan files carry (gemm, gemm_bf16, gemm_*s8s32).
 inline constexpr std::uint8_t kDTypeCount = 3;
@@ -27,9 +33,7 @@ inline int wq_dtype_parts(DType d) noexcept {
   return d == DType::W8A16 || d == DType::W4A16 ? 2 : 1;
 }
 // Bytes of one element of op(A) and op(B) as the caller stores them (fp32 4, bf16 2, int8 1).
-inline int input_bytes(DType d) noexcept {
-  return d == DType::Bf16 ? 2 : d == DType::U8S8 ? 1 : 4;
-}
+inline int input_bytes(DType d) noexcept { return d == DType::Bf16 ? 2 : d == DType::U8S8 ? 1 : 4; }
 
 inline const char* to_string(DType d) noexcept {
   using enum DType;

@@ -73,8 +73,8 @@ Status read_regular_file(const std::string& path, std::uint64_t max_bytes, std::
       if (std::string_view(out) != magic.substr(0, have)) return Status::Ok;  // caller: bad magic
     }
     if (size > max_bytes)
-      return fail("file too large (", std::to_string(size) + " bytes, limit " +
-                                          std::to_string(max_bytes) + ")");
+      return fail("file too large (",
+                  std::to_string(size) + " bytes, limit " + std::to_string(max_bytes) + ")");
     // The size fstat reported, plus one byte to notice a file that grew since; never past the
     // cap + 1, which is enough to tell "too large".
     const std::uint64_t want = std::min<std::uint64_t>(size, max_bytes) + 1;
@@ -85,8 +85,8 @@ Status read_regular_file(const std::string& path, std::uint64_t max_bytes, std::
       have += static_cast<std::size_t>(r);
       if (have < out.size()) break;  // end of file
       if (have > max_bytes)
-        return fail("file too large (grew past the limit of ", std::to_string(max_bytes) +
-                                                                 " bytes while read)");
+        return fail("file too large (grew past the limit of ",
+                    std::to_string(max_bytes) + " bytes while read)");
       // It grew but is still under the cap: read on, in steps that stay within it.
       const std::uint64_t next = std::min<std::uint64_t>(max_bytes + 1, have + have / 2 + 4096);
       out.resize(static_cast<std::size_t>(next));

@@ -154,10 +154,14 @@ bool read_value(const FlatJsonObject::Value& x, T& v) {
       return false;
     }
   } else {
-    if (x.kind == Kind::Float) v = static_cast<T>(x.d);
-    else if (x.kind == Kind::Int) v = static_cast<T>(x.i);
-    else if (x.kind == Kind::Uint) v = static_cast<T>(x.u);
-    else return false;
+    if (x.kind == Kind::Float)
+      v = static_cast<T>(x.d);
+    else if (x.kind == Kind::Int)
+      v = static_cast<T>(x.i);
+    else if (x.kind == Kind::Uint)
+      v = static_cast<T>(x.u);
+    else
+      return false;
   }
   return true;
 }

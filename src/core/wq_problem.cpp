@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/operand_bytes.hpp"
 #include "core/internal_access.hpp"
+#include "core/operand_bytes.hpp"
 
 namespace adaptcore {
 
@@ -66,8 +66,8 @@ ShapeKey make_key(const WqProblem& p, Isa isa, int threads) noexcept {
   return key;
 }
 
-ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group,
-                           bool a_bf16, Isa isa, int threads) noexcept {
+ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group, bool a_bf16,
+                           Isa isa, int threads) noexcept {
   detail::QuantizedWeightsImpl w;
   w.k = k, w.n = n;
   w.format = wq_dtype_int4(dtype) ? WeightFormat::Int4 : WeightFormat::Int8;

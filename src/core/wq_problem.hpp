@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "adaptcore/adaptcore.hpp"
-#include "core/wq_weights.hpp"
 #include "core/shape_key.hpp"
+#include "core/wq_weights.hpp"
 
 namespace adaptcore {
 
@@ -16,7 +16,7 @@ struct WqProblem {
   const void* a = nullptr;  // op(A)(i, p) at a + (i * a_rs + p * a_cs) elements
   bool a_bf16 = false;
   int64_t a_rs = 1, a_cs = 1;
-  float* c = nullptr;       // C(i, j) at c[i * c_rs + j * c_cs]
+  float* c = nullptr;  // C(i, j) at c[i * c_rs + j * c_cs]
   int64_t c_rs = 1, c_cs = 1;
   float beta = 0.0f;
   int parts = 2;
@@ -39,7 +39,7 @@ DType wq_dtype(WeightFormat format, int parts) noexcept;
 ShapeKey make_key(const WqProblem& p, Isa isa, int threads) noexcept;
 // The key of a shape without operands (row-major A with rows k apart): what `adaptcore explain`
 // shows and `run` times.
-ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group,
-                           bool a_bf16, Isa isa, int threads) noexcept;
+ShapeKey make_wq_shape_key(int64_t m, int64_t n, int64_t k, DType dtype, int64_t group, bool a_bf16,
+                           Isa isa, int threads) noexcept;
 
 }  // namespace adaptcore

@@ -1,7 +1,7 @@
 // QuantizedWeights: the handle, weight quantization (symmetric, per column or per group of K)
 // and the one-time packing into the kernels' panel layout (core/wq_weights.hpp).
-#include "core/exception_status.hpp"
 #include "core/wq_weights.hpp"
+#include "core/exception_status.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <new>
 #include <vector>
 
-#include "core/operand_bytes.hpp"
 #include "core/internal_access.hpp"
+#include "core/operand_bytes.hpp"
 
 namespace adaptcore {
 namespace {
@@ -29,8 +29,7 @@ std::unique_ptr<T, FreeDeleter> aligned_array(std::size_t count) {
 // The checks shared by both quantize functions, in the order of the GEMM calls: layout,
 // transpose, dimensions, format and group, leading dimension, size overflow, null pointers.
 Status check_weights_call(Layout layout, Trans transw, int64_t k, int64_t n, const void* w,
-                          int64_t ldw, int64_t elem_bytes, WeightQuantSpec spec,
-                          ByteOperand& op) {
+                          int64_t ldw, int64_t elem_bytes, WeightQuantSpec spec, ByteOperand& op) {
   if (!valid_layout(layout)) return Status::InvalidLayout;
   if (!valid_trans(transw)) return Status::InvalidTranspose;
   if (k < 1 || n < 1) return Status::InvalidDimension;
@@ -162,10 +161,9 @@ Status quantize_weights(Layout layout, Trans transw, int64_t k, int64_t n, const
   }
 }
 
-Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n,
-                           const std::int8_t* w, int64_t ldw, const float* scales,
-                           WeightQuantSpec spec, QuantizedWeights& out,
-                           Context& /*ctx*/) noexcept {
+Status quantize_weights_s8(Layout layout, Trans transw, int64_t k, int64_t n, const std::int8_t* w,
+                           int64_t ldw, const float* scales, WeightQuantSpec spec,
+                           QuantizedWeights& out, Context& /*ctx*/) noexcept {
   ByteOperand op{};
   const Status s = check_weights_call(layout, transw, k, n, w, ldw, 1, spec, op);
   if (s != Status::Ok) return s;

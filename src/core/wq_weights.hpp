@@ -23,7 +23,7 @@
 
 namespace adaptcore {
 
-inline constexpr int kWqNr = 32;          // columns per weight panel
+inline constexpr int kWqNr = 32;             // columns per weight panel
 inline constexpr int64_t kWqMaxGroup = 256;  // int32 safety of the two-part combine
 // K-group of the activation split when the weight scales are per column: its maximum sets the
 // error, and 32 is more accurate than 64 at the same speed (docs/QUANT.md, "The activation
@@ -41,11 +41,11 @@ namespace adaptcore::detail {
 struct QuantizedWeightsImpl {
   int64_t k = 0, n = 0;
   WeightFormat format = WeightFormat::Int8;
-  int64_t group_size = 0;  // the weights' (0: per column)
-  int64_t act_group = 0;   // the activation split's K-group: group_size, or kWqColumnActGroup
-  int64_t quads = 0;       // ceil(k / 4)
-  int64_t groups = 0;      // ceil(k / act_group)
-  int64_t panels = 0;      // ceil(n / 32)
+  int64_t group_size = 0;       // the weights' (0: per column)
+  int64_t act_group = 0;        // the activation split's K-group: group_size, or kWqColumnActGroup
+  int64_t quads = 0;            // ceil(k / 4)
+  int64_t groups = 0;           // ceil(k / act_group)
+  int64_t panels = 0;           // ceil(n / 32)
   std::size_t panel_bytes = 0;  // quads * 128 (int8) or quads * 64 (int4)
   std::unique_ptr<std::uint8_t, FreeDeleter> packed;  // panels * panel_bytes, 64-byte aligned
   std::unique_ptr<float, FreeDeleter> col_scale;      // per column: panels * 32; else null
@@ -56,7 +56,9 @@ struct QuantizedWeightsImpl {
   const std::uint8_t* panel(int64_t p) const noexcept {
     return packed.get() + static_cast<std::size_t>(p) * panel_bytes;
   }
-  std::size_t packed_size() const noexcept { return static_cast<std::size_t>(panels) * panel_bytes; }
+  std::size_t packed_size() const noexcept {
+    return static_cast<std::size_t>(panels) * panel_bytes;
+  }
 };
 
 }  // namespace adaptcore::detail

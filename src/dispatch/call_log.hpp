@@ -8,8 +8,8 @@
 #include <chrono>
 
 #include "adaptcore/types.hpp"
-#include "plan/plan.hpp"
 #include "core/shape_key.hpp"
+#include "plan/plan.hpp"
 
 namespace adaptcore {
 
@@ -20,7 +20,8 @@ class CallLog {
  public:
   explicit CallLog(bool enabled) noexcept
       : enabled_(enabled),
-        start_(enabled ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+        start_(enabled ? std::chrono::steady_clock::now()
+                       : std::chrono::steady_clock::time_point{}) {}
   // Writes the line (one write, so lines of concurrent calls do not interleave).
   void done(const ShapeKey& key, const Plan& plan, bool cache_hit, const char* runner,
             Status status) const noexcept {

@@ -99,9 +99,7 @@ template Status ContextImpl::run(const GemmProblem&, SmallRun*, Residency) noexc
 template Status ContextImpl::run(const LowpProblem&, SmallRun*, Residency) noexcept;
 template Status ContextImpl::run(const WqProblem&, SmallRun*, Residency) noexcept;
 
-Explanation ContextImpl::explain(const ShapeKey& key) const {
-  return explain_key(key, hardware());
-}
+Explanation ContextImpl::explain(const ShapeKey& key) const { return explain_key(key, hardware()); }
 
 Plan ContextImpl::plan_for(const ShapeKey& key) {
   if (const Plan* p = cache_.find(key)) return *p;

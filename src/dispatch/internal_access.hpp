@@ -13,8 +13,6 @@ namespace adaptcore::detail {
 // The state of a usable context (Context::usable(): the stand-in default_context() returns
 // when memory ran out has none).
 inline ContextImpl& impl_of(Context& c) noexcept { return *InternalAccess::context(c); }
-inline const ContextImpl& impl_of(const Context& c) noexcept {
-  return *InternalAccess::context(c);
-}
+inline const ContextImpl& impl_of(const Context& c) noexcept { return *InternalAccess::context(c); }
 
 }  // namespace adaptcore::detail

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "plan/plan.hpp"
 #include "core/shape_key.hpp"
+#include "plan/plan.hpp"
 
 namespace adaptcore {
 

@@ -1,6 +1,6 @@
 #include "dispatch/plan_file.hpp"
-#include "core/wq_weights.hpp"
 #include "core/int_math.hpp"
+#include "core/wq_weights.hpp"
 
 #include <bit>
 #include <cerrno>
@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "adaptcore/adaptcore.hpp"
-#include "core/file_read.hpp"
 #include "core/exception_status.hpp"
+#include "core/file_read.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/planning.hpp"
@@ -220,7 +220,6 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   return true;
 }
 
-
 std::string isa_name(std::uint32_t v) {
   return known_isa(v) ? to_string(static_cast<Isa>(v)) : "unknown ISA " + std::to_string(v);
 }
@@ -287,8 +286,7 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
 
 std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
   // The key: something a real call can produce.
-  if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim ||
-      key.k > kMaxDim)
+  if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim || key.k > kMaxDim)
     return "dimensions out of range";
   if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
   if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
@@ -321,7 +319,8 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
     return "unknown tail strategy";
   if (p.a_packing == APacking::Words && !p.pack_a) return "A packed as words but not packed";
   if (static_cast<std::uint8_t>(p.cls.capacity) > static_cast<std::uint8_t>(CapacityClass::Dram) ||
-      static_cast<std::uint8_t>(p.cls.parallel) > static_cast<std::uint8_t>(ParallelClass::FewTiles))
+      static_cast<std::uint8_t>(p.cls.parallel) >
+          static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";
 
   // The plan kind's own rules, by the implementation that plans the key (planning.hpp).
@@ -499,7 +498,8 @@ Status write_plan_file(const std::string& path, const std::vector<PlanEntry>& en
       }
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      if (error != nullptr) *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+      if (error != nullptr)
+        *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
       std::remove(tmp.c_str());
       return Status::InvalidArgument;
     }

@@ -2,7 +2,8 @@
 // loaded into a context's plan cache (Context::load_plan_file, ADAPTCORE_PLAN_FILE), so a
 // process starts with its shapes already planned.
 //
-// Format (version 2: every plan kind, weight-quantized ones too), little-endian, fixed-width fields, every field written explicitly:
+// Format (version 2: every plan kind, weight-quantized ones too), little-endian, fixed-width
+// fields, every field written explicitly:
 //
 //   magic        8 bytes  "ACPLAN\0\0"
 //   format       u32      kPlanFileFormat
@@ -26,8 +27,8 @@
 #include <vector>
 
 #include "adaptcore/hardware.hpp"
-#include "plan/plan.hpp"
 #include "core/shape_key.hpp"
+#include "plan/plan.hpp"
 
 namespace adaptcore {
 

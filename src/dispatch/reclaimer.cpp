@@ -58,8 +58,10 @@ class SlotRegistry final : public ForkAware {
 
  private:
   void unlink(Slot* s) noexcept {
-    if (s->prev != nullptr) s->prev->next = s->next;
-    else if (head_ == s) head_ = s->next;
+    if (s->prev != nullptr)
+      s->prev->next = s->next;
+    else if (head_ == s)
+      head_ = s->next;
     if (s->next != nullptr) s->next->prev = s->prev;
     s->prev = s->next = nullptr;
   }

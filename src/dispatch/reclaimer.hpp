@@ -43,15 +43,15 @@ class Reclaimer {
   class Section {
    public:
     Section() noexcept : slot_(reclaim_detail::thread_slot()) {
-      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) + 1,
-                        std::memory_order_relaxed);
-      if (slot_.fence) std::atomic_thread_fence(std::memory_order_seq_cst);
-      else std::atomic_signal_fence(std::memory_order_seq_cst);
+      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (slot_.fence)
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+      else
+        std::atomic_signal_fence(std::memory_order_seq_cst);
     }
     ~Section() {
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) - 1,
-                        std::memory_order_release);
+      slot_.depth.store(slot_.depth.load(std::memory_order_relaxed) - 1, std::memory_order_release);
     }
     Section(const Section&) = delete;
     Section& operator=(const Section&) = delete;

@@ -14,8 +14,7 @@ std::int32_t int8_value(const LowpSide& s, std::uint8_t e) {
 }  // namespace
 
 // The row sums of A over rows [m0, m1), as the kernels read its bytes.
-void ZeroPointCompensation::row_sums(int64_t m0, int64_t m1,
-                                     std::int32_t* rowsum) const noexcept {
+void ZeroPointCompensation::row_sums(int64_t m0, int64_t m1, std::int32_t* rowsum) const noexcept {
   const LowpProblem& g = *g_;
   const auto* a_bytes = static_cast<const unsigned char*>(g.a.ptr);
   for (int64_t i = m0; i < m1; ++i) {
@@ -29,8 +28,7 @@ void ZeroPointCompensation::row_sums(int64_t m0, int64_t m1,
 // Written as C(i, j) += (k za_i - rowsum_i) zb_j - za_i colsum_j with the column terms in
 // arrays, so the inner loop is two multiply-adds the compiler vectorises. rowsum is indexed
 // from the block's first row, colsum and zb from its first column.
-void ZeroPointCompensation::compensate(const CBlock& blk,
-                                       const EpilogueBuffers& b) const noexcept {
+void ZeroPointCompensation::compensate(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
   const LowpProblem& g = *g_;
   const bool za = g.a.has_zp(), has_zb = g.b.has_zp();
   auto* c = static_cast<std::int32_t*>(g.c);

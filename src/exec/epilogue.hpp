@@ -84,8 +84,7 @@ class ZeroPointCompensation {
 // C is not read there); this stage rounds alpha AB + beta C to bf16 once, nearest even.
 class Bf16Rounding {
  public:
-  Bf16Rounding(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
-      : g_(&g), ks_(&ks) {}
+  Bf16Rounding(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept : g_(&g), ks_(&ks) {}
   bool active() const noexcept { return g_->bf16_out(); }
   void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
     if (active()) round(block, b);

@@ -56,8 +56,7 @@ class F32Op : public F32Operands {
     ks_.pack_b(kb, nb, reinterpret_cast<const float*>(src), b.rs, b.cs, nr_,
                reinterpret_cast<float*>(out));
   }
-  void pack_a(const unsigned char* src, int64_t mb, int64_t kb, int64_t,
-              unsigned char* out) const {
+  void pack_a(const unsigned char* src, int64_t mb, int64_t kb, int64_t, unsigned char* out) const {
     ks_.pack_a(mb, kb, reinterpret_cast<const float*>(src), a.rs, a.cs, mr_,
                reinterpret_cast<float*>(out));
   }
@@ -144,8 +143,15 @@ class F32DotOp : public F32Operands {
   F32DotOp(const GemmProblem& g, const kernels::IsaKernels& ks) noexcept
       : F32Operands(g, {reinterpret_cast<unsigned char*>(g.c), g.ldc, 0, 0}),
         dot_(*ks.dot),
-        args_{.k = g.k, .a = nullptr, .lda = g.a_rs, .b = nullptr, .ldb = g.b_cs, .c = nullptr,
-              .ldc = g.ldc, .alpha = g.alpha, .beta = g.beta} {}
+        args_{.k = g.k,
+              .a = nullptr,
+              .lda = g.a_rs,
+              .b = nullptr,
+              .ldb = g.b_cs,
+              .c = nullptr,
+              .ldc = g.ldc,
+              .alpha = g.alpha,
+              .beta = g.beta} {}
   void dot_tile(const DotCall& d) {
     args_.a = reinterpret_cast<const float*>(d.a);
     args_.b = reinterpret_cast<const float*>(d.b);

@@ -82,8 +82,8 @@ class LowpOp {
   void pack_a(const unsigned char* src, int64_t mb, int64_t kb, int64_t pc,
               unsigned char* out) const {
     if (words_ != nullptr && kb % group == 0 && (pc * a.eb) % 4 == 0)
-      words_->pack_a(mb, kb / group, reinterpret_cast<const float*>(src), a.rs * a.eb / 4, 1,
-                     mr_, reinterpret_cast<float*>(out));
+      words_->pack_a(mb, kb / group, reinterpret_cast<const float*>(src), a.rs * a.eb / 4, 1, mr_,
+                     reinterpret_cast<float*>(out));
     else
       ks_.pack_a(mb, kb, src, a.rs, a.cs, mr_, pack_flags(g_.a),
                  reinterpret_cast<std::uint32_t*>(out));
@@ -95,30 +95,56 @@ class LowpOp {
     if (direct_ != nullptr) {
       // B's column sums once per depth block: by the first row tile.
       std::int32_t* sums = colsum_ != nullptr && t.first_row ? colsum_ + t.jr : nullptr;
-      direct_->get(t.mv, swapped_, g_.b.flip)(
-          {.k = t.kb, .a = a_words, .b = t.b, .ldb = b.rs, .c = t.c, .ldc = t.ldc,
-           .alpha = store_.alpha, .beta = beta, .ibeta = store_.ibeta_at(t.first),
-           .colsum = sums, .n = t.nv});
+      direct_->get(t.mv, swapped_, g_.b.flip)({.k = t.kb,
+                                               .a = a_words,
+                                               .b = t.b,
+                                               .ldb = b.rs,
+                                               .c = t.c,
+                                               .ldc = t.ldc,
+                                               .alpha = store_.alpha,
+                                               .beta = beta,
+                                               .ibeta = store_.ibeta_at(t.first),
+                                               .colsum = sums,
+                                               .n = t.nv});
     } else if (tile_.fp32 != nullptr) {
       // The fp32 kernels on widened panels: one fp32 value per word.
-      tile_.fp32->get(kernels::AMode::ColUnit, t.mv)(
-          {.k = t.steps, .a = reinterpret_cast<const float*>(t.a), .a_stride = mr_,
-           .b = reinterpret_cast<const float*>(t.b), .ldb = nr_, .c = static_cast<float*>(t.c),
-           .ldc = t.ldc, .alpha = store_.alpha, .beta = beta, .n = t.nv});
+      tile_.fp32->get(kernels::AMode::ColUnit, t.mv)({.k = t.steps,
+                                                      .a = reinterpret_cast<const float*>(t.a),
+                                                      .a_stride = mr_,
+                                                      .b = reinterpret_cast<const float*>(t.b),
+                                                      .ldb = nr_,
+                                                      .c = static_cast<float*>(t.c),
+                                                      .ldc = t.ldc,
+                                                      .alpha = store_.alpha,
+                                                      .beta = beta,
+                                                      .n = t.nv});
     } else {
-      tile_.get(t.mv, swapped_)({.groups = t.steps, .a = a_words,
-                                 .b = reinterpret_cast<const std::uint32_t*>(t.b), .c = t.c,
-                                 .ldc = t.ldc, .alpha = store_.alpha, .beta = beta,
-                                 .ibeta = store_.ibeta_at(t.first), .n = t.nv});
+      tile_.get(t.mv, swapped_)({.groups = t.steps,
+                                 .a = a_words,
+                                 .b = reinterpret_cast<const std::uint32_t*>(t.b),
+                                 .c = t.c,
+                                 .ldc = t.ldc,
+                                 .alpha = store_.alpha,
+                                 .beta = beta,
+                                 .ibeta = store_.ibeta_at(t.first),
+                                 .n = t.nv});
     }
   }
 
   void dot_tile(const DotCall& d) const {
     const bool flip = swapped_ ? g_.b.flip : g_.a.flip;  // of the u8 side
     std::int32_t* sums = colsum_ != nullptr && d.first_row ? colsum_ + d.col : nullptr;
-    ks_.dot->get(d.mv, d.nv, swapped_, flip)(
-        {.k = g_.k, .a = d.a, .lda = a.rs, .b = d.b, .ldb = b.cs, .c = d.c, .ldc = d.ldc,
-         .alpha = store_.alpha, .beta = store_.beta, .ibeta = store_.ibeta, .colsum = sums});
+    ks_.dot->get(d.mv, d.nv, swapped_, flip)({.k = g_.k,
+                                              .a = d.a,
+                                              .lda = a.rs,
+                                              .b = d.b,
+                                              .ldb = b.cs,
+                                              .c = d.c,
+                                              .ldc = d.ldc,
+                                              .alpha = store_.alpha,
+                                              .beta = store_.beta,
+                                              .ibeta = store_.ibeta,
+                                              .colsum = sums});
   }
 
  private:
@@ -164,8 +190,7 @@ bool lowp_trivial(const LowpProblem& g) noexcept {
     if (int8) {
       auto* row = static_cast<std::int32_t*>(g.c) + i * g.ldc;
       for (int64_t j = 0; j < g.n; ++j)
-        row[j] = g.ibeta == 0 ? 0
-                              : static_cast<std::int32_t>(u32(g.ibeta) * u32(row[j]));
+        row[j] = g.ibeta == 0 ? 0 : static_cast<std::int32_t>(u32(g.ibeta) * u32(row[j]));
     } else if (g.bf16_out()) {
       auto* row = static_cast<std::uint16_t*>(g.c) + i * g.ldc;
       for (int64_t j = 0; j < g.n; ++j)

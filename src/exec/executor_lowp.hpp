@@ -13,7 +13,7 @@
 namespace adaptcore {
 
 Status execute(const Plan& plan, const LowpProblem& prob, const kernels::LowpKernels& ks,
-                    ThreadPool& pool) noexcept;
+               ThreadPool& pool) noexcept;
 
 // The whole call when nothing needs multiplying: bf16 with k == 0 or alpha == 0 (C = beta C),
 // int8 with k == 0 (C = beta C; the zero-point terms vanish). Returns false otherwise.

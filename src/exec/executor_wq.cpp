@@ -98,9 +98,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   buf.scale = reinterpret_cast<float*>(scratch.shared_at(scale));
   buf.comp = reinterpret_cast<std::int32_t*>(scratch.shared_at(comp));
   buf.row_factor = reinterpret_cast<float*>(scratch.shared_at(row_factor));
-  auto staging_of = [&](int tid) {
-    return reinterpret_cast<float*>(scratch.task(tid) + staging);
-  };
+  auto staging_of = [&](int tid) { return reinterpret_cast<float*>(scratch.task(tid) + staging); };
 
   // The split: O(mk), on the plan's quantizing threads, each a run of whole tiles.
   run_tasks(pool, plan.quantize_threads, [&](int tid) {

@@ -12,6 +12,6 @@
 namespace adaptcore {
 
 Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
-                  ThreadPool& pool) noexcept;
+               ThreadPool& pool) noexcept;
 
 }  // namespace adaptcore

@@ -27,8 +27,10 @@ class ForkRegistry {
   void remove(ForkAware* obj, ForkAware::Order order) noexcept {
     std::lock_guard lock(mu_);
     ForkAware*& head = heads_[static_cast<int>(order)];
-    if (obj->prev_ != nullptr) obj->prev_->next_ = obj->next_;
-    else if (head == obj) head = obj->next_;
+    if (obj->prev_ != nullptr)
+      obj->prev_->next_ = obj->next_;
+    else if (head == obj)
+      head = obj->next_;
     if (obj->next_ != nullptr) obj->next_->prev_ = obj->prev_;
     obj->prev_ = obj->next_ = nullptr;
   }

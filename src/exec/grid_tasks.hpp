@@ -38,8 +38,8 @@ struct GridCell {
   int tm = 0, tn = 0, tk = 0;
   Block block;
 };
-inline GridCell grid_cell(const Plan& p, int tid, int64_t m, int64_t n, int64_t k,
-                          int64_t m_unit, int64_t n_unit) noexcept {
+inline GridCell grid_cell(const Plan& p, int tid, int64_t m, int64_t n, int64_t k, int64_t m_unit,
+                          int64_t n_unit) noexcept {
   GridCell c;
   int rest = tid;  // divisions only along the grid's split axes
   if (p.pk > 1) c.tk = rest % p.pk, rest /= p.pk;

@@ -52,10 +52,14 @@ void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, 
 
 bool parse_threading(const char* text, Threading& out) noexcept {
   if (text == nullptr) return false;
-  if (std::strcmp(text, "auto") == 0) out = Threading::Auto;
-  else if (std::strcmp(text, "pool") == 0) out = Threading::Pool;
-  else if (std::strcmp(text, "openmp") == 0 || std::strcmp(text, "omp") == 0) out = Threading::OpenMP;
-  else return false;
+  if (std::strcmp(text, "auto") == 0)
+    out = Threading::Auto;
+  else if (std::strcmp(text, "pool") == 0)
+    out = Threading::Pool;
+  else if (std::strcmp(text, "openmp") == 0 || std::strcmp(text, "omp") == 0)
+    out = Threading::OpenMP;
+  else
+    return false;
   return true;
 }
 

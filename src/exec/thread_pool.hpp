@@ -118,7 +118,7 @@ class ThreadPool final : public ForkAware {
     return std::chrono::nanoseconds(spin_ns_.load(std::memory_order_relaxed));
   }
 
-  std::atomic<std::int64_t> spin_ns_{0};  // how long waiters spin before sleeping
+  std::atomic<std::int64_t> spin_ns_{0};          // how long waiters spin before sleeping
   std::vector<std::unique_ptr<Worker>> workers_;  // tid 1.., changed only with busy_ held
   std::atomic<int> live_{0};
   int target_ = 1;  // participants asked for by resize(); the child of a fork starts them again

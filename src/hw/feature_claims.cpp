@@ -4,8 +4,7 @@
 
 namespace adaptcore {
 
-std::string unsupported_feature_claims(const HardwareProfile& claimed,
-                                       const HardwareProfile& cpu) {
+std::string unsupported_feature_claims(const HardwareProfile& claimed, const HardwareProfile& cpu) {
   const FeatureSet have = features_of(cpu), want = features_of(claimed);
   std::string out;
   for (int i = 0; i < kFeatureCount; ++i) {

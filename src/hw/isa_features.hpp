@@ -14,8 +14,14 @@ namespace adaptcore {
 
 // One bit per HardwareProfile flag, in the plan-file fingerprint's order.
 enum class Feature : std::uint32_t {
-  Fma3 = 1u << 0, Avx2 = 1u << 1, Avx512F = 1u << 2, Avx512BW = 1u << 3,
-  Avx512DQ = 1u << 4, Avx512VL = 1u << 5, Avx512Bf16 = 1u << 6, Avx512Vnni = 1u << 7,
+  Fma3 = 1u << 0,
+  Avx2 = 1u << 1,
+  Avx512F = 1u << 2,
+  Avx512BW = 1u << 3,
+  Avx512DQ = 1u << 4,
+  Avx512VL = 1u << 5,
+  Avx512Bf16 = 1u << 6,
+  Avx512Vnni = 1u << 7,
 };
 inline constexpr int kFeatureCount = 8;
 
@@ -23,7 +29,8 @@ struct FeatureSet {
   std::uint32_t bits = 0;
 
   constexpr FeatureSet() = default;
-  constexpr FeatureSet(Feature f) : bits(static_cast<std::uint32_t>(f)) {}  // NOLINT(google-explicit-constructor)
+  constexpr FeatureSet(Feature f)
+      : bits(static_cast<std::uint32_t>(f)) {}  // NOLINT(google-explicit-constructor)
   constexpr explicit FeatureSet(std::uint32_t b) : bits(b) {}
   constexpr bool contains(FeatureSet o) const noexcept { return (bits & o.bits) == o.bits; }
   friend constexpr FeatureSet operator|(FeatureSet a, FeatureSet b) noexcept {

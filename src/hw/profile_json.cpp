@@ -87,11 +87,10 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
   // Every rate and capacity must be positive, or the model would divide by zero.
   if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
       !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l1d_ways) ||
-      !positive(hw.l2_ways) || hw.page_bytes < 4096 ||
-      (hw.page_bytes & (hw.page_bytes - 1)) != 0 || !positive(hw.bw_l1_gbs) ||
-      !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
-      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle_avx512) ||
-      !positive(hw.fma_per_cycle_avx2) ||
+      !positive(hw.l2_ways) || hw.page_bytes < 4096 || (hw.page_bytes & (hw.page_bytes - 1)) != 0 ||
+      !positive(hw.bw_l1_gbs) || !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) ||
+      !positive(hw.bw_dram_core_gbs) || !positive(hw.bw_dram_total_gbs) ||
+      !positive(hw.fma_per_cycle_avx512) || !positive(hw.fma_per_cycle_avx2) ||
       !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
     return fail("a capacity, rate or count is not positive (or out of range)");
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.
@@ -103,8 +102,8 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
 
 }  // namespace
 
-Status profile_from_json(const std::string& text, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error) noexcept {
+Status profile_from_json(const std::string& text, const HardwareProfile& base, HardwareProfile& out,
+                         std::string* error) noexcept {
   try {
     return parse_profile(text, base, out, error);
   } catch (const std::bad_alloc&) {
@@ -116,8 +115,8 @@ Status profile_from_json(const std::string& text, const HardwareProfile& base,
   }
 }
 
-Status load_profile_file(const std::string& path, const HardwareProfile& base,
-                         HardwareProfile& out, std::string* error) noexcept {
+Status load_profile_file(const std::string& path, const HardwareProfile& base, HardwareProfile& out,
+                         std::string* error) noexcept {
   try {
     std::string text, why;
     const Status r = read_regular_file(path, kMaxProfileBytes, text, &why);

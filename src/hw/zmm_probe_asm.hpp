@@ -12,23 +12,23 @@
 #pragma once
 
 #if defined(__x86_64__)
-#define ADAPTCORE_ZMM_PROBE(insn, n)                                                          \
-  asm volatile(                                                                               \
-      ".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,30,31\n\t"        \
-      "vpxord %%zmm\\i, %%zmm\\i, %%zmm\\i\n\t"                                              \
-      ".endr\n\t"                                                                             \
-      "1:\n\t"                                                                                \
-      ".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23\n\t"              \
-      insn " %%zmm30, %%zmm31, %%zmm\\i\n\t"                                                  \
-      ".endr\n\t"                                                                             \
-      "dec %0\n\t"                                                                            \
-      "jnz 1b\n\t"                                                                            \
-      "vzeroupper"                                                                            \
-      : "+r"(n)                                                                               \
-      :                                                                                       \
-      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
-        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",      \
-        "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30", "xmm31")
+#define ADAPTCORE_ZMM_PROBE(insn, n)                                                              \
+  asm volatile(                                                                                   \
+      ".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,30,31\n\t"            \
+      "vpxord %%zmm\\i, %%zmm\\i, %%zmm\\i\n\t"                                                   \
+      ".endr\n\t"                                                                                 \
+      "1:\n\t"                                                                                    \
+      ".irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23\n\t" insn             \
+      " %%zmm30, %%zmm31, %%zmm\\i\n\t"                                                           \
+      ".endr\n\t"                                                                                 \
+      "dec %0\n\t"                                                                                \
+      "jnz 1b\n\t"                                                                                \
+      "vzeroupper"                                                                                \
+      : "+r"(n)                                                                                   \
+      :                                                                                           \
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",     \
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", \
+        "xmm20", "xmm21", "xmm22", "xmm23", "xmm30", "xmm31")
 #endif
 
 namespace adaptcore::probes {

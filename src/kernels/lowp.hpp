@@ -16,20 +16,20 @@
 #include <span>
 
 #include "adaptcore/types.hpp"
-#include "kernels/ukernel.hpp"
 #include "core/dtype.hpp"
+#include "kernels/ukernel.hpp"
 
 namespace adaptcore::kernels {
 
 struct LowpArgs {
-  int64_t groups;           // depth in groups
-  const std::uint32_t* a;   // packed A panel
-  const std::uint32_t* b;   // packed B panel
-  void* c;                  // fp32 or s32 C tile, row-major
+  int64_t groups;          // depth in groups
+  const std::uint32_t* a;  // packed A panel
+  const std::uint32_t* b;  // packed B panel
+  void* c;                 // fp32 or s32 C tile, row-major
   int64_t ldc;
-  float alpha, beta;        // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
-  std::int32_t ibeta;       // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
-  int n;                    // valid columns, 1..nr
+  float alpha, beta;   // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
+  std::int32_t ibeta;  // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
+  int n;               // valid columns, 1..nr
 };
 using LowpFn = void (*)(const LowpArgs&);
 
@@ -58,14 +58,14 @@ struct LowpTile {
 struct LowpDirectArgs {
   int64_t k;
   const std::uint32_t* a;
-  const void* b;           // bf16 or int8 elements
-  int64_t ldb;             // in elements
-  void* c;                 // fp32 (bf16) or s32 (int8) C tile, row-major
+  const void* b;  // bf16 or int8 elements
+  int64_t ldb;    // in elements
+  void* c;        // fp32 (bf16) or s32 (int8) C tile, row-major
   int64_t ldc;
-  float alpha, beta;       // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
-  std::int32_t ibeta;      // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
-  std::int32_t* colsum;    // int8: non-null adds the column sums of B (as the kernel reads it)
-  int n;                   // valid columns, 1..nr
+  float alpha, beta;     // bf16: C = alpha * acc + beta * C (beta == 0: C not read)
+  std::int32_t ibeta;    // int8: C = acc + ibeta * C modulo 2^32 (0: C not read)
+  std::int32_t* colsum;  // int8: non-null adds the column sums of B (as the kernel reads it)
+  int n;                 // valid columns, 1..nr
 };
 using LowpDirectFn = void (*)(const LowpDirectArgs&);
 // Kernels per row count 1..mr. int8 has both signedness orders like LowpTile: `fn` reads A as
@@ -112,10 +112,10 @@ inline constexpr int kLowpDotNr = 4;
 // table.
 struct LowpDotKernels {
   using Table = std::array<std::array<LowpDotFn, kLowpDotNr>, kLowpDotMr>;
-  Table fn{};             // bf16; int8 with A the u8 side
-  Table fn_flip{};        // int8: A the u8 side, flipped
-  Table fn_swapped{};     // int8: B the u8 side
-  Table fn_swapped_flip{};// int8: B the u8 side, flipped
+  Table fn{};               // bf16; int8 with A the u8 side
+  Table fn_flip{};          // int8: A the u8 side, flipped
+  Table fn_swapped{};       // int8: B the u8 side
+  Table fn_swapped_flip{};  // int8: B the u8 side, flipped
   LowpDotFn get(int m, int n, bool swapped = false, bool flip = false) const noexcept {
     const Table& t = swapped ? (flip ? fn_swapped_flip : fn_swapped) : (flip ? fn_flip : fn);
     return t[static_cast<std::size_t>(m - 1)][static_cast<std::size_t>(n - 1)];
@@ -135,10 +135,10 @@ using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, 
 // Everything one low-precision path offers.
 struct LowpKernels {
   DType dtype;
-  Isa isa;             // the ISA path it belongs to (the context's)
-  const char* name;    // "avx512-bf16", "avx512-vnni", "fp32-convert", "int32-generic"
-  int group;           // k values per 32-bit group: 2, 4 or 1
-  int lanes;           // 32-bit lanes per vector of the kernels
+  Isa isa;           // the ISA path it belongs to (the context's)
+  const char* name;  // "avx512-bf16", "avx512-vnni", "fp32-convert", "int32-generic"
+  int group;         // k values per 32-bit group: 2, 4 or 1
+  int lanes;         // 32-bit lanes per vector of the kernels
   // Multiply-adds one kernel instruction does per lane (2 for vdpbf16ps, 4 for vpdpbusd, 1
   // for an fp32 FMA); the model's peak is fma issue rate x lanes x this.
   double macs_per_lane;

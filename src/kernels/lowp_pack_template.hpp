@@ -49,8 +49,7 @@ struct Int8Quads {
 
 // The word of `count` (<= G) values starting at p, `stride` elements apart.
 template <class F>
-inline std::uint32_t group_word(const typename F::T* p, int64_t stride, int count,
-                                unsigned flags) {
+inline std::uint32_t group_word(const typename F::T* p, int64_t stride, int count, unsigned flags) {
   std::uint32_t w = 0;
   for (int q = 0; q < count; ++q) w |= F::elem(p[q * stride], flags) << (q * F::kBits);
   return w;
@@ -135,24 +134,24 @@ template <class F>
 void pack_b_groups(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
                    unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
   const int64_t groups = GroupDepth<F>(k).groups;
-  pack_group_lines<F>(n, k, src, cs, rs, nr, flags, out,
-                      [&](const std::uint32_t* panel, int64_t j0, int cols) {
-    if (colsum == nullptr) return;
-    const bool sgn = (flags & 2u) != 0;
-    for (int64_t g = 0; g < groups; ++g) {
-      const std::uint32_t* o = panel + g * nr;
-      for (int j = 0; j < cols; ++j) {
-        const std::uint32_t w = o[j];
-        std::int32_t sum = 0;
-        for (int q = 0; q < 4; ++q) {
-          const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
-          sum += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
+  pack_group_lines<F>(
+      n, k, src, cs, rs, nr, flags, out, [&](const std::uint32_t* panel, int64_t j0, int cols) {
+        if (colsum == nullptr) return;
+        const bool sgn = (flags & 2u) != 0;
+        for (int64_t g = 0; g < groups; ++g) {
+          const std::uint32_t* o = panel + g * nr;
+          for (int j = 0; j < cols; ++j) {
+            const std::uint32_t w = o[j];
+            std::int32_t sum = 0;
+            for (int q = 0; q < 4; ++q) {
+              const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
+              sum += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
+            }
+            colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
+                                                       static_cast<std::uint32_t>(sum));
+          }
         }
-        colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
-                                                   static_cast<std::uint32_t>(sum));
-      }
-    }
-  });
+      });
 }
 
 }  // namespace

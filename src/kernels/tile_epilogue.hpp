@@ -88,8 +88,8 @@ struct DequantizedOutput {
   reg operator()(reg acc, TileSlot s) const {
     reg x = acc;
     if (col_scale != nullptr)
-      x = V::mul(x, s.valid == V::W ? V::load(col_scale + s.col)
-                                    : V::load_n(col_scale + s.col, s.valid));
+      x = V::mul(
+          x, s.valid == V::W ? V::load(col_scale + s.col) : V::load_n(col_scale + s.col, s.valid));
     return V::mul(x, V::set1(row_factor[s.row]));
   }
   reg operator()(reg acc, reg c, TileSlot s) const { return V::fma(c, vbeta, (*this)(acc, s)); }

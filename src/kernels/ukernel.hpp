@@ -91,17 +91,17 @@ using RowsKernelFn = void (*)(const RowsArgs&);
 // Packing: copies a block of op(A) or op(B), given by element strides, into contiguous panels.
 //   pack_a: rows [0, m) x depth [0, k) -> panels of mr rows, out[panel][p * mr + i], zero padded
 //   pack_b: depth [0, k) x cols [0, n) -> panels of nr cols, out[panel][p * nr + j], zero padded
-using PackAFn = void (*)(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs,
-                         int mr, float* out);
-using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs,
-                         int nr, float* out);
+using PackAFn = void (*)(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
+                         float* out);
+using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
+                         float* out);
 
 // Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
 // narrowest; the planner may pick any of them.
 struct IsaKernels {
   Isa isa;
-  int lanes;              // fp32 lanes per vector register
-  bool broadcast_is_free; // broadcast folds into the FMA's memory operand (AVX-512)
+  int lanes;               // fp32 lanes per vector register
+  bool broadcast_is_free;  // broadcast folds into the FMA's memory operand (AVX-512)
   std::span<const TileKernels> tiles;
   PackAFn pack_a;
   PackBFn pack_b;

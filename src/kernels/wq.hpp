@@ -30,16 +30,16 @@ struct WqTileA {
 };
 
 struct WqArgs {
-  int64_t quads;              // depth in quads, ceil(k / 4)
-  int64_t quads_per_group;    // activation K-group / 4 (the last group may be shorter)
+  int64_t quads;            // depth in quads, ceil(k / 4)
+  int64_t quads_per_group;  // activation K-group / 4 (the last group may be shorter)
   WqTileA a;
-  const std::uint8_t* w;      // the weight panel (32 columns)
-  const float* w_group_scale; // [group * 32 + j] for group-wise weights, else null
-  const float* w_col_scale;   // [j] for per-column weights, else null
-  float* c;                   // C(i, j) at c[i * c_rs + j * c_cs]
+  const std::uint8_t* w;       // the weight panel (32 columns)
+  const float* w_group_scale;  // [group * 32 + j] for group-wise weights, else null
+  const float* w_col_scale;    // [j] for per-column weights, else null
+  float* c;                    // C(i, j) at c[i * c_rs + j * c_cs]
   int64_t c_rs, c_cs;
-  float beta;                 // C = result + beta C (beta == 0: C not read)
-  int n;                      // valid columns, 1..32
+  float beta;  // C = result + beta C (beta == 0: C not read)
+  int n;       // valid columns, 1..32
 };
 using WqFn = void (*)(const WqArgs&);
 
@@ -63,9 +63,9 @@ using WqQuantizeFn = void (*)(const WqQuantizeArgs&);
 // Everything one weight-quantized path offers: kernels per part count and weight format,
 // each with one instantiation per row count 1..mr.
 struct WqKernels {
-  const char* name;   // "avx512-vnni", "int32-generic"
-  bool native;        // vpdpbusd (the model's peak); false: the portable kernel
-  int mr_two, mr_one; // tile rows for two parts / one part
+  const char* name;    // "avx512-vnni", "int32-generic"
+  bool native;         // vpdpbusd (the model's peak); false: the portable kernel
+  int mr_two, mr_one;  // tile rows for two parts / one part
   std::array<WqFn, kWqMaxMr> two_int8{}, one_int8{}, two_int4{}, one_int4{};
   WqQuantizeFn quantize;
 

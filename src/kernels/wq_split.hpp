@@ -41,9 +41,9 @@ inline WqGroupScales wq_group_scales(float r, int parts) noexcept {
 // The storage offset's contribution to a group's raw dot products, modulo 2^32.
 inline std::int32_t wq_compensation(int offset, int parts, std::int32_t sum1,
                                     std::int32_t sum2) noexcept {
-  const std::uint32_t s = parts == 2 ? (static_cast<std::uint32_t>(sum1) << 8) +
-                                           static_cast<std::uint32_t>(sum2)
-                                     : static_cast<std::uint32_t>(sum1);
+  const std::uint32_t s =
+      parts == 2 ? (static_cast<std::uint32_t>(sum1) << 8) + static_cast<std::uint32_t>(sum2)
+                 : static_cast<std::uint32_t>(sum1);
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(offset) * s);
 }
 

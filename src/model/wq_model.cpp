@@ -23,7 +23,6 @@ constexpr double kGenericDotsPerCycle = 1.0 / 64.0;
 constexpr double kSplitPerCycleNative = 2.0;
 constexpr double kSplitPerCycleGeneric = 0.15;
 
-
 }  // namespace
 
 double WqModel::dots_per_cycle() const noexcept {
@@ -77,8 +76,7 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
     return quads * cycles_per_quad(rows, parts, int4) +
            groups * cycles_per_flush(rows, parts, key.wq_group > 0) + 2.0 * rows * 6.0;
   };
-  const double cycles =
-      panels_t * ((tiles_t - 1.0) * tile_cycles(p.mr) + tile_cycles(rows_last));
+  const double cycles = panels_t * ((tiles_t - 1.0) * tile_cycles(p.mr) + tile_cycles(rows_last));
   c.compute_us = cycles / (ghz * 1e3) / kKernelEfficiency;
 
   // Memory: the core's weight share once per row block (later passes from L2 or L3 when it
@@ -91,7 +89,8 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
   const double w_total = weight_bytes(key);
   const double first_gbs =
       w_total <= static_cast<double>(hw_.l3_bytes) * threads ? hw_.bw_l3_gbs : dram;
-  const double weights_us = (w_t / first_gbs + (passes - 1.0) * w_t / level_gbs(w_t, threads)) / 1e3;
+  const double weights_us =
+      (w_t / first_gbs + (passes - 1.0) * w_t / level_gbs(w_t, threads)) / 1e3;
   const double tile_act = quads * mr * parts * 4.0;
   const double block_act = std::min(block_tiles, tiles_t) * tile_act;
   const double act_gbs = level_gbs(block_act + panel_bytes, threads);

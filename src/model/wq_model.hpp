@@ -5,10 +5,10 @@
 #pragma once
 
 #include "adaptcore/hardware.hpp"
+#include "core/shape_key.hpp"
 #include "kernels/wq.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
-#include "core/shape_key.hpp"
 
 namespace adaptcore {
 

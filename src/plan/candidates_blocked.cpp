@@ -76,8 +76,9 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
   // call streams B, and a core reading whole rows of half the depth keeps each row one
   // prefetch stream where a core reading half of every row restarts one per row
   // (docs/MODEL.md, "Memory, exposed"); the model weighs it against the reduction.
-  const bool split_k = cfg.split_k && (cls.parallel == ParallelClass::FewTiles ||
-                                       (cls.parallel == ParallelClass::ManyTiles && key.m <= kDecodeRows));
+  const bool split_k =
+      cfg.split_k && (cls.parallel == ParallelClass::FewTiles ||
+                      (cls.parallel == ParallelClass::ManyTiles && key.m <= kDecodeRows));
   const int64_t pw = 4 / cfg.group;  // packed bytes per k value
 
   for (int ti = 0; ti < cfg.tile_count; ++ti) {
@@ -138,9 +139,12 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             // with C lines and the next sliver: both in a third of L2 (docs/MODEL.md,
             // "Blocking"). nc: the packed B panel in half of this core's L3 share.
             const int64_t a_room = hw.l2_bytes / 3 - pw * p.kc * nr;
-            p.mc = p.pack_a ? std::min(m_t, round_down_min1(std::max<int64_t>(0, a_room) / (pw * p.kc), mr))
-                            : m_t;
-            p.nc = p.pack_b ? std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr)) : n_t;
+            p.mc =
+                p.pack_a
+                    ? std::min(m_t, round_down_min1(std::max<int64_t>(0, a_room) / (pw * p.kc), mr))
+                    : m_t;
+            p.nc =
+                p.pack_b ? std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr)) : n_t;
             p.mc = std::max<int64_t>(1, p.mc);
             p.nc = std::max<int64_t>(1, p.nc);
             p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
@@ -175,16 +179,15 @@ std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeCon
       return "mr x nr does not match the in-place tile";
   } else {
     if (p.tile < 0 || p.tile >= cfg.tile_count)
-      return "tile index " + std::to_string(p.tile) + " out of range for " +
-             to_string(cfg.dtype) + " on " + to_string(cfg.isa);
+      return "tile index " + std::to_string(p.tile) + " out of range for " + to_string(cfg.dtype) +
+             " on " + to_string(cfg.isa);
     const TileShape& t = cfg.tile(p.tile);
     if (p.mr != t.mr || p.nr != t.nr)
       return "mr x nr " + std::to_string(p.mr) + "x" + std::to_string(p.nr) +
-             " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) +
-             "x" + std::to_string(t.nr) + ")";
+             " does not match tile " + std::to_string(p.tile) + " (" + std::to_string(t.mr) + "x" +
+             std::to_string(t.nr) + ")";
   }
-  if (p.a_packing == APacking::Words &&
-      (!p.pack_a || a_packing_for(key, cfg) != APacking::Words))
+  if (p.a_packing == APacking::Words && (!p.pack_a || a_packing_for(key, cfg) != APacking::Words))
     return "A packed as words where A is not packed or its rows are not groups of words";
   if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";
   if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";

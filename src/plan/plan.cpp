@@ -46,8 +46,7 @@ std::string describe(const Plan& p) {
   } else {
     os << (p.pack_a ? " packA" : " directA");
     if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";
-    os << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc
-       << " kc=" << p.kc;
+    os << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;
     if (p.prefetch_c) os << " prefetchC";
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;

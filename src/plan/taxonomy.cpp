@@ -6,7 +6,8 @@
 
 namespace adaptcore {
 
-ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg) noexcept {
+ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw,
+                    const TypeConfig& cfg) noexcept {
   ShapeClass cls;
   const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
                k = static_cast<double>(key.k);
@@ -39,7 +40,8 @@ ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw, const TypeCo
   if (4.0 * m * n > static_cast<double>(hw.l1d_bytes))
     one_core_us = std::max(one_core_us, 8.0 * m * n / (hw.bw_l2_gbs * 1e3));
   const TileShape& main_tile = cfg.tile(0);
-  const int64_t tiles = ceil_div(key.m, int64_t{main_tile.mr}) * ceil_div(key.n, int64_t{main_tile.nr});
+  const int64_t tiles =
+      ceil_div(key.m, int64_t{main_tile.mr}) * ceil_div(key.n, int64_t{main_tile.nr});
   if (key.threads <= 1 || one_core_us < 2.0 * hw.fork_join_us)
     cls.parallel = ParallelClass::Serial;
   else if (tiles >= 4 * static_cast<int64_t>(key.threads))

@@ -8,8 +8,8 @@
 #include "core/shape_key.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
-#include "planner/select.hpp"
 #include "plan/type_config.hpp"
+#include "planner/select.hpp"
 
 namespace adaptcore {
 

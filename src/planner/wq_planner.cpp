@@ -11,18 +11,18 @@
 namespace adaptcore {
 namespace {
 
-
 ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
   ShapeClass cls;
   const double w = WqModel::weight_bytes(key);
-  const double footprint = w + 4.0 * static_cast<double>(key.m) * static_cast<double>(key.k + key.n);
+  const double footprint =
+      w + 4.0 * static_cast<double>(key.m) * static_cast<double>(key.k + key.n);
   cls.capacity = footprint <= static_cast<double>(hw.l2_bytes)   ? CapacityClass::L2
                  : footprint <= static_cast<double>(hw.l3_bytes) ? CapacityClass::L3
                                                                  : CapacityClass::Dram;
   const int64_t tiles = ceil_div(key.m, mr) * ceil_div(key.n, kWqNr);
-  cls.parallel = key.threads == 1               ? ParallelClass::Serial
+  cls.parallel = key.threads == 1             ? ParallelClass::Serial
                  : tiles >= 4LL * key.threads ? ParallelClass::ManyTiles
-                                                : ParallelClass::FewTiles;
+                                              : ParallelClass::FewTiles;
   return cls;
 }
 
@@ -40,8 +40,8 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
     const int quantize_threads =
         tiles >= threads && key.m * key.k >= (int64_t{1} << 16) ? threads : 1;
     std::vector<int64_t> blocks;
-    for (int64_t b : {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32},
-                      tiles_t}) {
+    for (int64_t b :
+         {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32}, tiles_t}) {
       b = std::min(b, tiles_t);
       if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
     }
@@ -52,8 +52,8 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       p.tile = 0;
       p.mr = mr;
       p.nr = kWqNr;
-      p.pack_a = true;  // the split is the packing of A
-      p.pack_b = false; // the weights are packed once, by the handle
+      p.pack_a = true;   // the split is the packing of A
+      p.pack_b = false;  // the weights are packed once, by the handle
       p.mc = b * mr;
       p.nc = ceil_div(panels, int64_t{g.pn}) * kWqNr;
       p.kc = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;

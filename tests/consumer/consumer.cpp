@@ -10,8 +10,8 @@ int main() {
   const float b[4 * 2] = {1, 0, 0, 1, 1, 0, 0, 1};
   float c[3 * 2] = {};
   const adaptcore::Status s =
-      adaptcore::gemm(adaptcore::Layout::RowMajor, adaptcore::Trans::No, adaptcore::Trans::No, 3,
-                      2, 4, 1.0f, a, 4, b, 2, 0.0f, c, 2);
+      adaptcore::gemm(adaptcore::Layout::RowMajor, adaptcore::Trans::No, adaptcore::Trans::No, 3, 2,
+                      4, 1.0f, a, 4, b, 2, 0.0f, c, 2);
   const float want[6] = {4, 6, 12, 14, 20, 22};
   for (int i = 0; i < 6; ++i)
     if (s != adaptcore::Status::Ok || c[i] != want[i]) return 1;
@@ -25,9 +25,8 @@ int main() {
   const adaptcore::bf16 ha[2] = {adaptcore::bf16(1.5f), adaptcore::bf16(2.0f)};
   const adaptcore::bf16 hb[2] = {adaptcore::bf16(4.0f), adaptcore::bf16(-1.0f)};
   float e = 0.0f;
-  if (adaptcore::gemm_bf16(adaptcore::Layout::RowMajor, adaptcore::Trans::No,
-                           adaptcore::Trans::No, 1, 1, 2, 1.0f, ha, 2, hb, 1, 0.0f, &e,
-                           1) != adaptcore::Status::Ok ||
+  if (adaptcore::gemm_bf16(adaptcore::Layout::RowMajor, adaptcore::Trans::No, adaptcore::Trans::No,
+                           1, 1, 2, 1.0f, ha, 2, hb, 1, 0.0f, &e, 1) != adaptcore::Status::Ok ||
       e != 4.0f)
     return 4;
   ac_context* ctx = nullptr;

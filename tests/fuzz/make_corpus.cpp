@@ -26,9 +26,9 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "dispatch/plan_file.hpp"
+#include "dispatch/planning.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
-#include "dispatch/planning.hpp"
 #include "planner/planner.hpp"
 
 namespace {
@@ -73,9 +73,7 @@ ShapeKey mode2_key(int m, int n, int k, bool ta, bool tb, DType d, Isa isa, int 
   return key;
 }
 
-Explanation explain(const ShapeKey& key, const HardwareProfile& hw) {
-  return explain_key(key, hw);
-}
+Explanation explain(const ShapeKey& key, const HardwareProfile& hw) { return explain_key(key, hw); }
 
 const char* dname(DType d) { return d == DType::F32 ? "f32" : d == DType::Bf16 ? "bf16" : "int8"; }
 const char* kind(const Plan& p) { return p.is_dot() ? "dot" : p.pack_b ? "packed" : "inplace"; }
@@ -136,15 +134,15 @@ int main(int argc, char** argv) {
           b.push_back(static_cast<char>(cand));
           return b;
         };
-        const std::string base = std::string("m2-") + dname(d) + "-isa" + std::to_string(ii) +
-                                 "-" + (ta ? "t" : "n") + (tb ? "t" : "n") +
-                                 (layout == 4 ? "-row" : "");
+        const std::string base = std::string("m2-") + dname(d) + "-isa" + std::to_string(ii) + "-" +
+                                 (ta ? "t" : "n") + (tb ? "t" : "n") + (layout == 4 ? "-row" : "");
         write(base + "-first", input(0));
         bool dot = false, inplace = false;
         for (std::size_t c = 0; c < e.candidates.size() && c < 256; ++c) {
           const Plan& p = e.candidates[c].plan;
           if (p.is_dot() && !dot) dot = true, write(base + "-dot", input(c));
-          if (!p.is_dot() && !p.pack_b && !inplace) inplace = true, write(base + "-inplace", input(c));
+          if (!p.is_dot() && !p.pack_b && !inplace)
+            inplace = true, write(base + "-inplace", input(c));
         }
       }
   // Mode 2 with overrides (field byte, u32 value): mostly invalid plans.
@@ -154,9 +152,9 @@ int main(int argc, char** argv) {
       std::uint8_t field;
       std::uint32_t value;
     };
-    const Override ovs[] = {{"tile99", 0, 99},  {"nr-1", 2, 0xff},   {"packa", 3, 0},
-                            {"packb", 4, 0},    {"dot", 5, 0},       {"nc-huge", 16 + 7, 0x7fffffff},
-                            {"kc+3", 8, 3},     {"pk2", 11, 2},      {"padded", 12, 1},
+    const Override ovs[] = {{"tile99", 0, 99},  {"nr-1", 2, 0xff}, {"packa", 3, 0},
+                            {"packb", 4, 0},    {"dot", 5, 0},     {"nc-huge", 16 + 7, 0x7fffffff},
+                            {"kc+3", 8, 3},     {"pk2", 11, 2},    {"padded", 12, 1},
                             {"threads0", 13, 0}};
     for (DType d : dtypes)
       for (const Override& ov : ovs) {
@@ -229,12 +227,12 @@ int main(int argc, char** argv) {
     const char* name;
     std::size_t offset;
     std::uint8_t value;
-  } muts[] = {{"m0", 0, 0},          {"k-huge", 23, 0x7f},  {"kflags0", 24, 0},
-              {"ald17", 25, 17},     {"isa9", 27, 9},       {"threads0", 31, 0},
-              {"dtype-wq", 35, 3},   {"dtype-bf16", 35, 1}, {"tile7", 40, 7},
-              {"mr1", 44, 1},        {"pflags0", 52, 0},    {"kc255", 69, 0xff},
-              {"pm0", 77, 0},        {"pk2", 85, 2},        {"tail1", 89, 1},
-              {"class9", 90, 9},     {"time-neg", 99, 0xff}};
+  } muts[] = {{"m0", 0, 0},        {"k-huge", 23, 0x7f},  {"kflags0", 24, 0},
+              {"ald17", 25, 17},   {"isa9", 27, 9},       {"threads0", 31, 0},
+              {"dtype-wq", 35, 3}, {"dtype-bf16", 35, 1}, {"tile7", 40, 7},
+              {"mr1", 44, 1},      {"pflags0", 52, 0},    {"kc255", 69, 0xff},
+              {"pm0", 77, 0},      {"pk2", 85, 2},        {"tail1", 89, 1},
+              {"class9", 90, 9},   {"time-neg", 99, 0xff}};
   // Each mutation on two of the entries above, taken in turn.
   std::size_t next = 0;
   for (const auto& mu : muts)

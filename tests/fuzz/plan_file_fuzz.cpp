@@ -24,17 +24,17 @@
 #include <vector>
 
 #include "core/lowp_problem.hpp"
-#include "exec/executor_small.hpp"
+#include "dispatch/internal_access.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
+#include "dispatch/planning.hpp"
 #include "exec/executor.hpp"
 #include "exec/executor_lowp.hpp"
+#include "exec/executor_small.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
-#include "dispatch/planning.hpp"
 #include "planner/planner.hpp"
-#include "dispatch/internal_access.hpp"
 
 namespace {
 
@@ -52,8 +52,7 @@ struct Stats {
   ~Stats() {
     if (std::getenv("ADAPTCORE_FUZZ_STATS") == nullptr) return;
     std::fprintf(stderr, "plan_file_fuzz: %llu files, %llu accepted; plans executed",
-                 static_cast<unsigned long long>(files),
-                 static_cast<unsigned long long>(accepted));
+                 static_cast<unsigned long long>(files), static_cast<unsigned long long>(accepted));
     for (int d = 0; d < kDTypeCount; ++d)
       std::fprintf(stderr, " %s %llu/%llu/%llu", to_string(static_cast<DType>(d)),
                    static_cast<unsigned long long>(executed[d][0]),
@@ -129,12 +128,18 @@ struct Strides {
 Strides key_strides(const ShapeKey& key) {
   const int64_t m = key.m, n = key.n, k = key.k;
   Strides s{};
-  if (key.a_row_unit) s.a_rs = k + 1, s.a_cs = 1;
-  else if (key.a_k_unit) s.a_rs = 1, s.a_cs = 1;
-  else s.a_rs = 1, s.a_cs = m + 1;
-  if (key.b_row_unit && key.b_k_unit) s.b_rs = 1, s.b_cs = 1;
-  else if (key.b_row_unit) s.b_rs = n + 1, s.b_cs = 1;
-  else s.b_rs = 1, s.b_cs = k + 1;
+  if (key.a_row_unit)
+    s.a_rs = k + 1, s.a_cs = 1;
+  else if (key.a_k_unit)
+    s.a_rs = 1, s.a_cs = 1;
+  else
+    s.a_rs = 1, s.a_cs = m + 1;
+  if (key.b_row_unit && key.b_k_unit)
+    s.b_rs = 1, s.b_cs = 1;
+  else if (key.b_row_unit)
+    s.b_rs = n + 1, s.b_cs = 1;
+  else
+    s.b_rs = 1, s.b_cs = k + 1;
   return s;
 }
 
@@ -159,7 +164,8 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
   for (auto& v : b) v = next();
   constexpr float kPad = 12345.0f;
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) c[static_cast<std::size_t>(i * ldc + j)] = j < n ? next() : kPad;
+    for (int64_t j = 0; j < ldc; ++j)
+      c[static_cast<std::size_t>(i * ldc + j)] = j < n ? next() : kPad;
   c0 = c;
   g.a = a.data(), g.b = b.data(), g.c = c.data(), g.ldc = ldc;
   g.alpha = 1.0f;
@@ -186,7 +192,6 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
       if (static_cast<double>(c[at]) != ref) __builtin_trap();  // exact: small integers
     }
 }
-
 
 // The kernels a context with the detected profile uses for a low-precision dtype (the same
 // selection the loader checked the plan against: kernel_select.hpp).
@@ -253,7 +258,8 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
         }
         double acc = 0.0;
         for (int64_t p = 0; p < k; ++p)
-          acc += static_cast<double>(bf16_to_float(a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)])) *
+          acc += static_cast<double>(
+                     bf16_to_float(a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)])) *
                  bf16_to_float(b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]);
         const double c0 = bf16_c ? bf16_to_float(cb0[at]) : cf0[at];
         const double ref = g.alpha * acc + (g.beta != 0.0f ? g.beta * c0 : 0.0);
@@ -263,8 +269,8 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
         if (!(std::abs(got - ref) <= tol)) __builtin_trap();
       }
   } else {
-    const bool s8s8 = (variant & 1u) != 0;      // gemm_s8s8s32: the u8 side holds s8 + 128
-    const bool swapped = (variant & 2u) != 0;   // the s8 operand is the normalised A
+    const bool s8s8 = (variant & 1u) != 0;     // gemm_s8s8s32: the u8 side holds s8 + 128
+    const bool swapped = (variant & 2u) != 0;  // the s8 operand is the normalised A
     g.kind = s8s8 ? LowpKind::S8S8S32 : LowpKind::U8S8S32;
     g.ibeta = static_cast<std::int32_t>((variant >> 3) % 3u) - 1;  // -1, 0 or 1
     std::vector<std::uint8_t> a(a_len), b(b_len);
@@ -329,8 +335,10 @@ void check_and_run(const std::string& file, const PlanFileTarget& target, std::u
   ++stats.accepted;
   for (const auto& [key, plan] : entries) {
     if (!check_plan_entry(key, plan, *target.hw).empty()) __builtin_trap();
-    if (key.dtype == DType::F32) execute_checked(key, plan, seed++);
-    else execute_lowp_checked(key, plan, seed++);
+    if (key.dtype == DType::F32)
+      execute_checked(key, plan, seed++);
+    else
+      execute_lowp_checked(key, plan, seed++);
   }
 }
 
@@ -413,9 +421,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (impl.cache().size() > 4096) st.fresh_context();
       break;
     }
-    case 1:
-      check_and_run(wrap_entries(in.rest(), hw, isa), target, seed);
-      break;
+    case 1: check_and_run(wrap_entries(in.rest(), hw, isa), target, seed); break;
     case 2: {
       ShapeKey key;
       const std::string file = mutated_candidate(in, isa, key, hw);

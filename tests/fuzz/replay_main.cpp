@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (int d = 0; d < 3; ++d) {
     const std::uint64_t* e = c + 2 + 3 * d;
-    std::printf("replay: %-4s plans executed: %llu packed B, %llu B in place, %llu dot\n",
-                names[d], static_cast<unsigned long long>(e[0]),
-                static_cast<unsigned long long>(e[1]), static_cast<unsigned long long>(e[2]));
+    std::printf("replay: %-4s plans executed: %llu packed B, %llu B in place, %llu dot\n", names[d],
+                static_cast<unsigned long long>(e[0]), static_cast<unsigned long long>(e[1]),
+                static_cast<unsigned long long>(e[2]));
     if (require && e[0] + e[1] + e[2] == 0) {
       std::printf("replay: FAIL: no %s plan was executed\n", names[d]);
       ok = false;

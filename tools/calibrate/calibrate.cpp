@@ -71,8 +71,8 @@ class PinGuard {
  public:
   explicit PinGuard(int cpu) {
     CPU_ZERO(&old_);
-    saved_ = pthread_getaffinity_np(pthread_self(), sizeof(old_), &old_) == 0 &&
-             pin_this_thread(cpu);
+    saved_ =
+        pthread_getaffinity_np(pthread_self(), sizeof(old_), &old_) == 0 && pin_this_thread(cpu);
   }
   ~PinGuard() {
     if (saved_) pthread_setaffinity_np(pthread_self(), sizeof(old_), &old_);
@@ -132,15 +132,14 @@ double read_bandwidth(ReadFn fn, std::int64_t bytes, const Budget& b) {
 
 // GB/s of `threads` pinned threads, each reading its own slice of `buf` for `passes` passes at
 // the same time: total bytes over the span from the first start to the last finish.
-double all_core_bandwidth(ReadFn fn, const float* buf, std::int64_t bytes, int threads,
-                          int passes, int samples, double* cpu_share) {
+double all_core_bandwidth(ReadFn fn, const float* buf, std::int64_t bytes, int threads, int passes,
+                          int samples, double* cpu_share) {
   const std::vector<int> cpus = allowed_cpus();
   const std::int64_t slice = bytes / threads / 512 * 512;  // multiple of 128 floats
   if (slice <= 0) return 0.0;
   std::vector<double> rates, shares;
   for (int s = 0; s < samples + 1; ++s) {  // the first sample is the warm-up
-    std::vector<Clock::time_point> start(static_cast<std::size_t>(threads)),
-        end(start.size());
+    std::vector<Clock::time_point> start(static_cast<std::size_t>(threads)), end(start.size());
     std::vector<double> cpu(start.size());
     std::atomic<int> ready{0};
     auto body = [&](int t) {

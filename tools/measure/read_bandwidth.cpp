@@ -35,18 +35,21 @@ double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
         ready.fetch_add(1);
         while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
         const auto t0 = std::chrono::steady_clock::now();
-        const float s = read(buf + static_cast<std::size_t>(t) * static_cast<std::size_t>(per_thread), per_thread);
+        const float s = read(
+            buf + static_cast<std::size_t>(t) * static_cast<std::size_t>(per_thread), per_thread);
         const auto t1 = std::chrono::steady_clock::now();
-        start[static_cast<std::size_t>(t)] = std::chrono::duration<double>(t0.time_since_epoch()).count();
-        stop[static_cast<std::size_t>(t)] = std::chrono::duration<double>(t1.time_since_epoch()).count();
+        start[static_cast<std::size_t>(t)] =
+            std::chrono::duration<double>(t0.time_since_epoch()).count();
+        stop[static_cast<std::size_t>(t)] =
+            std::chrono::duration<double>(t1.time_since_epoch()).count();
         sink.store(sink.load() + s);
       });
     }
     while (ready.load() < threads) std::this_thread::yield();
     go.store(true, std::memory_order_release);
     for (auto& th : pool) th.join();
-    const double span = *std::max_element(stop.begin(), stop.end()) -
-                        *std::min_element(start.begin(), start.end());
+    const double span =
+        *std::max_element(stop.begin(), stop.end()) - *std::min_element(start.begin(), start.end());
     if (span > 0) best = std::max(best, static_cast<double>(total) / span * 1e-9);
   }
   std::free(buf);

@@ -1,9 +1,10 @@
 // oneDNN's fp32 matmul primitive, and for the low-precision dtypes of `adaptcore bench --dtype`
 // its bf16 matmul primitive (bf16 x bf16 -> fp32) and its integer GEMM functions
-// dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 (no setup: plain C calls, row-major like CBLAS). Creating the primitive (descriptor, implementation choice, JIT
-// code generation) is the per-shape setup that prepare() does and the loader times; run() only
-// points the prepared memory objects at the call's buffers and executes. Each operand is
-// described with its real strides, so transposes and padded leading dimensions need no copy.
+// dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 (no setup: plain C calls, row-major like CBLAS). Creating
+// the primitive (descriptor, implementation choice, JIT code generation) is the per-shape setup
+// that prepare() does and the loader times; run() only points the prepared memory objects at the
+// call's buffers and executes. Each operand is described with its real strides, so transposes and
+// padded leading dimensions need no copy.
 #include <dnnl.hpp>
 #include <map>
 #include <stdexcept>
@@ -201,17 +202,15 @@ class OnednnBaseline {
     const int32_t no_offset = 0;
     dnnl_status_t st;
     if (c.type == LowpType::U8S8) {
-      st = dnnl_gemm_u8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k,
-                             1.0f, static_cast<const uint8_t*>(c.a), c.lda,
-                             static_cast<uint8_t>(c.a_zero_point),
-                             static_cast<const int8_t*>(c.b), c.ldb, 0, 0.0f,
-                             static_cast<int32_t*>(c.c), c.ldc, &no_offset);
+      st = dnnl_gemm_u8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k, 1.0f,
+                             static_cast<const uint8_t*>(c.a), c.lda,
+                             static_cast<uint8_t>(c.a_zero_point), static_cast<const int8_t*>(c.b),
+                             c.ldb, 0, 0.0f, static_cast<int32_t*>(c.c), c.ldc, &no_offset);
     } else {
-      st = dnnl_gemm_s8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k,
-                             1.0f, static_cast<const int8_t*>(c.a), c.lda,
-                             static_cast<int8_t>(c.a_zero_point),
-                             static_cast<const int8_t*>(c.b), c.ldb, 0, 0.0f,
-                             static_cast<int32_t*>(c.c), c.ldc, &no_offset);
+      st = dnnl_gemm_s8s8s32(trans_char(c.trans_a), trans_char(c.trans_b), 'F', c.m, c.n, c.k, 1.0f,
+                             static_cast<const int8_t*>(c.a), c.lda,
+                             static_cast<int8_t>(c.a_zero_point), static_cast<const int8_t*>(c.b),
+                             c.ldb, 0, 0.0f, static_cast<int32_t*>(c.c), c.ldc, &no_offset);
     }
     if (st != dnnl_success)
       throw std::runtime_error("dnnl_gemm int8 failed with status " + std::to_string(st));

@@ -98,8 +98,8 @@ inline LowpGemmCall to_lowp_call(const ac_lowp_call& c) {
   const LowpType type = c.type == AC_LOWP_BF16   ? LowpType::Bf16
                         : c.type == AC_LOWP_U8S8 ? LowpType::U8S8
                                                  : LowpType::S8S8;
-  return {type, c.m, c.n, c.k, c.trans_a != 0, c.trans_b != 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc,
-          c.a_zero_point};
+  return {type,  c.m, c.n,   c.k, c.trans_a != 0, c.trans_b != 0, c.a,
+          c.lda, c.b, c.ldb, c.c, c.ldc,          c.a_zero_point};
 }
 
 // The optional low-precision table, for an adapter class that also provides

@@ -24,12 +24,20 @@ constexpr LowpTile kInt8Tiles[] = {
     make_lowp_tile<DotBytesStep<false>, DotBytesStep<true>, 4, 16>()};
 
 constexpr adaptcore::kernels::LowpKernels int8_table(adaptcore::Isa isa) {
-  return {adaptcore::DType::U8S8, isa, "int32-generic", 4, 4, 1.0, kInt8Tiles,
-          &pack_a_groups<Int8Quads>, &pack_b_groups<Int8Quads>, nullptr};
+  return {adaptcore::DType::U8S8,
+          isa,
+          "int32-generic",
+          4,
+          4,
+          1.0,
+          kInt8Tiles,
+          &pack_a_groups<Int8Quads>,
+          &pack_b_groups<Int8Quads>,
+          nullptr};
 }
-constexpr adaptcore::kernels::LowpKernels kInt8[] = {
-    int8_table(adaptcore::Isa::Generic), int8_table(adaptcore::Isa::Avx2),
-    int8_table(adaptcore::Isa::Avx512)};
+constexpr adaptcore::kernels::LowpKernels kInt8[] = {int8_table(adaptcore::Isa::Generic),
+                                                     int8_table(adaptcore::Isa::Avx2),
+                                                     int8_table(adaptcore::Isa::Avx512)};
 
 // bf16 -> fp32 tables: one per ISA path, over that path's fp32 tiles (made on first use, as
 // the fp32 tables live in other units).
@@ -46,9 +54,16 @@ ConvertTable make_convert(const adaptcore::kernels::IsaKernels& f) {
     t.tiles[i].nr = f.tiles[i].nr;
     t.tiles[i].fp32 = &f.tiles[i];
   }
-  t.ks = {adaptcore::DType::Bf16, f.isa, "fp32-convert", 1, f.lanes, 1.0,
+  t.ks = {adaptcore::DType::Bf16,
+          f.isa,
+          "fp32-convert",
+          1,
+          f.lanes,
+          1.0,
           std::span<const adaptcore::kernels::LowpTile>(t.tiles.data(), count),
-          &pack_a_groups<Bf16ToF32>, &pack_b_groups<Bf16ToF32>, nullptr};
+          &pack_a_groups<Bf16ToF32>,
+          &pack_b_groups<Bf16ToF32>,
+          nullptr};
   return t;
 }
 
@@ -69,8 +84,7 @@ const adaptcore::kernels::LowpKernels* convert_kernels(adaptcore::Isa isa) {
       static const ConvertTable t = make_convert(*f);
       return &t.ks;
     }
-    case Isa::Auto:
-      break;
+    case Isa::Auto: break;
   }
   return nullptr;
 }

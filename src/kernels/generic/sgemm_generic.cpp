@@ -12,9 +12,8 @@ using namespace adaptcore::kernels;
 // 16 xmm registers on baseline x86-64: 4x8 keeps 8 accumulators + 2 B + 1 broadcast.
 using Generic = Fp32Kernels<VecGeneric, Tile<4, 2>>;
 
-constexpr IsaKernels kGeneric = Generic::table(adaptcore::Isa::Generic, false,
-                                               &pack_a_panels<VecGeneric>,
-                                               &pack_b_panels<VecGeneric>);
+constexpr IsaKernels kGeneric = Generic::table(
+    adaptcore::Isa::Generic, false, &pack_a_panels<VecGeneric>, &pack_b_panels<VecGeneric>);
 }  // namespace
 
 namespace adaptcore::kernels {
@@ -22,14 +21,10 @@ const IsaKernels& generic_kernels() noexcept { return kGeneric; }
 
 const IsaKernels* kernels_for(Isa isa) noexcept {
   switch (isa) {
-    case Isa::Generic:
-      return &generic_kernels();
-    case Isa::Avx2:
-      return avx2_kernels();
-    case Isa::Avx512:
-      return avx512_kernels();
-    case Isa::Auto:
-      break;
+    case Isa::Generic: return &generic_kernels();
+    case Isa::Avx2: return avx2_kernels();
+    case Isa::Avx512: return avx512_kernels();
+    case Isa::Auto: break;
   }
   return nullptr;
 }

@@ -85,7 +85,8 @@ void wq_quantize_portable(const WqQuantizeArgs& a) noexcept {
     rmax = std::max(rmax, std::fabs(a.x[p]));
     poison += a.x[p] * 0.0f;  // NaN when the row holds an inf or a NaN
   }
-  if (poison != 0.0f || std::isnan(poison)) return zero_row(a, std::numeric_limits<float>::quiet_NaN());
+  if (poison != 0.0f || std::isnan(poison))
+    return zero_row(a, std::numeric_limits<float>::quiet_NaN());
   if (rmax == 0.0f) return zero_row(a, 0.0f);
   float up = 1.0f, row_factor = 1.0f;
   wq_row_scaling(rmax, up, row_factor);

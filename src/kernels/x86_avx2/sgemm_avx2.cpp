@@ -13,8 +13,8 @@ using namespace adaptcore::kernels;
 // accumulators + 3 B + 1) reads B more efficiently for short M.
 using Avx2 = Fp32Kernels<VecAvx2, Tile<6, 2>, Tile<4, 3>>;
 
-constexpr IsaKernels kAvx2 = Avx2::table(adaptcore::Isa::Avx2, false, &pack_a_panels<VecAvx2>,
-                                         &pack_b_panels<VecAvx2>);
+constexpr IsaKernels kAvx2 =
+    Avx2::table(adaptcore::Isa::Avx2, false, &pack_a_panels<VecAvx2>, &pack_b_panels<VecAvx2>);
 }  // namespace
 
 namespace adaptcore::kernels {

@@ -77,14 +77,24 @@ constexpr LowpDirectTile kDirect{
 
 // Dot-product tiles (LowpDotArgs): per 32 depth values M + N loads of 64 bytes and M x N
 // vdpbf16ps, each lane summing the pair products of the same two depths of a row and a column.
-constexpr LowpDotKernels kDot{
-    dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr,
-              DotTile<LowpDotArgs, Dpbf16Step, Bf16Values, Bf16Values>>(),
-    {}, {}, {}};
+constexpr LowpDotKernels kDot{dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr,
+                                        DotTile<LowpDotArgs, Dpbf16Step, Bf16Values, Bf16Values>>(),
+                              {},
+                              {},
+                              {}};
 
-constexpr LowpKernels kBf16{
-    adaptcore::DType::Bf16, adaptcore::Isa::Avx512, "avx512-bf16", 2, 16, 2.0, kTiles,
-    &pack_a_groups<Bf16Pairs>, &pack_b_bf16, &round_bf16_avx512, &kDirect, &kDot};
+constexpr LowpKernels kBf16{adaptcore::DType::Bf16,
+                            adaptcore::Isa::Avx512,
+                            "avx512-bf16",
+                            2,
+                            16,
+                            2.0,
+                            kTiles,
+                            &pack_a_groups<Bf16Pairs>,
+                            &pack_b_bf16,
+                            &round_bf16_avx512,
+                            &kDirect,
+                            &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

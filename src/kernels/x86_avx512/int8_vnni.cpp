@@ -41,8 +41,8 @@ struct VnniByteSums {
 // pack_b for row-major B (cs == 1), the common weight layout: 4 rows at a time, 64 columns a
 // step through interleave_quads and unscramble, each 16-column vector stored where its panel
 // wants it, column sums by vpdpbusd against ones. The portable template gathers byte by byte,
-// too slow for decode-like calls (docs/LOWP.md, "Kernel measurements"). A transposed B (rs == 1) goes to pack_b_transposed_words, other layouts
-// to the template.
+// too slow for decode-like calls (docs/LOWP.md, "Kernel measurements"). A transposed B (rs == 1)
+// goes to pack_b_transposed_words, other layouts to the template.
 void pack_b_int8(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
                  unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
   if (cs != 1 && rs == 1 && nr % 16 == 0) {
@@ -101,7 +101,10 @@ constexpr LowpTile kTiles[] = {make_lowp_tile<DpbusdStep<false>, DpbusdStep<true
 // `fn_swapped_flip` with B's bytes xored with 0x80.
 template <bool Swapped, bool FlipB>
 using Direct = DirectTile<DpbusdStep<Swapped>, Int8RowQuads<FlipB>, 4>;
-constexpr LowpDirectTile kDirect{4, 64, 8.0, row_table<LowpDirectFn, Direct<false, false>, 4>(),
+constexpr LowpDirectTile kDirect{4,
+                                 64,
+                                 8.0,
+                                 row_table<LowpDirectFn, Direct<false, false>, 4>(),
                                  row_table<LowpDirectFn, Direct<true, false>, 4>(),
                                  row_table<LowpDirectFn, Direct<true, true>, 4>()};
 
@@ -114,17 +117,17 @@ constexpr LowpDirectTile kDirect{4, 64, 8.0, row_table<LowpDirectFn, Direct<fals
 // bytes per dot latency, ~47 GB/s a core: faster at M = 1, equal at M = 2 (bf16's 8 KiB
 // columns gain nothing, so its tiles keep one order; docs/LOWP.md, "Kernel measurements").
 template <bool SwapB, bool Flip>
-using Dot = DotTile<LowpDotArgs, DpbusdStep<SwapB>,
-                    std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
-                    std::conditional_t<SwapB, U8Values<Flip>, S8Values>, 2>;
+using Dot =
+    DotTile<LowpDotArgs, DpbusdStep<SwapB>, std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
+            std::conditional_t<SwapB, U8Values<Flip>, S8Values>, 2>;
 constexpr LowpDotKernels kDot{dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, false>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, true>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<true, false>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<true, true>>()};
 
 constexpr LowpKernels kVnni{
-    adaptcore::DType::U8S8, adaptcore::Isa::Avx512, "avx512-vnni", 4, 16, 4.0, kTiles,
-    &pack_a_groups<Int8Quads>, &pack_b_int8, nullptr, &kDirect, &kDot};
+    adaptcore::DType::U8S8,    adaptcore::Isa::Avx512, "avx512-vnni", 4,        16,   4.0, kTiles,
+    &pack_a_groups<Int8Quads>, &pack_b_int8,           nullptr,       &kDirect, &kDot};
 }  // namespace
 
 namespace adaptcore::kernels {

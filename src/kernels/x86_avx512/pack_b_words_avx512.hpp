@@ -28,9 +28,9 @@ struct NoColumnSums {
 };
 
 inline __mmask16 word_mask(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF)
-                 : n <= 0 ? static_cast<__mmask16>(0)
-                          : static_cast<__mmask16>((1u << static_cast<unsigned>(n)) - 1u);
+  return n >= 16  ? static_cast<__mmask16>(0xFFFF)
+         : n <= 0 ? static_cast<__mmask16>(0)
+                  : static_cast<__mmask16>((1u << static_cast<unsigned>(n)) - 1u);
 }
 
 // Same contract as LowpPackBFn for b_rs == 1 and nr a multiple of 16.
@@ -72,7 +72,8 @@ void pack_b_transposed_words(int64_t k, int64_t n, const void* src, int64_t cs, 
       }
       if (tail > 0) {  // the last, partial group: k % G values, the rest zero
         alignas(64) std::uint32_t w[16] = {};
-        for (int i = 0; i < cols; ++i) w[i] = group_word<F>(col + i * cs + full * G, 1, tail, flags);
+        for (int i = 0; i < cols; ++i)
+          w[i] = group_word<F>(col + i * cs + full * G, 1, tail, flags);
         const __m512i v = _mm512_load_si512(w);
         _mm512_storeu_si512(out + full * nr + h, v);
         sum = Sums::add(sum, v, flags);

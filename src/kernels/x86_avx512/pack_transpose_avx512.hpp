@@ -35,8 +35,8 @@ inline void transpose_lines_avx512(const float* src, int64_t ld, int lines, int 
 }
 
 // Same contract as pack_a_panels; the vector transpose when a_cs == 1 and mr <= 16.
-void pack_a_rows_avx512(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs,
-                        int mr, float* out) {
+void pack_a_rows_avx512(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
+                        float* out) {
   if (a_cs != 1 || mr > 16) {
     pack_a_panels<VecAvx512>(m, k, a, a_rs, a_cs, mr, out);
     return;

@@ -79,8 +79,8 @@ inline __attribute__((always_inline)) __m512 group_value(const __m512i* raw, int
 // loads, M P broadcasts and 2 M P vpdpbusd per quad, and the flush 5-6 vector operations per
 // output vector.
 template <int M, int P, bool INT4>
-__attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int8_t* ap,
-                                          int64_t qn, int64_t quad_bytes, const std::int32_t* comp,
+__attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int8_t* ap, int64_t qn,
+                                          int64_t quad_bytes, const std::int32_t* comp,
                                           const float* scale, const float* group_scale,
                                           float* acc) {
   __m512i raw[M * P * 2];
@@ -172,8 +172,10 @@ struct Tile {
     const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
     const int64_t whole = a.quads / a.quads_per_group;
     int64_t done = 0;
-    if (a.quads_per_group == 8) done = whole_groups<M, P, INT4, 8>(a, whole, acc);
-    else if (a.quads_per_group == 16) done = whole_groups<M, P, INT4, 16>(a, whole, acc);
+    if (a.quads_per_group == 8)
+      done = whole_groups<M, P, INT4, 8>(a, whole, acc);
+    else if (a.quads_per_group == 16)
+      done = whole_groups<M, P, INT4, 16>(a, whole, acc);
     const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
     const std::int64_t panel_quad = INT4 ? 64 : 128;
     for (int64_t g = done; g < groups; ++g) {
@@ -205,8 +207,9 @@ struct Tile {
 };
 
 __mmask16 first(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF)
-                 : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1u);
+  return n >= 16  ? static_cast<__mmask16>(0xFFFF)
+         : n <= 0 ? static_cast<__mmask16>(0)
+                  : static_cast<__mmask16>((1u << n) - 1u);
 }
 
 // The split in vectors of 16: the same operations in the same order per element as
@@ -267,8 +270,8 @@ void quantize(const WqQuantizeArgs& a) noexcept {
       if (a.parts == 2) {
         const __m512 e = _mm512_fnmadd_ps(v1, s1, y);
         const __m512 v2 = _mm512_min_ps(
-            _mm512_max_ps(
-                _mm512_roundscale_ps(_mm512_mul_ps(e, inv2), _MM_FROUND_TO_NEAREST_INT), lo),
+            _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(e, inv2), _MM_FROUND_TO_NEAREST_INT),
+                          lo),
             hi);
         const __m512i i2 = _mm512_cvtps_epi32(v2);
         sum2 = _mm512_add_epi32(sum2, i2);
@@ -285,9 +288,8 @@ void quantize(const WqQuantizeArgs& a) noexcept {
       }
     }
     a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
-    a.comp_out[g * a.mr + a.row] =
-        wq_compensation(a.offset, a.parts, _mm512_reduce_add_epi32(sum1),
-                        _mm512_reduce_add_epi32(sum2));
+    a.comp_out[g * a.mr + a.row] = wq_compensation(a.offset, a.parts, _mm512_reduce_add_epi32(sum1),
+                                                   _mm512_reduce_add_epi32(sum2));
   }
   a.row_factor_out[a.row] = row_factor;
 }

@@ -81,13 +81,12 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
   const double hit = loaded > 0 ? l2_reads / loaded : 0;
   // A core's reads are capped by its mover and by its share of the source (HBM or L2).
   const double mover_gbs = hw.gm_to_l1_bytes_per_cycle * hw.freq_ghz;
-  const double mte2_gbs =
-      1.0 / (hit / std::min(mover_gbs, hw.l2_gbs / cores) +
-             (1 - hit) / std::min(mover_gbs, hw.hbm_gbs / cores));
+  const double mte2_gbs = 1.0 / (hit / std::min(mover_gbs, hw.l2_gbs / cores) +
+                                 (1 - hit) / std::min(mover_gbs, hw.hbm_gbs / cores));
 
   // GM->L1 bytes and segments per K iteration, from the stored layout (or the aligned copy).
-  auto operand = [&](bool relayout, bool k_contig, int64_t pitch_el, double rows_b,
-                     double& bytes, double& segs) {
+  auto operand = [&](bool relayout, bool k_contig, int64_t pitch_el, double rows_b, double& bytes,
+                     double& segs) {
     const double chunk_k = kb * step;
     if (relayout) {
       bytes = std::ceil(rows_b / 16) * 16 * std::ceil(chunk_k / c0) * c0 * e;
@@ -95,12 +94,15 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
     } else if (k_contig) {
       const bool whole = d(pitch_el) == chunk_k;
       segs = whole ? 1 : rows_b;
-      bytes = whole ? rows_b * chunk_k * e : read_bytes(rows_b, chunk_k * e, static_cast<int64_t>(d(pitch_el) * e), hw.gm_sector_bytes);
+      bytes = whole ? rows_b * chunk_k * e
+                    : read_bytes(rows_b, chunk_k * e, static_cast<int64_t>(d(pitch_el) * e),
+                                 hw.gm_sector_bytes);
     } else {
       const bool whole = d(pitch_el) == rows_b;
       segs = whole ? 1 : chunk_k;
       bytes = whole ? rows_b * chunk_k * e
-                    : read_bytes(chunk_k, rows_b * e, static_cast<int64_t>(d(pitch_el) * e), hw.gm_sector_bytes);
+                    : read_bytes(chunk_k, rows_b * e, static_cast<int64_t>(d(pitch_el) * e),
+                                 hw.gm_sector_bytes);
     }
     bytes /= step;  // per K iteration
     segs /= step;
@@ -108,12 +110,15 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
   double ab = 0, as = 0, bb = 0, bs = 0;
   operand(p.relayout_a, !s.trans_a, s.pitch_a(), mb, ab, as);
   operand(p.relayout_b, s.trans_b, s.pitch_b(), nb, bb, bs);
-  const double t_mte2 = (ab + bb) / (mte2_gbs * 1e3) +
-                        ((as + bs) * hw.gm_row_overhead_cycles + 2 * hw.move_latency_cycles / step) * cyc;
-  const double t_mte1 = (mpad + npad) * kpad * e / (hw.l1_to_l0_bytes_per_cycle * hw.freq_ghz * 1e3);
+  const double t_mte2 =
+      (ab + bb) / (mte2_gbs * 1e3) +
+      ((as + bs) * hw.gm_row_overhead_cycles + 2 * hw.move_latency_cycles / step) * cyc;
+  const double t_mte1 =
+      (mpad + npad) * kpad * e / (hw.l1_to_l0_bytes_per_cycle * hw.freq_ghz * 1e3);
   const double t_cube = (mpad / 16) * (npad / 16) * (kpad / ck) * cyc;
   const double fix_gbs = std::min(hw.l0c_to_gm_bytes_per_cycle * hw.freq_ghz, hw.l2_gbs / cores);
-  const double t_fix = mb * nb * 4 / (fix_gbs * 1e3) + (hw.move_latency_cycles + mb * hw.gm_row_overhead_cycles) * cyc;
+  const double t_fix = mb * nb * 4 / (fix_gbs * 1e3) +
+                       (hw.move_latency_cycles + mb * hw.gm_row_overhead_cycles) * cyc;
 
   const bool db = p.db_l1 && p.db_l0;
   const double per_block_iters = blocks > 0 ? iters / blocks : 0;
@@ -144,10 +149,14 @@ NpuCost predict(const AscendProfile& hw, const AscendShape& s, const TilingPlan&
 
   const double core_us = std::max(c.pipeline_us, c.memory_us);
   c.total_us = c.prepass_us + c.launch_us + core_us;
-  if (c.memory_us >= c.pipeline_us) c.bound = "hbm";
-  else if (t_cube >= t_mte2 && t_cube >= t_mte1) c.bound = "cube";
-  else if (t_mte2 >= t_mte1) c.bound = "mte2";
-  else c.bound = "mte1";
+  if (c.memory_us >= c.pipeline_us)
+    c.bound = "hbm";
+  else if (t_cube >= t_mte2 && t_cube >= t_mte1)
+    c.bound = "cube";
+  else if (t_mte2 >= t_mte1)
+    c.bound = "mte2";
+  else
+    c.bound = "mte1";
   if (t_fix > per_block_iters * std::max({t_mte2, t_mte1, t_cube})) c.bound = "fix";
   if (c.launch_us + c.prepass_us > core_us) c.bound = "launch";
   return c;

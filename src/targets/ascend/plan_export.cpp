@@ -3,9 +3,14 @@
 namespace adaptcore::ascend {
 
 nlohmann::ordered_json shape_json(const AscendShape& s) {
-  return {{"m", s.m},         {"n", s.n},       {"k", s.k},
-          {"trans_a", s.trans_a}, {"trans_b", s.trans_b}, {"lda", s.pitch_a()},
-          {"ldb", s.pitch_b()}, {"dtype", to_string(s.dtype)}};
+  return {{"m", s.m},
+          {"n", s.n},
+          {"k", s.k},
+          {"trans_a", s.trans_a},
+          {"trans_b", s.trans_b},
+          {"lda", s.pitch_a()},
+          {"ldb", s.pitch_b()},
+          {"dtype", to_string(s.dtype)}};
 }
 
 nlohmann::ordered_json plan_json(const AscendShape& s, const TilingPlan& p) {

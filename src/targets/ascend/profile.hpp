@@ -14,8 +14,8 @@ namespace adaptcore::ascend {
 struct AscendProfile {
   std::string name = "ascend910b";
   std::string source = "built-in";
-  int ai_cores = 24;        // cube cores used by a matmul kernel (20 or 24 by product variant)
-  double freq_ghz = 1.8;    // AI core clock
+  int ai_cores = 24;      // cube cores used by a matmul kernel (20 or 24 by product variant)
+  double freq_ghz = 1.8;  // AI core clock
   // Cube unit: one fractal matmul per cycle: fp16/bf16 16x16x16, int8 16x32x16 (m x k x n).
   int cube_m = 16, cube_n = 16, cube_k_fp16 = 16, cube_k_int8 = 32;
 
@@ -43,8 +43,8 @@ struct AscendProfile {
   double gm_row_overhead_cycles = 1.0;      // fixed cost of each strided row segment a move reads
   double move_latency_cycles = 64.0;        // issue-to-first-byte latency of every move
 
-  double launch_us = 5.0;        // one kernel launch (a relayout pass is a second kernel)
-  int max_event_ids = 8;         // set_flag / wait_flag event ids per pipe pair
+  double launch_us = 5.0;  // one kernel launch (a relayout pass is a second kernel)
+  int max_event_ids = 8;   // set_flag / wait_flag event ids per pipe pair
 
   double peak_tflops(int k_per_cycle) const noexcept {
     return 2.0 * cube_m * cube_n * k_per_cycle * freq_ghz * ai_cores * 1e-3;

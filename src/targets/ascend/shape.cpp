@@ -34,8 +34,10 @@ std::string check_shape(const AscendShape& s) {
   if ((s.lda != 0 && s.lda < s.dense_lda()) || (s.ldb != 0 && s.ldb < s.dense_ldb()))
     return "a leading dimension is smaller than the stored row";
   if (s.lda > kMax || s.ldb > kMax) return "a leading dimension is above 2^31 - 1";
-  const double a_bytes = static_cast<double>(s.trans_a ? s.k : s.m) * static_cast<double>(s.pitch_a());
-  const double b_bytes = static_cast<double>(s.trans_b ? s.n : s.k) * static_cast<double>(s.pitch_b());
+  const double a_bytes =
+      static_cast<double>(s.trans_a ? s.k : s.m) * static_cast<double>(s.pitch_a());
+  const double b_bytes =
+      static_cast<double>(s.trans_b ? s.n : s.k) * static_cast<double>(s.pitch_b());
   const double c_bytes = 4.0 * static_cast<double>(s.m) * static_cast<double>(s.n);
   if (a_bytes > 0x1p46 || b_bytes > 0x1p46 || c_bytes > 0x1p46)
     return "an operand is larger than 2^46 bytes";

@@ -19,8 +19,8 @@ bool parse_in_dtype(const std::string& text, InDType& out) noexcept;
 
 struct AscendShape {
   int64_t m = 0, n = 0, k = 0;
-  bool trans_a = false;  // A stored k x m
-  bool trans_b = false;  // B stored n x k
+  bool trans_a = false;      // A stored k x m
+  bool trans_b = false;      // B stored n x k
   int64_t lda = 0, ldb = 0;  // row pitch in elements of A and B as stored; 0: dense
   InDType dtype = InDType::Fp16;
 

@@ -5,7 +5,8 @@ namespace adaptcore::ascend {
 NpuClass classify(const AscendShape& s, const AscendProfile& hw) noexcept {
   NpuClass c;
   const double e = elem_bytes(s.dtype);
-  const double mp = static_cast<double>(round_up(s.m, 16)), np = static_cast<double>(round_up(s.n, 16));
+  const double mp = static_cast<double>(round_up(s.m, 16)),
+               np = static_cast<double>(round_up(s.n, 16));
   const double kp = static_cast<double>(round_up(s.k, c0_elems(s.dtype)));
   const double a = mp * kp * e, b = kp * np * e, cb = mp * np * 4;
   // L0: one double-buffered base block holds everything.

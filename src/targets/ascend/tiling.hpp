@@ -38,13 +38,13 @@ enum class Distribution : std::uint8_t { DataParallel, SplitK, StreamK };
 struct TilingPlan {
   InDType dtype = InDType::Fp16;
   int base_m = 16, base_n = 16, base_k = 16;  // one cube pass: A base in L0A, B in L0B, C in L0C
-  int step_k = 1;        // base_k slices of A and of B one GM->L1 move brings (stepKa = stepKb)
-  bool db_l1 = true;     // two L1 stages (ping-pong): depthA1 = depthB1 = 2 x step_k
-  bool db_l0 = true;     // L0A/L0B ping-pong
-  bool db_l0c = false;   // L0C ping-pong: the next block computes while FixPipe drains this one
+  int step_k = 1;       // base_k slices of A and of B one GM->L1 move brings (stepKa = stepKb)
+  bool db_l1 = true;    // two L1 stages (ping-pong): depthA1 = depthB1 = 2 x step_k
+  bool db_l0 = true;    // L0A/L0B ping-pong
+  bool db_l0c = false;  // L0C ping-pong: the next block computes while FixPipe drains this one
   Distribution dist = Distribution::DataParallel;
-  int swizzle = 1;       // block rows walked together before moving along N (L2 locality)
-  int split_k = 1;       // K slices (SplitK only)
+  int swizzle = 1;  // block rows walked together before moving along N (L2 locality)
+  int split_k = 1;  // K slices (SplitK only)
   int used_cores = 1;
   bool relayout_a = false;  // pre-pass: copy A to an aligned, padded fractal (NZ) layout in GM
   bool relayout_b = false;

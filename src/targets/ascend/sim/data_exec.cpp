@@ -106,15 +106,18 @@ void DataExecutor::execute(const Instr& in, const std::vector<BufferDecl>& buffe
           float v = 0;
           if (r < in.rows && q < in.cols) {
             const int64_t row = in.row0 + r, kk = in.col0 + q;
-            if (copy) v = (is_a ? a_copy_ : b_copy_)[idx(row * kpad_all_ + kk)];
-            else v = is_a ? a_at(row, kk) : b_at(kk, row);
+            if (copy)
+              v = (is_a ? a_copy_ : b_copy_)[idx(row * kpad_all_ + kk)];
+            else
+              v = is_a ? a_at(row, kk) : b_at(kk, row);
           }
           put(dst, ((q / c0_) * rp + r) * c0_ + q % c0_, v);
         }
       break;
     }
     case Op::L1ToL0: {
-      // zZ: element (r, q) at ((r / 16) * (cols_pad / C0) + q / C0) * 16 * C0 + (r % 16) * C0 + q % C0.
+      // zZ: element (r, q) at ((r / 16) * (cols_pad / C0) + q / C0) * 16 * C0 + (r % 16) * C0 + q %
+      // C0.
       const std::uint8_t* src = local(buf(in.src));
       std::uint8_t* dst = local(buf(in.dst));
       const int64_t kf = cp / c0_;
@@ -135,10 +138,12 @@ void DataExecutor::execute(const Instr& in, const std::vector<BufferDecl>& buffe
       fb_.resize(idx(cp * dp));
       for (int64_t r = 0; r < rp; ++r)
         for (int64_t q = 0; q < dp; ++q)
-          fa_[idx(r * dp + q)] = get(a, ((r / 16) * kf + q / c0_) * 16 * c0_ + (r % 16) * c0_ + q % c0_);
+          fa_[idx(r * dp + q)] =
+              get(a, ((r / 16) * kf + q / c0_) * 16 * c0_ + (r % 16) * c0_ + q % c0_);
       for (int64_t n = 0; n < cp; ++n)
         for (int64_t q = 0; q < dp; ++q)
-          fb_[idx(n * dp + q)] = get(b, ((n / 16) * kf + q / c0_) * 16 * c0_ + (n % 16) * c0_ + q % c0_);
+          fb_[idx(n * dp + q)] =
+              get(b, ((n / 16) * kf + q / c0_) * 16 * c0_ + (n % 16) * c0_ + q % c0_);
       for (int64_t r = 0; r < rp; ++r)
         for (int64_t n = 0; n < cp; ++n) {
           // L0C NZ: element (r, n) at ((n / 16) * rows_pad + r) * 16 + n % 16, 4 bytes each.
@@ -185,8 +190,10 @@ void DataExecutor::execute(const Instr& in, const std::vector<BufferDecl>& buffe
         for (int64_t q = 0; q < in.cols; ++q) {
           const int64_t i = in.row0 + r, j = in.col0 + q;  // stored coordinates
           float v = 0;
-          if (is_a) v = s_.trans_a ? a_at(j, i) : a_at(i, j);
-          else v = s_.trans_b ? b_at(j, i) : b_at(i, j);
+          if (is_a)
+            v = s_.trans_a ? a_at(j, i) : a_at(i, j);
+          else
+            v = s_.trans_b ? b_at(j, i) : b_at(i, j);
           put(dst, r * cp + q, v);
         }
       break;
@@ -196,8 +203,10 @@ void DataExecutor::execute(const Instr& in, const std::vector<BufferDecl>& buffe
         for (int64_t r = 0; r < in.rows; ++r)
           for (int64_t n = 0; n < in.cols; ++n) {
             const std::size_t o = idx((in.row0 + r) * s_.n + in.col0 + n);
-            if (s_.dtype == InDType::Int8) c_int_[o] = 0;
-            else c_[o] = 0;
+            if (s_.dtype == InDType::Int8)
+              c_int_[o] = 0;
+            else
+              c_[o] = 0;
           }
         break;
       }
@@ -242,7 +251,8 @@ double DataExecutor::check(int64_t* bad_row, int64_t* bad_col) const {
         const double got = c_[idx(i * s_.n + j)];
         const double allowed =
             (static_cast<double>(s_.k) + 2 + static_cast<double>(std::max(1, p_.split_k)) + 64) *
-                0x1p-24 * mag + 1e-30;
+                0x1p-24 * mag +
+            1e-30;
         ratio = std::isfinite(got) ? std::fabs(got - ref) / allowed : HUGE_VAL;
       }
       if (ratio > worst) {

@@ -95,8 +95,7 @@ double Engine::duration_ns(const Instr& in) const noexcept {
       const double shared = in.from_l2 ? l2_core_gbs_ : hbm_core_gbs_;
       return overhead + static_cast<double>(in.gm_bytes) / std::min(ub_gbs_, shared);
     }
-    case Op::L1ToL0:
-      return static_cast<double>(in.rows_pad) * in.cols_pad * e / mte1_gbs_;
+    case Op::L1ToL0: return static_cast<double>(in.rows_pad) * in.cols_pad * e / mte1_gbs_;
     case Op::Mmad: {
       const int ck = dtype_ == InDType::Int8 ? hw_.cube_k_int8 : hw_.cube_k_fp16;
       const double cycles = static_cast<double>(in.rows_pad / hw_.cube_m) *
@@ -134,7 +133,8 @@ std::string Engine::check_static(const CoreProgram& prog) const {
   const int c0 = c0_elems(dtype_);
   const int ck = dtype_ == InDType::Int8 ? hw_.cube_k_int8 : hw_.cube_k_fp16;
   auto buf = [&](int id, Mem want, const BufferDecl*& out) -> bool {
-    if (id < 0 || static_cast<std::size_t>(id) >= bufs.size() || bufs[static_cast<std::size_t>(id)].mem != want)
+    if (id < 0 || static_cast<std::size_t>(id) >= bufs.size() ||
+        bufs[static_cast<std::size_t>(id)].mem != want)
       return false;
     out = &bufs[static_cast<std::size_t>(id)];
     return true;
@@ -214,7 +214,8 @@ CoreRun Engine::run(const CoreProgram& prog, InstrSink* sink) {
   }
   for (auto& q : queues_) q.clear();
   for (std::size_t i = 0; i < prog.instrs.size(); ++i)
-    queues_[static_cast<std::size_t>(pipe_index(prog.instrs[i].pipe))].push_back(static_cast<uint32_t>(i));
+    queues_[static_cast<std::size_t>(pipe_index(prog.instrs[i].pipe))].push_back(
+        static_cast<uint32_t>(i));
 
   std::array<double, kPipes> ready{};
   std::array<Clock, kPipes> clock{};
@@ -222,8 +223,8 @@ CoreRun Engine::run(const CoreProgram& prog, InstrSink* sink) {
   std::vector<Access> access(prog.buffers.size());
   std::vector<FlagState> flags(static_cast<std::size_t>(kPipes * kPipes * hw_.max_event_ids));
   auto flag = [&](Pipe from, Pipe to, int id) -> FlagState& {
-    return flags[static_cast<std::size_t>((pipe_index(from) * kPipes + pipe_index(to)) *
-                                              hw_.max_event_ids + id)];
+    return flags[static_cast<std::size_t>(
+        (pipe_index(from) * kPipes + pipe_index(to)) * hw_.max_event_ids + id)];
   };
   auto fail = [&](const std::string& why) {
     r.ok = false;
@@ -233,23 +234,27 @@ CoreRun Engine::run(const CoreProgram& prog, InstrSink* sink) {
   // A read of buffer b on pipe p must be ordered after its last write on another pipe.
   auto read = [&](int b, int p, const Instr& in) -> bool {
     Access& a = access[static_cast<std::size_t>(b)];
-    if (a.writer >= 0 && a.writer != p && clock[static_cast<std::size_t>(p)][static_cast<std::size_t>(a.writer)] < a.write_seq) {
+    if (a.writer >= 0 && a.writer != p &&
+        clock[static_cast<std::size_t>(p)][static_cast<std::size_t>(a.writer)] < a.write_seq) {
       r.error = std::string("hazard: ") + to_string(in.pipe) + " reads " +
                 to_string(prog.buffers[static_cast<std::size_t>(b)].mem) + " buffer " +
                 std::to_string(b) + " before " + to_string(static_cast<Pipe>(a.writer)) +
                 " finished writing it (missing wait_flag)";
       return false;
     }
-    a.read_seq[static_cast<std::size_t>(p)] = clock[static_cast<std::size_t>(p)][static_cast<std::size_t>(p)];
+    a.read_seq[static_cast<std::size_t>(p)] =
+        clock[static_cast<std::size_t>(p)][static_cast<std::size_t>(p)];
     return true;
   };
   // A write must be ordered after the last write and after every read on other pipes.
   auto write = [&](int b, int p, const Instr& in) -> bool {
     Access& a = access[static_cast<std::size_t>(b)];
     const Clock& mine = clock[static_cast<std::size_t>(p)];
-    bool ok = !(a.writer >= 0 && a.writer != p && mine[static_cast<std::size_t>(a.writer)] < a.write_seq);
+    bool ok =
+        !(a.writer >= 0 && a.writer != p && mine[static_cast<std::size_t>(a.writer)] < a.write_seq);
     for (int q = 0; q < kPipes && ok; ++q)
-      if (q != p && mine[static_cast<std::size_t>(q)] < a.read_seq[static_cast<std::size_t>(q)]) ok = false;
+      if (q != p && mine[static_cast<std::size_t>(q)] < a.read_seq[static_cast<std::size_t>(q)])
+        ok = false;
     if (!ok) {
       r.error = std::string("hazard: ") + to_string(in.pipe) + " overwrites " +
                 to_string(prog.buffers[static_cast<std::size_t>(b)].mem) + " buffer " +
@@ -277,7 +282,8 @@ CoreRun Engine::run(const CoreProgram& prog, InstrSink* sink) {
           if (!f.set) break;  // blocked: try the other pipes
           t = std::max(t, f.time);
           for (int k = 0; k < kPipes; ++k)
-            vc[static_cast<std::size_t>(k)] = std::max(vc[static_cast<std::size_t>(k)], f.clock[static_cast<std::size_t>(k)]);
+            vc[static_cast<std::size_t>(k)] =
+                std::max(vc[static_cast<std::size_t>(k)], f.clock[static_cast<std::size_t>(k)]);
           f.set = false;
         } else if (in.op == Op::SetFlag) {
           FlagState& f = flag(in.pipe, in.peer, in.event);
@@ -330,7 +336,8 @@ CoreRun Engine::run(const CoreProgram& prog, InstrSink* sink) {
     }
   }
   for (const FlagState& f : flags)
-    if (f.set) return fail("flag: an event is still set when the kernel ends (unbalanced set/wait)");
+    if (f.set)
+      return fail("flag: an event is still set when the kernel ends (unbalanced set/wait)");
   r.end_ns = *std::max_element(ready.begin(), ready.end());
   return r;
 }

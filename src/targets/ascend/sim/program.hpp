@@ -41,10 +41,10 @@ struct Instr {
   Pipe pipe = Pipe::Mte2;
   Pipe peer = Pipe::Mte2;  // flags: the other pipe
   Operand operand = Operand::A;
-  std::uint8_t event = 0;  // flags: event id
-  bool init = false;       // Mmad: start a new accumulation (L0C overwritten, not read)
-  bool atomic = false;     // L0CToGm: add into C instead of writing
-  bool from_l2 = false;    // GM reads: served by the shared L2 (else HBM)
+  std::uint8_t event = 0;           // flags: event id
+  bool init = false;                // Mmad: start a new accumulation (L0C overwritten, not read)
+  bool atomic = false;              // L0CToGm: add into C instead of writing
+  bool from_l2 = false;             // GM reads: served by the shared L2 (else HBM)
   std::int16_t dst = -1, src = -1;  // buffer ids (-1: GM)
   std::int16_t src2 = -1;           // Mmad: the L0B buffer (src is L0A)
   // Geometry, in elements. Moves: rows x cols of the operand as stored (A: m x k, B^T: n x k,

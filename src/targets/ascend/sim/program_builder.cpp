@@ -36,9 +36,9 @@ struct Allocator {
   int64_t next[5] = {0, 0, 0, 0, 0};
   int16_t add(Mem m, int64_t bytes) {
     const int64_t align = m == Mem::L0A || m == Mem::L0B ? hw.align_l0ab
-                          : m == Mem::L0C                 ? hw.align_l0c
-                          : m == Mem::Ub                  ? hw.align_ub
-                                                          : hw.align_l1;
+                          : m == Mem::L0C                ? hw.align_l0c
+                          : m == Mem::Ub                 ? hw.align_ub
+                                                         : hw.align_l1;
     int64_t& at = next[static_cast<int>(m)];
     at = round_up(at, align);
     out.push_back({m, at, bytes});
@@ -335,8 +335,9 @@ void ProgramBuilder::build_prepass(int core, CoreProgram& out) const {
         in.rows_pad = i32(round_up(in.rows, 16));
         in.cols_pad = i32(round_up(in.cols, c0));
         in.segments = in.cols * e == pitch ? 1 : in.rows;
-        in.gm_bytes = sector_bytes(r0 * pitch + q0 * e, int64_t{in.cols} * e * (in.segments == 1 ? in.rows : 1),
-                                   pitch, in.segments, hw_.gm_sector_bytes);
+        in.gm_bytes = sector_bytes(r0 * pitch + q0 * e,
+                                   int64_t{in.cols} * e * (in.segments == 1 ? in.rows : 1), pitch,
+                                   in.segments, hw_.gm_sector_bytes);
         v.push_back(flag(Op::WaitFlag, Pipe::Mte2, Pipe::Mte3, u));
         v.push_back(in);
         v.push_back(flag(Op::SetFlag, Pipe::Mte2, Pipe::Mte3, u));
@@ -357,7 +358,8 @@ void ProgramBuilder::build_prepass(int core, CoreProgram& out) const {
   if (!zero_fill_) return;
   // Zero-fill the C blocks that are accumulated atomically, from a UB block of zeros.
   const int64_t tiles_n = ceil_div(s_.n, p_.base_n);
-  std::vector<std::uint8_t> atomic_tile(static_cast<std::size_t>(ceil_div(s_.m, p_.base_m) * tiles_n), 0);
+  std::vector<std::uint8_t> atomic_tile(
+      static_cast<std::size_t>(ceil_div(s_.m, p_.base_m) * tiles_n), 0);
   for (const auto& list : units_)
     for (const WorkUnit& u : list)
       if (u.atomic) atomic_tile[static_cast<std::size_t>(u.tm * tiles_n + u.tn)] = 1;

@@ -29,8 +29,10 @@ SimResult simulate(const AscendProfile& hw, const AscendShape& s, const TilingPl
     Engine engine(hw, s.dtype, cores);
     double end_ns = 0;
     for (int c = 0; c < cores; ++c) {
-      if (prepass) builder.build_prepass(c, prog);
-      else builder.build_matmul(c, prog);
+      if (prepass)
+        builder.build_prepass(c, prog);
+      else
+        builder.build_matmul(c, prog);
       const CoreRun run = engine.run(prog, data.get());
       r.instructions += static_cast<int64_t>(prog.instrs.size());
       if (!run.ok) {
@@ -41,7 +43,8 @@ SimResult simulate(const AscendProfile& hw, const AscendShape& s, const TilingPl
       end_ns = std::max(end_ns, run.end_ns);
       for (int q = 0; q < kPipes; ++q)
         r.busiest_pipe_us[static_cast<std::size_t>(q)] =
-            std::max(r.busiest_pipe_us[static_cast<std::size_t>(q)], run.busy_ns[static_cast<std::size_t>(q)] * 1e-3);
+            std::max(r.busiest_pipe_us[static_cast<std::size_t>(q)],
+                     run.busy_ns[static_cast<std::size_t>(q)] * 1e-3);
     }
     phase_us = hw.launch_us + end_ns * 1e-3;
     return true;

@@ -23,14 +23,14 @@ struct SimOptions {
 
 struct SimResult {
   bool ok = false;
-  std::string error;          // legality or correctness failure (empty when ok)
-  double total_us = 0;        // launches + pre-pass + matmul kernel
-  double prepass_us = 0;      // relayout / zero-fill kernel, launch included (0 if none)
-  double matmul_us = 0;       // matmul kernel, launch included
-  int64_t instructions = 0;   // over all cores and phases
+  std::string error;         // legality or correctness failure (empty when ok)
+  double total_us = 0;       // launches + pre-pass + matmul kernel
+  double prepass_us = 0;     // relayout / zero-fill kernel, launch included (0 if none)
+  double matmul_us = 0;      // matmul kernel, launch included
+  int64_t instructions = 0;  // over all cores and phases
   std::array<double, kPipes> busiest_pipe_us{};  // per pipe, the largest busy time of a core
-  bool checked = false;       // data mode ran
-  double error_ratio = 0;     // data mode: largest error / allowed error
+  bool checked = false;                          // data mode ran
+  double error_ratio = 0;                        // data mode: largest error / allowed error
 };
 
 SimResult simulate(const AscendProfile& hw, const AscendShape& s, const TilingPlan& p,

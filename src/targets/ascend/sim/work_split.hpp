@@ -11,9 +11,9 @@
 namespace adaptcore::ascend::sim {
 
 struct WorkUnit {
-  int32_t tm = 0, tn = 0;    // block row and column (base_m x base_n blocks of C)
-  int64_t k0 = 0, k1 = 0;    // K range of this unit
-  bool atomic = false;       // partial sum: added into C (zero-filled first)
+  int32_t tm = 0, tn = 0;  // block row and column (base_m x base_n blocks of C)
+  int64_t k0 = 0, k1 = 0;  // K range of this unit
+  bool atomic = false;     // partial sum: added into C (zero-filled first)
 };
 
 // per_core[c]: the units of core c in the order it runs them. Cores get units round robin in
