@@ -25,10 +25,6 @@
 namespace adaptcore::bench {
 namespace detail {
 
-std::size_t pool_sets(double set_bytes, double pool_bytes) {
-  return measure::pool_sets(set_bytes, pool_bytes);
-}
-
 double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {
   const double t = threads;
   if (resident_bytes <= static_cast<double>(hw.l2_bytes) * t) return hw.bw_l2_gbs * t;

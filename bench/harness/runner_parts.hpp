@@ -16,6 +16,7 @@
 #include "harness/dtypes.hpp"
 #include "harness/grading.hpp"
 #include "harness/runner.hpp"
+#include "measure/bench_util.hpp"
 
 namespace adaptcore::bench::detail {
 
@@ -82,8 +83,8 @@ std::unique_ptr<DtypeBench> make_quant_bench(const RunEnv& env, BenchDtype dtype
                                              std::ostream* progress);
 
 // Shared rules.
-// Sets in a shape's pool: enough to total pool_bytes (at least one, at most 4096).
-std::size_t pool_sets(double set_bytes, double pool_bytes);
+// Sets in a shape's pool: the rule the model's validation shares (measure/bench_util.hpp).
+using measure::pool_sets;
 // Bandwidth the operands come from in the timed calls: the level holding the whole pool (the
 // cores' L2s, their L3 share, or DRAM), all threads reading.
 double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes);

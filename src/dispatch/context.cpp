@@ -183,7 +183,7 @@ void ContextImpl::clear_plan_cache() noexcept {
 }
 
 const kernels::IsaKernels& ContextImpl::kernels() const noexcept {
-  const kernels::IsaKernels* ks = kernels::kernels_for(isa());
+  const kernels::IsaKernels* ks = kernels_of_isa_bits(static_cast<std::uint64_t>(isa()));
   return ks != nullptr ? *ks : kernels::generic_kernels();
 }
 

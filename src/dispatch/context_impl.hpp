@@ -107,8 +107,8 @@ class ContextImpl final : public ForkAware {
   // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU
   // allow on a path, the same tables the planner and the plan-file check use.
   const kernels::IsaKernels& kernels() const noexcept;  // fp32, the current path
-  // The fp32 table of an ISA as a packed tiny-call word holds it (0..15; null for none): the
-  // tiny-call path's lookup, an array load where kernels::kernels_for is a call.
+  // The fp32 table of an ISA given as its number, as a packed tiny-call word holds it (0..15;
+  // null for none): kernels::kernels_for looked up once, for kernels() and the tiny-call path.
   const kernels::IsaKernels* kernels_of_isa_bits(std::uint64_t isa_bits) const noexcept {
     return fp32_kernels_[isa_bits & 15];
   }

@@ -27,11 +27,11 @@ namespace {
 template <class V, int NV, AMode AM, class Output = TypedOutput>
 struct Fp32Tile {
   // Chained: the depth loop over depth_chains() accumulator chains (tile_mainloop.hpp), for a
-  // tile of fewer than four vectors and a depth of kChainedMinSteps or more.
+  // tile of fewer than kChainVectors vectors and a depth of kChainedMinSteps or more.
   template <int M, int L, bool Chained = false, class Source>
   static void body(const UKernelArgs& args, Source b) {
     using Step = FmaStep<V>;
-    if constexpr (!Chained && depth_chains<Step, M, L, false>() > 1) {
+    if constexpr (!Chained && depth_chains<Step, M, L>() > 1) {
       if (args.k >= kChainedMinSteps) return chained_body<M, L>(args, b);
     }
     typename V::reg acc[M][L], unused[L];

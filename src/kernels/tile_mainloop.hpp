@@ -30,6 +30,8 @@
 
 #include <cstdint>
 
+#include "kernels/ukernel.hpp"
+
 namespace adaptcore::kernels {
 namespace {
 
@@ -162,22 +164,17 @@ template <class V, int M, int NV>
   }
 }
 
-// Independent accumulator sets a tile of M x NV vectors keeps over the depth: a multiply-add
-// waits for the previous one into its accumulator (4 cycles), so a tile of fewer than four
-// vectors is bound by that chain, not by its loads (1 x 4 x 488 in place: one chain of 488
-// steps). Such a tile runs ceil(4 / (M * NV)) chains, step s into chain s mod chains, added
-// together after the loop. Fp32 only (its vector traits have add); the sums of a low-precision
-// tile keep one chain.
-template <class Step, int M, int NV, bool Sums>
+// Independent accumulator sets an fp32 tile of M x NV vectors keeps over the depth
+// (kChainVectors, ukernel.hpp): a multiply-add waits for the previous one into its accumulator
+// (4 cycles), so a tile of fewer than four vectors is bound by that chain, not by its loads
+// (1 x 4 x 488 in place: one chain of 488 steps). Fp32 only (its vector traits have add).
+template <class Step, int M, int NV>
 constexpr int depth_chains() {
-  if constexpr (Sums || !requires(typename Step::Acc::reg r) { Step::Acc::add(r, r); })
+  if constexpr (!requires(typename Step::Acc::reg r) { Step::Acc::add(r, r); })
     return 1;
   else
-    return (4 + M * NV - 1) / (M * NV);  // 4 chains of one vector, 2 of two or three
+    return (kChainVectors + M * NV - 1) / (M * NV);
 }
-// Depths below this keep one chain: the rank-k row plans (K <= 8) sum the depth in order and
-// must give the register tiles' bits, and a short depth has little latency to hide.
-inline constexpr int64_t kChainedMinSteps = 16;
 
 // `steps` whole steps from the source, then its tail step if it has one. The unroll pragma
 // takes no template argument, hence one loop per factor.
@@ -218,51 +215,43 @@ template <class Step, int M, int NV, bool Sums = false, class Source>
   }
 }
 
-template <class Step, int M, int NV, bool Sums, int Chains, class Source>
-[[gnu::always_inline]] inline void chained_steps(typename Step::Acc::reg (&acc)[M][NV],
-                                                 typename Step::Acc::reg (&sums)[NV],
-                                                 const typename Step::a_elem*& a, int64_t a_step,
-                                                 int64_t a_row, Source& src, int64_t steps) {
+// The depth loop of a tile with depth_chains() > 1, for depths of kChainedMinSteps and more:
+// step s into chain s mod chains, the chains added after the loop (a source of whole steps, no
+// column sums). The kernel runs it from a body of its own (tile_kernels.hpp), so that the extra
+// accumulators do not weigh on the register allocation of the shallow calls (a 1x1x1 kernel
+// call gained 19 instructions when both shared one body).
+template <class Step, int M, int NV, class Source>
+[[gnu::always_inline]] inline void chained_mainloop(typename Step::Acc::reg (&acc)[M][NV],
+                                                    const typename Step::a_elem* a, int64_t a_step,
+                                                    int64_t a_row, Source& src, int64_t steps) {
+  static_assert(!Source::kHasTail, "chained depth loops take whole steps only");
   using Acc = typename Step::Acc;
-  typename Acc::reg more[Chains - 1][M][NV];
+  constexpr int kChains = depth_chains<Step, M, NV>();
+  typename Acc::reg more[kChains - 1][M][NV], unused[NV];
 #pragma GCC unroll 4
-  for (int c = 0; c < Chains - 1; ++c) zero_tile<Acc, M, NV>(more[c]);
+  for (int c = 0; c < kChains - 1; ++c) zero_tile<Acc, M, NV>(more[c]);
   int64_t s = 0;
-  for (; s + Chains <= steps; s += Chains) {
-    depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+  for (; s + kChains <= steps; s += kChains) {
+    depth_step<Step, M, NV, false>(acc, unused, a, a_row, src);
     a += a_step;
 #pragma GCC unroll 4
-    for (int c = 0; c < Chains - 1; ++c) {
-      depth_step<Step, M, NV, Sums>(more[c], sums, a, a_row, src);
+    for (int c = 0; c < kChains - 1; ++c) {
+      depth_step<Step, M, NV, false>(more[c], unused, a, a_row, src);
       a += a_step;
     }
   }
   for (; s < steps; ++s) {
-    depth_step<Step, M, NV, Sums>(acc, sums, a, a_row, src);
+    depth_step<Step, M, NV, false>(acc, unused, a, a_row, src);
     a += a_step;
   }
 #pragma GCC unroll 4
-  for (int c = 0; c < Chains - 1; ++c) {
+  for (int c = 0; c < kChains - 1; ++c) {
 #pragma GCC unroll 16
     for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 16
       for (int v = 0; v < NV; ++v) acc[i][v] = Acc::add(acc[i][v], more[c][i][v]);
     }
   }
-}
-
-// The mainloop of a tile that runs depth_chains() > 1 chains (a source without a tail step,
-// no column sums): the kernel calls it for depths of kChainedMinSteps and more, from a body of
-// its own, so that the extra accumulators do not weigh on the register allocation of the
-// shallow calls (a 1x1x1 kernel call gained 19 instructions when both shared one body).
-template <class Step, int M, int NV, class Source>
-[[gnu::always_inline]] inline void chained_mainloop(typename Step::Acc::reg (&acc)[M][NV],
-                                                    const typename Step::a_elem* a, int64_t a_step,
-                                                    int64_t a_row, Source& src, int64_t steps) {
-  static_assert(!Source::kHasTail, "chained depth loops take whole steps only");
-  typename Step::Acc::reg unused[NV];
-  chained_steps<Step, M, NV, false, depth_chains<Step, M, NV, false>()>(acc, unused, a, a_step,
-                                                                        a_row, src, steps);
 }
 
 }  // namespace

@@ -33,6 +33,14 @@ using UKernelFn = void (*)(const UKernelArgs&);
 
 inline constexpr int kMaxMr = 16;
 
+// An fp32 register tile of fewer than kChainVectors vectors spreads a depth of kChainedMinSteps
+// steps or more over ceil(kChainVectors / vectors) chains of accumulators, so that its FMAs do
+// not wait for each other (tile_mainloop.hpp, depth_chains). Shallower depths keep one chain:
+// the rank-k row plans (K <= 8) sum the depth in order and must give the register tiles' bits.
+// The model prices the same rule (TypeConfig::chained_vectors, CpuModel::cycles_per_step).
+inline constexpr int kChainVectors = 4;
+inline constexpr int64_t kChainedMinSteps = 16;
+
 // One register tile (mr x nr) on one ISA: a kernel per A mode and per row count 1..mr, so
 // M tails run a smaller instantiation instead of computing padding.
 struct TileKernels {

@@ -22,9 +22,6 @@ constexpr double kDtlbMissCycles = 7.0;
 constexpr double kResidentShare = 0.5;
 // Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth.
 constexpr double kStreamsTracked = 8.0;
-// Depth steps from which a small register tile spreads its steps over chains of accumulators
-// (tile_mainloop.hpp, kChainedMinSteps).
-constexpr double kChainedMinSteps = 16.0;
 // Bandwidth a packer loses at the start of every contiguous run it reads from DRAM: the
 // prefetchers restart on each run, so its first lines arrive at memory latency (about 100 ns,
 // 800 bytes at a core's packing rate). Fitted to int8 B of 4096 x 14336 packed by one thread in
@@ -100,7 +97,7 @@ double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate,
   const double instrs = m * nv;
   const double loads = nv + m;  // B vectors + A broadcasts
   // A small tile's steps alternate between chains of accumulators, each waiting only for its
-  // own (tile_mainloop.hpp, depth_chains: depth blocks of 16 steps and more).
+  // own (kernels::kChainedMinSteps: depth blocks of 16 steps and more).
   const double chains = chained ? std::max(1.0, std::ceil(cfg_.chained_vectors / instrs)) : 1.0;
   return std::max({instrs / rate, loads / kLoadsPerCycle, cfg_.latency_cycles / chains});
 }
@@ -257,7 +254,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   }
   // Per step and per kernel call (C tile load and store, loop set-up) of every tile of one
   // column width, summed over the row tiles.
-  const bool chained = ceil_div(kc, grp) >= kChainedMinSteps;
+  const bool chained = ceil_div(kc, grp) >= static_cast<double>(kernels::kChainedMinSteps);
   auto step_cycles = [&](double cols) {
     return tall_count * cycles_per_step(tall_rows, cols, lanes, rate, chained) +
            (short_count > 0 && short_rows > 0

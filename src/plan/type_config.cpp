@@ -39,7 +39,7 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   cfg.macs_per_lane = 1.0;
   cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
   cfg.latency_cycles = kFmaLatency;
-  cfg.chained_vectors = 4.0;
+  cfg.chained_vectors = kernels::kChainVectors;
   copy_tiles(ks.tiles, cfg);
   // A narrow tile's vectors issue at the rate of the path with that width (AVX-512's 8-lane
   // tile at the AVX2 rate: two a cycle where a 512-bit FMA issues once).

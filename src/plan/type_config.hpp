@@ -34,7 +34,7 @@ struct TypeConfig {
   double instr_per_cycle = 2.0;  // kernel instructions (FMA or dot product) per cycle and core
   double latency_cycles = 4.0;   // one accumulator's update latency
   // A tile of fewer than this many vectors spreads its depth steps over that many chains of
-  // accumulators (tile_mainloop.hpp, depth_chains; fp32 4, the low-precision tiles 1).
+  // accumulators (kernels::kChainVectors for fp32; the low-precision tiles keep one chain).
   double chained_vectors = 1.0;
   static constexpr int kMaxTiles = 8;
   std::array<TileShape, kMaxTiles> tiles{};  // register tiles, largest first
