@@ -67,7 +67,8 @@ bool same_plan(const Plan& x, const Plan& y) {
   return x.isa == y.isa && x.tile == y.tile && x.mr == y.mr && x.nr == y.nr &&
          x.pack_a == y.pack_a && x.pack_b == y.pack_b && x.kind == y.kind && x.mc == y.mc &&
          x.nc == y.nc && x.kc == y.kc && x.pm == y.pm && x.pn == y.pn && x.pk == y.pk &&
-         x.tail == y.tail && x.a_packing == y.a_packing &&
+         x.tail == y.tail && x.a_packing == y.a_packing && x.prefetch_c == y.prefetch_c &&
+         x.prefetch_b == y.prefetch_b &&
          x.quantize_threads == y.quantize_threads && x.cls == y.cls &&
          x.predicted_us == y.predicted_us;
 }
@@ -484,6 +485,10 @@ TEST(PlanFile, InvalidPlansRejected) {
     k.b_row_unit = false;
     k.b_k_unit = true;
     p.pack_b = false;
+  });
+  add("B prefetched but packed", "B prefetching", [](ShapeKey&, Plan& p) {
+    p.pack_b = true;
+    p.prefetch_b = true;
   });
   add("padded tail without packing", "padded tail", [](ShapeKey&, Plan& p) {
     p.pack_a = false;

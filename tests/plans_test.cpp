@@ -116,7 +116,15 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
                                  b.data(), b.ld(), beta, c.data(), c.ld(), prob),
                     Status::Ok);
           const ShapeKey key = make_key(prob, isa, threads);
-          const auto plans = all_candidates(key, hw, ks);
+          auto plans = all_candidates(key, hw, ks);
+          // Whether in-place B is prefetched depends on where B starts (Plan::prefetch_b):
+          // run both settings of every plan that could have either.
+          for (std::size_t i = 0, n = plans.size(); i < n; ++i) {
+            Plan q = plans[i];
+            if (q.is_dot() || q.kind == PlanKind::Rows || q.pack_b || q.kc >= key.k) continue;
+            q.prefetch_b = !q.prefetch_b;
+            plans.push_back(q);
+          }
           EXPECT_FALSE(plans.empty()) << s.m << "x" << s.n << "x" << s.k;
           for (const Plan& plan : plans) {
             c = c0;
@@ -213,6 +221,38 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
     }
   }
   if (ks.rows != nullptr) EXPECT_GT(rows_plans, 0);
+}
+
+// In-place B is prefetched a depth block ahead where B starts in DRAM (cold operands, or a B
+// larger than the core's L3 share), and not where a hot loop keeps it in L3.
+TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
+  const HardwareProfile& hw = detected_hardware();
+  const Isa isa = GetParam();
+  if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  const TypeConfig cfg = type_config(*kernels::kernels_for(isa), hw);
+  ShapeClass cls;  // the class only names the plans
+  for (const int64_t n : {int64_t{256}, hw.l3_bytes / 4 / 256 + 64}) {
+    ShapeKey key;
+    key.m = 4, key.n = n, key.k = 1024;
+    key.a_row_unit = key.b_row_unit = true;
+    key.isa = isa;
+    key.threads = 1;
+    for (const bool cold : {false, true}) {
+      key.cold = cold;
+      const bool from_dram = cold || 4 * key.k * key.n > hw.l3_bytes;
+      int64_t in_place = 0;
+      for (const Plan& p : enumerate_candidates(key, cls, hw, cfg)) {
+        if (p.is_dot() || p.kind == PlanKind::Rows) continue;
+        EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
+        const bool several_blocks = !p.pack_b && p.kc < key.k;
+        in_place += several_blocks;
+        EXPECT_EQ(p.prefetch_b, several_blocks && from_dram)
+            << "4x" << n << "x1024 cold " << cold << ": " << describe(p);
+      }
+      EXPECT_GT(in_place, 0) << "no in-place plan over several depth blocks for 4x" << n;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, Plans, ::testing::Values(Isa::Generic, Isa::Avx2, Isa::Avx512),

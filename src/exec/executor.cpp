@@ -36,8 +36,6 @@ struct F32Operands {
 // a split-K partial buffer), A or B read in place, the padded tail.
 class F32Op : public F32Operands {
  public:
-  static constexpr bool kPrefetchInPlaceB = true;
-
   F32Op(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks, CTarget c,
         LinearStore store) noexcept
       : F32Operands(g, c),

@@ -42,7 +42,6 @@ const kernels::IsaKernels* word_packer(const Plan& p, const LowpProblem& g,
 // dot-product tiles, with the epilogue of the problem's types.
 class LowpOp {
  public:
-  static constexpr bool kPrefetchInPlaceB = false;
   int64_t group;
   ByteMatrix a, b;
 

@@ -5,9 +5,6 @@
 //
 //   ByteMatrix a, b               op(A) (m x k) and op(B) (k x n) as bytes
 //   group                         k values per packed 32-bit word (fp32 1, bf16 2, int8 4)
-//   kPrefetchInPlaceB             whether B read in place by the register tiles is prefetched
-//                                 a depth block ahead (fp32; the low-precision in-place tile
-//                                 prefetches by itself)
 //   prepare(block)                before the block's loops (the epilogue's per-block state)
 //   begin_panel(panel) -> CTarget before a panel of nc columns: where the kernels write
 //   pack_b(src, kb, nb, out)      pack a kb x nb block of op(B) at src into panels
@@ -129,14 +126,14 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         const int64_t mb = std::min(p.mc, blk.m1 - ic);
         const unsigned char* a_block = op.a.at(ic, pc);
         if (p.pack_a) op.pack_a(a_block, mb, kb, pc, s.a);
-        // B read in place: ask for this panel's rows of the next depth block now, a whole
-        // block traversal (every other panel) before the kernel needs them. B rows from DRAM
-        // are one prefetch stream each and the hardware follows only a few, so short blocks
-        // over long rows otherwise wait on every miss.
-        int64_t kb_next = 0;
-        if constexpr (Op::kPrefetchInPlaceB)
-          kb_next =
-              ic == blk.m0 && !p.pack_b && op.b.cs == 1 ? std::min(p.kc, blk.k1 - pc - kb) : 0;
+        // B read in place from DRAM (Plan::prefetch_b, fp32; the low-precision in-place tile
+        // prefetches by itself): ask for this panel's rows of the next depth block now, a
+        // whole block traversal (every other panel) before the kernel needs them. B rows from
+        // DRAM are one prefetch stream each and the hardware follows only a few, so short
+        // blocks over long rows otherwise wait on every miss.
+        const int64_t kb_next = p.prefetch_b && ic == blk.m0 && !p.pack_b && op.b.cs == 1
+                                    ? std::min(p.kc, blk.k1 - pc - kb)
+                                    : 0;
 
         // A read in place: the block's rows in row tiles of even heights (13 rows of a 6-row
         // tile as 5 + 4 + 4, not 6 + 6 + 1), as the kernels run any height up to mr; a
@@ -179,17 +176,15 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           t.nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
           t.jr = jr;
           t.b = p.pack_b ? s.b + jr * steps * 4 : b_block + jr * b_col_bytes;
-          if constexpr (Op::kPrefetchInPlaceB) {
-            if (kb_next > 0) {
-              const unsigned char* next = op.b.at(pc + kb, jc + jr);
-              const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
-              // Rows closer than a line share lines: one prefetch per line, not per row
-              // (1 x 4 x 488 warm: a prefetch per 16-byte row was a quarter of the call).
-              const int64_t r_step = std::max<int64_t>(1, 64 / std::max<int64_t>(row_bytes, 1));
-              for (int64_t r = 0; r < kb_next; r += r_step)
-                for (int64_t col = 0; col < bytes; col += 64)
-                  __builtin_prefetch(next + r * row_bytes + col, 0, 2);
-            }
+          if (kb_next > 0) {
+            const unsigned char* next = op.b.at(pc + kb, jc + jr);
+            const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
+            // Rows closer than a line share lines: one prefetch per line, not per row
+            // (1 x 4 x 488 warm: a prefetch per 16-byte row was a quarter of the call).
+            const int64_t r_step = std::max<int64_t>(1, 64 / std::max<int64_t>(row_bytes, 1));
+            for (int64_t r = 0; r < kb_next; r += r_step)
+              for (int64_t col = 0; col < bytes; col += 64)
+                __builtin_prefetch(next + r * row_bytes + col, 0, 2);
           }
           for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
             place_row_tile(it, ir, jr);

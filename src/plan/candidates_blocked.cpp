@@ -150,6 +150,8 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
             p.cls = cls;
             p.tail = TailStrategy::Masked;
+            p.prefetch_b = cfg.prefetch_b && !p.pack_b && p.kc < key.k &&
+                           (key.cold || int64_t{cfg.in_bytes} * key.k * n_t > hw.l3_bytes);
             out.push_back(p);
             // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
             if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
@@ -195,6 +197,8 @@ std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeCon
     return "padded tail without packing both operands";
   if (p.prefetch_c && (p.kc < key.k || ceil_div(key.k, int64_t{cfg.group}) > kPrefetchCSteps))
     return "C prefetching in a plan that is not one shallow depth block";
+  if (p.prefetch_b && (p.pack_b || p.kc >= key.k || !cfg.prefetch_b))
+    return "B prefetching in a plan that does not read B in place over several depth blocks";
   return "";
 }
 

@@ -48,6 +48,7 @@ std::string describe(const Plan& p) {
     if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";
     os << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;
     if (p.prefetch_c) os << " prefetchC";
+    if (p.prefetch_b) os << " prefetchB";
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
   if (p.kind == PlanKind::WeightQuantized) os << " quantize=" << p.quantize_threads;

@@ -52,7 +52,7 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
                             ? hw.fma_per_cycle(Isa::Avx2)
                             : cfg.instr_per_cycle;
   }
-  cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = true;
+  cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = cfg.prefetch_b = true;
   cfg.transposing_pack_share = 0.5;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
   cfg.dot_pack_b = ks.dot != nullptr;

@@ -45,6 +45,7 @@ struct TypeConfig {
   bool in_place_b = false;   // register tiles read row-major B unpacked
   bool split_k = false;      // partial sums over K reduced by the executor
   bool padded_tail = false;  // edge tiles computed in full on padded panels
+  bool prefetch_b = false;   // the executor can prefetch in-place B's next depth block
   // The packing rate of a packer that transposes (A stored row-major, B column-major), as a
   // share of the profile's rate: the fp32 packers gather strided columns (half the rate); the
   // group packers read k-consecutive runs either way.
