@@ -24,6 +24,24 @@ constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 constexpr int64_t kKcInPlace = 64;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
+// In-place B rows the hardware prefetchers stream by themselves for a tile of at most
+// kSelfStreamingRows rows (Plan::prefetch_b).
+constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
+constexpr int64_t kSelfStreamingRows = 2;
+
+// Whether the executor prefetches the next depth block of B read in place (Plan::prefetch_b):
+// where B starts in DRAM (cold operands, or a core's B beyond its L3 share) and the blocks are
+// several. A core with one or two rows over B rows of 16 KiB and more is the exception: its
+// tile issues B's loads as fast as the core can, the prefetchers follow such long row streams,
+// and the prefetch instructions only take load slots (one core, cold: 1 and 2 x 4096..28672 x
+// 1408..8192 1.05-1.24x faster without them; 3 and 4 rows 0.7-0.9x, 1 x 684 x 1951 0.54x).
+bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg,
+                  const Plan& p, int64_t m_t, int64_t n_t) {
+  if (!cfg.prefetch_b || p.pack_b || p.kc >= key.k) return false;
+  const int64_t row_bytes = int64_t{cfg.in_bytes} * n_t;
+  if (m_t <= kSelfStreamingRows && row_bytes >= kSelfStreamingRowBytes) return false;
+  return key.cold || row_bytes * key.k > hw.l3_bytes;
+}
 
 // How packed A blocks are packed: as 32-bit words by the path's fp32 packer where the key
 // allows it (a group type, A row-major with rows on 4-byte boundaries; see APacking), else by
@@ -150,8 +168,7 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
             p.cls = cls;
             p.tail = TailStrategy::Masked;
-            p.prefetch_b = cfg.prefetch_b && !p.pack_b && p.kc < key.k &&
-                           (key.cold || int64_t{cfg.in_bytes} * key.k * n_t > hw.l3_bytes);
+            p.prefetch_b = prefetches_b(key, hw, cfg, p, m_t, n_t);
             out.push_back(p);
             // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
             if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
