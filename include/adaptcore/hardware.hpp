@@ -30,6 +30,11 @@ struct HardwareProfile {
   int64_t l1d_bytes = 32 * 1024;
   int64_t l2_bytes = 1024 * 1024;
   int64_t l3_bytes = 8 * 1024 * 1024;
+  // The L3 a core's hot loop keeps its operands in: the L3 the CPU reports per processor
+  // sharing it, not capped. It decides only whether operands that repeat the previous call's
+  // (a warm key) are still cached, where blocking for them would not rely on it (in-place B's
+  // prefetch, Plan::prefetch_b); l3_bytes is the share the blocking counts on.
+  int64_t l3_warm_bytes = 8 * 1024 * 1024;
   // Associativity of L1d and L2: with power-of-two leading dimensions, rows read in place map
   // to few cache sets, and the usable capacity shrinks to (sets touched) x ways.
   int l1d_ways = 8;

@@ -254,6 +254,7 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
   add(static_cast<std::uint64_t>(hw.l1d_bytes));
   add(static_cast<std::uint64_t>(hw.l2_bytes));
   add(static_cast<std::uint64_t>(hw.l3_bytes));
+  add(static_cast<std::uint64_t>(hw.l3_warm_bytes));
   add(static_cast<std::uint64_t>(hw.l1d_ways));
   add(static_cast<std::uint64_t>(hw.l2_ways));
   add(static_cast<std::uint64_t>(hw.page_bytes));

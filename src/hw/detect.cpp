@@ -56,8 +56,10 @@ HardwareProfile detect() {
       hw.l2_bytes = l2->size / std::max(1u, l2->processor_count);
       if (l2->associativity > 0) hw.l2_ways = static_cast<int>(l2->associativity);
     }
-    if (const auto* l3 = cpuinfo_get_l3_cache(0))
-      hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, l3->size / std::max(1u, l3->processor_count));
+    if (const auto* l3 = cpuinfo_get_l3_cache(0)) {
+      hw.l3_warm_bytes = l3->size / std::max(1u, l3->processor_count);
+      hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, hw.l3_warm_bytes);
+    }
   } else {
     hw.name = "unknown (cpuinfo failed)";
   }

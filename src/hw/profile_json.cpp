@@ -32,6 +32,7 @@ void for_each_field(HardwareProfile& hw, F&& f) {
   f("l1d_bytes", hw.l1d_bytes);
   f("l2_bytes", hw.l2_bytes);
   f("l3_bytes", hw.l3_bytes);
+  f("l3_warm_bytes", hw.l3_warm_bytes);
   f("l1d_ways", hw.l1d_ways);
   f("l2_ways", hw.l2_ways);
   f("page_bytes", hw.page_bytes);
@@ -86,7 +87,7 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
   if (!read.bad.empty()) return fail("field '" + read.bad + "' has the wrong type");
   // Every rate and capacity must be positive, or the model would divide by zero.
   if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
-      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l1d_ways) ||
+      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l3_warm_bytes) || !positive(hw.l1d_ways) ||
       !positive(hw.l2_ways) || hw.page_bytes < 4096 || (hw.page_bytes & (hw.page_bytes - 1)) != 0 ||
       !positive(hw.bw_l1_gbs) || !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) ||
       !positive(hw.bw_dram_core_gbs) || !positive(hw.bw_dram_total_gbs) ||

@@ -30,8 +30,8 @@ constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
 constexpr int64_t kSelfStreamingRows = 2;
 
 // Whether the executor prefetches the next depth block of B read in place (Plan::prefetch_b):
-// where B starts in DRAM (cold operands, or a core's B beyond its L3 share) and the blocks are
-// several. A core with one or two rows over B rows of 16 KiB and more is the exception: its
+// where B starts in DRAM (cold operands, or a core's B beyond the L3 a hot loop keeps,
+// HardwareProfile::l3_warm_bytes) and the blocks are several. A core with one or two rows over B rows of 16 KiB and more is the exception: its
 // tile issues B's loads as fast as the core can, the prefetchers follow such long row streams,
 // and the prefetch instructions only take load slots (one core, cold: 1 and 2 x 4096..28672 x
 // 1408..8192 1.05-1.24x faster without them; 3 and 4 rows 0.7-0.9x, 1 x 684 x 1951 0.54x).
@@ -40,7 +40,7 @@ bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConf
   if (!cfg.prefetch_b || p.pack_b || p.kc >= key.k) return false;
   const int64_t row_bytes = int64_t{cfg.in_bytes} * n_t;
   if (m_t <= kSelfStreamingRows && row_bytes >= kSelfStreamingRowBytes) return false;
-  return key.cold || row_bytes * key.k > hw.l3_bytes;
+  return key.cold || row_bytes * key.k > hw.l3_warm_bytes;
 }
 
 // How packed A blocks are packed: as 32-bit words by the path's fp32 packer where the key

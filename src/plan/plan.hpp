@@ -74,7 +74,7 @@ struct Plan {
   // stays in L2 the prefetches are only extra instructions (the model weighs both).
   bool prefetch_c = false;
   // Register tiles reading B in place over several depth blocks, where B starts in DRAM (cold
-  // operands, or more than this core's L3 share): while the first row panel computes, the
+  // operands, or more than the L3 a hot loop keeps): while the first row panel computes, the
   // executor asks for the next depth block's rows of B, which are one hardware prefetch stream
   // each. A B that a hot loop keeps in L3 runs faster without: the prefetches are extra
   // instructions that stall on the fill buffers, and a shallow block is then swept row tile by
