@@ -532,6 +532,7 @@ constexpr BadProfile kBadProfiles[] = {
     {"too_many_cores", "{\"cores\": 100000}"},
     {"negative_fork_join", "{\"fork_join_us\": -1.0}"},
     {"zero_bandwidth", "{\"bw_dram_total_gbs\": 0}"},
+    {"zero_l3_warm", "{\"l3_warm_bytes\": 0}"},
     {"version_2", "{\"version\": 2, \"l2_bytes\": 1048576}"},
     {"version_string", "{\"version\": \"1\"}"},
     {"version_float", "{\"version\": 1.5}"},

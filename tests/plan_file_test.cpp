@@ -68,9 +68,8 @@ bool same_plan(const Plan& x, const Plan& y) {
          x.pack_a == y.pack_a && x.pack_b == y.pack_b && x.kind == y.kind && x.mc == y.mc &&
          x.nc == y.nc && x.kc == y.kc && x.pm == y.pm && x.pn == y.pn && x.pk == y.pk &&
          x.tail == y.tail && x.a_packing == y.a_packing && x.prefetch_c == y.prefetch_c &&
-         x.prefetch_b == y.prefetch_b &&
-         x.quantize_threads == y.quantize_threads && x.cls == y.cls &&
-         x.predicted_us == y.predicted_us;
+         x.prefetch_b == y.prefetch_b && x.quantize_threads == y.quantize_threads &&
+         x.cls == y.cls && x.predicted_us == y.predicted_us;
 }
 
 struct Shape {

@@ -232,10 +232,10 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
   if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
     GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
   const TypeConfig cfg = type_config(*kernels::kernels_for(isa), hw);
-  ShapeClass cls;  // the class only names the plans
+  ShapeClass cls;                                              // the class only names the plans
   const int64_t beyond_l3 = hw.l3_warm_bytes / 4 / 1024 + 64;  // B of k = 1024 past L3
-  for (const auto [m, n] : {std::pair<int64_t, int64_t>{4, 256}, {4, beyond_l3}, {1, 256},
-                             {2, 4096}, {1, beyond_l3}}) {
+  for (const auto [m, n] :
+       {std::pair<int64_t, int64_t>{4, 256}, {4, beyond_l3}, {1, 256}, {2, 4096}, {1, beyond_l3}}) {
     ShapeKey key;
     key.m = m, key.n = n, key.k = 1024;
     key.a_row_unit = key.b_row_unit = true;
@@ -244,7 +244,8 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
     for (const bool cold : {false, true}) {
       key.cold = cold;
       const bool streamed_by_hardware = m <= 2 && 4 * n >= 16 * 1024;
-      const bool from_dram = (cold || 4 * key.k * key.n > hw.l3_warm_bytes) && !streamed_by_hardware;
+      const bool from_dram =
+          (cold || 4 * key.k * key.n > hw.l3_warm_bytes) && !streamed_by_hardware;
       int64_t in_place = 0;
       for (const Plan& p : enumerate_candidates(key, cls, hw, cfg)) {
         if (p.is_dot() || p.kind == PlanKind::Rows) continue;

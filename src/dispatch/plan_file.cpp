@@ -133,7 +133,8 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i32(p.nr);
   w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
                                  (p.a_packing == APacking::Words ? kAWords : 0) |
-                                 (p.prefetch_c ? kPrefetchC : 0) | (p.prefetch_b ? kPrefetchB : 0)));
+                                 (p.prefetch_c ? kPrefetchC : 0) |
+                                 (p.prefetch_b ? kPrefetchB : 0)));
   w.i64(p.mc);
   w.i64(p.nc);
   w.i64(p.kc);

@@ -87,12 +87,13 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
   if (!read.bad.empty()) return fail("field '" + read.bad + "' has the wrong type");
   // Every rate and capacity must be positive, or the model would divide by zero.
   if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
-      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l3_warm_bytes) || !positive(hw.l1d_ways) ||
-      !positive(hw.l2_ways) || hw.page_bytes < 4096 || (hw.page_bytes & (hw.page_bytes - 1)) != 0 ||
-      !positive(hw.bw_l1_gbs) || !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) ||
-      !positive(hw.bw_dram_core_gbs) || !positive(hw.bw_dram_total_gbs) ||
-      !positive(hw.fma_per_cycle_avx512) || !positive(hw.fma_per_cycle_avx2) ||
-      !positive(hw.pack_gbs) || hw.fork_join_us < 0 || hw.cores > 4096)
+      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l3_warm_bytes) ||
+      !positive(hw.l1d_ways) || !positive(hw.l2_ways) || hw.page_bytes < 4096 ||
+      (hw.page_bytes & (hw.page_bytes - 1)) != 0 || !positive(hw.bw_l1_gbs) ||
+      !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
+      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle_avx512) ||
+      !positive(hw.fma_per_cycle_avx2) || !positive(hw.pack_gbs) || hw.fork_join_us < 0 ||
+      hw.cores > 4096)
     return fail("a capacity, rate or count is not positive (or out of range)");
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.
   const std::string claims = unsupported_feature_claims(hw, detected_hardware());

@@ -29,15 +29,23 @@ constexpr int64_t kDecodeRows = 8;
 constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
 constexpr int64_t kSelfStreamingRows = 2;
 
+// Whether a plan may prefetch in-place B's next depth block at all: B read in place, over
+// several depth blocks, by kernels whose executor prefetches (the planner's rule below and the
+// plan check share it).
+bool may_prefetch_b(const ShapeKey& key, const TypeConfig& cfg, const Plan& p) {
+  return cfg.prefetch_b && !p.pack_b && p.kc < key.k;
+}
+
 // Whether the executor prefetches the next depth block of B read in place (Plan::prefetch_b):
 // where B starts in DRAM (cold operands, or a core's B beyond the L3 a hot loop keeps,
-// HardwareProfile::l3_warm_bytes) and the blocks are several. A core with one or two rows over B rows of 16 KiB and more is the exception: its
-// tile issues B's loads as fast as the core can, the prefetchers follow such long row streams,
-// and the prefetch instructions only take load slots (one core, cold: 1 and 2 x 4096..28672 x
-// 1408..8192 1.05-1.24x faster without them; 3 and 4 rows 0.7-0.9x, 1 x 684 x 1951 0.54x).
+// HardwareProfile::l3_warm_bytes) and the blocks are several. A core with one or two rows
+// over B rows of 16 KiB and more is the exception: its tile issues B's loads as fast as the
+// core can, the prefetchers follow such long row streams, and the prefetch instructions only
+// take load slots (one core, cold: 1 and 2 x 4096..28672 x 1408..8192 1.05-1.24x faster
+// without them; 3 and 4 rows 0.7-0.9x, 1 x 684 x 1951 0.54x).
 bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg,
                   const Plan& p, int64_t m_t, int64_t n_t) {
-  if (!cfg.prefetch_b || p.pack_b || p.kc >= key.k) return false;
+  if (!may_prefetch_b(key, cfg, p)) return false;
   const int64_t row_bytes = int64_t{cfg.in_bytes} * n_t;
   if (m_t <= kSelfStreamingRows && row_bytes >= kSelfStreamingRowBytes) return false;
   return key.cold || row_bytes * key.k > hw.l3_warm_bytes;
@@ -214,7 +222,7 @@ std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeCon
     return "padded tail without packing both operands";
   if (p.prefetch_c && (p.kc < key.k || ceil_div(key.k, int64_t{cfg.group}) > kPrefetchCSteps))
     return "C prefetching in a plan that is not one shallow depth block";
-  if (p.prefetch_b && (p.pack_b || p.kc >= key.k || !cfg.prefetch_b))
+  if (p.prefetch_b && !may_prefetch_b(key, cfg, p))
     return "B prefetching in a plan that does not read B in place over several depth blocks";
   return "";
 }
