@@ -9,6 +9,7 @@
 //   ADAPTCORE_TEST_PLAN_SHAPES  number of shapes (default: all of kShapes)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -26,11 +27,14 @@ struct Shape {
   int64_t m, n, k;
 };
 // Tails in both dimensions, one and several kc blocks, deep k for split-K grids; shallow
-// depths over several row and column tiles (the executor's row-tile sweep of shallow blocks).
+// depths over several row and column tiles (the executor's row-tile sweep of shallow blocks);
+// C of at most 8 columns over more than a vector of rows (the transposed plans, with row tails
+// of their 48- and 64-row tiles and C^T row counts from 1 to 8).
 constexpr Shape kShapes[] = {
     {1, 1, 1},     {1, 37, 64},     {29, 1, 65},  {5, 17, 33},   {16, 32, 256},
     {17, 33, 300}, {67, 45, 9},     {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000},
     {2, 3, 2500},  {100, 101, 129}, {37, 150, 5}, {13, 77, 8},   {31, 300, 1},
+    {133, 2, 3},   {70, 8, 19},     {97, 7, 300}, {16, 3, 1},    {150, 6, 40},
 };
 
 struct Variant {
@@ -93,7 +97,7 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
     if (!p) p = std::make_unique<ThreadPool>(t);
     return *p;
   };
-  int64_t executed = 0, split_k = 0, padded = 0, failures = 0;
+  int64_t executed = 0, split_k = 0, padded = 0, transposed = 0, failures = 0;
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (std::size_t si = 0; si < std::min(nshapes, std::size(kShapes)) && failures < 10; ++si) {
@@ -102,7 +106,9 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
       const bool row = v.layout == Layout::RowMajor;
       Inputs in(s, v, rng);
       const Stored &a = in.a, &b = in.b;
-      Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + 2, 3);
+      // C densely stored for two shapes in three (the transposed store's flat path needs
+      // ldc == n; with beta 0 and not), with padding between its rows for the others.
+      Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + (si % 3 != 2 ? 0 : 2), 3);
       c0.fill([&](int64_t, int64_t) { return u(rng); });
       const float alpha = 1.25f, beta = si % 2 ? 0.0f : -0.5f;
       if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
@@ -134,6 +140,7 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
             ++executed;
             split_k += plan.pk > 1;
             padded += !plan.is_dot() && plan.tail == TailStrategy::Padded;
+            transposed += plan.transpose_c;
             // A split-K plan reduces in a fixed order: a second run gives the same bits.
             if (err.empty() && plan.pk > 1) {
               const std::vector<float> first = c.memory();
@@ -151,10 +158,17 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
       }
     }
   }
-  std::printf("[ plans    ] %s: executed %lld candidate plans (%lld split-K, %lld padded tail)\n",
-              to_string(isa), static_cast<long long>(executed), static_cast<long long>(split_k),
-              static_cast<long long>(padded));
+  std::printf(
+      "[ plans    ] %s: executed %lld candidate plans (%lld split-K, %lld padded tail, %lld C "
+      "transposed)\n",
+      to_string(isa), static_cast<long long>(executed), static_cast<long long>(split_k),
+      static_cast<long long>(padded), static_cast<long long>(transposed));
   EXPECT_GT(executed, 0);
+  // Every kernel table with transposed-store tiles had its transposed plans run.
+  const auto& tiles = kernels::kernels_for(isa)->tiles;
+  if (std::any_of(tiles.begin(), tiles.end(),
+                  [](const kernels::TileKernels& t) { return t.has_transposed_store(); }))
+    EXPECT_GT(transposed, 0);
 }
 
 // The rank-k row plans (non-temporal stores of whole lines of C): offered for operands in

@@ -26,6 +26,18 @@ struct GemmProblem {
   bool b_row_unit() const noexcept { return b_cs == 1; }
 };
 
+// The operands of the transposed problem C^T = op(B)^T op(A)^T (Plan::transpose_c): m and n
+// exchanged, op(B)^T as A, op(A)^T as B. C and ldc stay C's own: C^T(i, j) = c[j * ldc + i],
+// which the transposed-store kernels write (its C is not row-major, unlike every other
+// GemmProblem, so only the transposed executor takes it).
+inline GemmProblem transposed_operands(const GemmProblem& g) noexcept {
+  GemmProblem t = g;
+  t.m = g.n, t.n = g.m;
+  t.a = g.b, t.a_rs = g.b_cs, t.a_cs = g.b_rs;
+  t.b = g.a, t.b_rs = g.a_cs, t.b_cs = g.a_rs;
+  return t;
+}
+
 // Validates the BLAS-style arguments and builds the normalised problem. Checks, in this
 // order: layout, transposes, dimensions, leading dimensions, size overflow, null pointers,
 // aliasing of C with A or B.

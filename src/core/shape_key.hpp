@@ -59,6 +59,20 @@ inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) noexcept {
   return key;
 }
 
+// The key of the transposed problem C^T = op(B)^T op(A)^T (Plan::transpose_c): m and n
+// exchanged, op(B)^T in A's place and op(A)^T in B's, with their layout flags.
+inline ShapeKey transposed_key(const ShapeKey& k) noexcept {
+  ShapeKey t = k;
+  t.m = k.n, t.n = k.m;
+  t.a_row_unit = !k.b_row_unit;  // op(B)^T (j, p) = op(B)(p, j): rows contiguous if b_cs != 1
+  t.b_row_unit = !k.a_row_unit;  // op(A)^T (p, i): rows contiguous if a_rs == 1
+  t.a_k_unit = k.b_k_unit;
+  t.b_k_unit = k.a_k_unit;
+  t.a_ld_log2 = k.b_ld_log2;
+  t.b_ld_log2 = k.a_ld_log2;
+  return t;
+}
+
 // 64-bit mix of the key (splitmix64 finaliser over the packed fields): cheap and well spread,
 // so an open-addressing table needs no second hash.
 inline std::uint64_t hash_key(const ShapeKey& k) noexcept {

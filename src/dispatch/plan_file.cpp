@@ -36,8 +36,10 @@ constexpr std::uint8_t kARowUnit = 1, kBRowUnit = 2, kAKUnit = 4, kBKUnit = 8, k
 // Plan flag bits. kAWords: packed A blocks packed as 32-bit words (APacking::Words); a file
 // written before the bit existed loads its plans with the group packer (same results).
 // kPrefetchC: Plan::prefetch_c (a file written before it existed: no prefetching, same results);
-// kPrefetchB likewise for Plan::prefetch_b.
-constexpr std::uint8_t kPackA = 1, kPackB = 2, kAWords = 8, kPrefetchC = 16, kPrefetchB = 32;
+// kPrefetchB likewise for Plan::prefetch_b. kTransposeC: Plan::transpose_c (the plan's fields
+// describe the transposed problem).
+constexpr std::uint8_t kPackA = 1, kPackB = 2, kAWords = 8, kPrefetchC = 16, kPrefetchB = 32,
+                       kTransposeC = 64;
 
 class Writer {
  public:
@@ -133,8 +135,8 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.i32(p.nr);
   w.u8(static_cast<std::uint8_t>((p.pack_a ? kPackA : 0) | (p.pack_b ? kPackB : 0) |
                                  (p.a_packing == APacking::Words ? kAWords : 0) |
-                                 (p.prefetch_c ? kPrefetchC : 0) |
-                                 (p.prefetch_b ? kPrefetchB : 0)));
+                                 (p.prefetch_c ? kPrefetchC : 0) | (p.prefetch_b ? kPrefetchB : 0) |
+                                 (p.transpose_c ? kTransposeC : 0)));
   w.i64(p.mc);
   w.i64(p.nc);
   w.i64(p.kc);
@@ -172,7 +174,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
     why = "unknown key flag bits";
     return false;
   }
-  if ((pflags & ~(kPackA | kPackB | kAWords | kPrefetchC | kPrefetchB)) != 0) {
+  if ((pflags & ~(kPackA | kPackB | kAWords | kPrefetchC | kPrefetchB | kTransposeC)) != 0) {
     why = "unknown plan flag bits";
     return false;
   }
@@ -217,6 +219,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   p.a_packing = (pflags & kAWords) != 0 ? APacking::Words : APacking::Elements;
   p.prefetch_c = (pflags & kPrefetchC) != 0;
   p.prefetch_b = (pflags & kPrefetchB) != 0;
+  p.transpose_c = (pflags & kTransposeC) != 0;
   p.tail = static_cast<TailStrategy>(tail);
   p.cls.capacity = static_cast<CapacityClass>(cap);
   p.cls.parallel = static_cast<ParallelClass>(par);

@@ -46,6 +46,7 @@ class F32Op : public F32Operands {
         pack_a_(p.pack_a),
         pack_b_(p.pack_b),
         padded_(p.tail == TailStrategy::Padded),
+        transposed_(c.transposed),
         direct_mode_(g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit),
         a_stride_(direct_mode_ == AMode::ColUnit ? g.a_cs : g.a_rs),
         tile_(ks.tiles[static_cast<std::size_t>(p.tile)]) {}
@@ -64,7 +65,7 @@ class F32Op : public F32Operands {
     if (padded_ && (t.mv < mr_ || t.nv < nr_))
       padded_tile(args, mode(), t.mv);
     else
-      tile_.get(mode(), t.mv)(args);
+      kernel(t.mv)(args);
   }
 
   // Whether sweep() may run: a padded tail goes through tile() and its scratch tile.
@@ -75,21 +76,27 @@ class F32Op : public F32Operands {
   // and width; with prefetch_c, the next column tile's C lines are asked for first.
   void sweep(const TileCall& t, int64_t nb, int64_t b_step, bool prefetch_c) const {
     UKernelArgs args = args_of(t, nr_);
-    const kernels::UKernelFn fn = tile_.get(mode(), t.mv);
+    const kernels::UKernelFn fn = kernel(t.mv);
     const int64_t b_floats = b_step / 4;
+    // The next column tile of C, or of C^T: nr rows of C further.
+    const int64_t c_step = transposed_ ? nr_ * t.ldc : nr_;
     for (int64_t jr = 0; jr < nb; jr += nr_) {
       args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
-      if (prefetch_c && jr + nr_ < nb) [[unlikely]]
+      if (prefetch_c && !transposed_ && jr + nr_ < nb) [[unlikely]]
         prefetch_c_tile(args.c + nr_, args.ldc, t.mv,
                         static_cast<int>(std::min<int64_t>(nr_, nb - jr - nr_)));
       fn(args);
       args.b += b_floats;
-      args.c += nr_;
+      args.c += c_step;
     }
   }
 
  private:
   AMode mode() const noexcept { return pack_a_ ? AMode::ColUnit : direct_mode_; }
+  // The kernel for mv rows: the tile's own, or its transposed-store twin.
+  kernels::UKernelFn kernel(int mv) const noexcept {
+    return transposed_ ? tile_.get_tc(mode(), mv) : tile_.get(mode(), mv);
+  }
 
   // A register tile's kernel arguments, n columns wide.
   UKernelArgs args_of(const TileCall& t, int n) const noexcept {
@@ -129,7 +136,7 @@ class F32Op : public F32Operands {
   const kernels::IsaKernels& ks_;
   LinearStore store_;
   int mr_, nr_;
-  bool pack_a_, pack_b_, padded_;
+  bool pack_a_, pack_b_, padded_, transposed_;
   AMode direct_mode_;
   int64_t a_stride_;
   const kernels::TileKernels& tile_;
@@ -193,10 +200,14 @@ GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, float* out
 // with another tile's mr x nr leaves part of C unwritten. Cheap: a few compares per call.
 bool plan_matches(const Plan& p, const kernels::IsaKernels& ks) noexcept {
   if (p.pm < 1 || p.pn < 1 || p.pk < 1) return false;
+  if (p.transpose_c && p.kind != PlanKind::Blocked) return false;
   if (p.is_dot()) return ks.dot != nullptr && p.mr == kernels::kDotMr && p.nr == kernels::kDotNr;
   if (p.kind == PlanKind::Rows) return ks.rows != nullptr && p.pn == 1 && p.pk == 1;
   if (p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return false;
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(p.tile)];
+  if (p.transpose_c &&
+      (!t.has_transposed_store() || p.pk != 1 || p.tail != TailStrategy::Masked || p.prefetch_c))
+    return false;
   return p.mr == t.mr && p.nr == t.nr && p.mc >= 1 && p.nc >= 1 && p.kc >= 1;
 }
 
@@ -219,9 +230,12 @@ void scale_c(const GemmProblem& g) noexcept {
   }
 }
 
-Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks,
+Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept {
   if (!plan_matches(p, ks)) return Status::InternalError;
+  // A transposed plan runs the loops over C^T = op(B)^T op(A)^T (plan_matches: one depth
+  // slice, a blocked plan) and its kernels store into C transposed.
+  const GemmProblem g = p.transpose_c ? transposed_operands(given) : given;
   const int threads = p.threads();
   if (p.is_dot()) {
     // A packed B: each core's columns, transposed into a k-contiguous block of its own.
@@ -277,8 +291,9 @@ Status execute(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& k
         const PackBuffers s{scratch.task(tid) + pack_a, scratch.task(tid) + pack_b};
         if (cell.tk == 0) {
           if (blk.k0 >= blk.k1) return;  // cannot happen: slice 0 is never empty when k > 0
-          const CTarget c{reinterpret_cast<unsigned char*>(g.c + blk.m0 * g.ldc + blk.n0), g.ldc,
-                          blk.m0, blk.n0};
+          const int64_t at = p.transpose_c ? blk.n0 * g.ldc + blk.m0 : blk.m0 * g.ldc + blk.n0;
+          const CTarget c{reinterpret_cast<unsigned char*>(g.c + at), g.ldc, blk.m0, blk.n0,
+                          p.transpose_c};
           F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0});
           run_blocked(p, op, blk, s);
         } else {

@@ -164,8 +164,8 @@ class LowpOp {
 // packed tile run with another tile's mr x nr would leave part of C unwritten and still
 // report Ok.
 bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks) {
-  if (p.kind == PlanKind::WeightQuantized || p.kind == PlanKind::Rows || p.pk != 1 || p.pm < 1 ||
-      p.pn < 1 || p.mc < 1 || p.nc < 1 || p.kc < 1 || p.tile < 0 ||
+  if (p.kind == PlanKind::WeightQuantized || p.kind == PlanKind::Rows || p.transpose_c ||
+      p.pk != 1 || p.pm < 1 || p.pn < 1 || p.mc < 1 || p.nc < 1 || p.kc < 1 || p.tile < 0 ||
       static_cast<std::size_t>(p.tile) >= ks.tiles.size())
     return false;
   if (p.is_dot())

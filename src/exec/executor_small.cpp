@@ -4,7 +4,8 @@ namespace adaptcore {
 
 std::optional<SmallPlan> small_plan(const Plan& p, const GemmProblem& g,
                                     const kernels::IsaKernels& ks) noexcept {
-  if (p.pm != 1 || p.pn != 1 || p.pk != 1 || p.kind == PlanKind::Rows || !plan_matches(p, ks))
+  if (p.pm != 1 || p.pn != 1 || p.pk != 1 || p.kind == PlanKind::Rows || p.transpose_c ||
+      !plan_matches(p, ks))
     return std::nullopt;
   // The dot tiles read A rows and B columns along k in place (the plan's validity); a dot plan
   // that packs B needs a workspace.

@@ -65,9 +65,10 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
 // Whether the plan can run on this table: its row tile sizes the split buffer the kernels
 // read.
 bool plan_matches(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks) {
-  return plan.kind == PlanKind::WeightQuantized && plan.mr == ks.mr(prob.parts) &&
-         plan.nr == kWqNr && plan.pm >= 1 && plan.pn >= 1 && plan.pk == 1 && plan.mc >= 1 &&
-         plan.quantize_threads >= 1 && plan.quantize_threads <= plan.threads();
+  return plan.kind == PlanKind::WeightQuantized && !plan.transpose_c &&
+         plan.mr == ks.mr(prob.parts) && plan.nr == kWqNr && plan.pm >= 1 && plan.pn >= 1 &&
+         plan.pk == 1 && plan.mc >= 1 && plan.quantize_threads >= 1 &&
+         plan.quantize_threads <= plan.threads();
 }
 
 }  // namespace

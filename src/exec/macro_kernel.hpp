@@ -37,12 +37,16 @@ struct ByteMatrix {
 };
 
 // Where the kernels write C (C itself, a split-K partial buffer or an fp32 accumulation
-// block), 4-byte elements: element (i, j) of C at base + ((i - row0) * ld + (j - col0)) * 4.
+// block), 4-byte elements: element (i, j) of C at base + ((i - row0) * ld + (j - col0)) * 4,
+// or, transposed (Plan::transpose_c: the loops run over C^T, stored in C), at
+// base + ((j - col0) * ld + (i - row0)) * 4. ld is the stride the kernels take as ldc.
 struct CTarget {
   unsigned char* base = nullptr;
   int64_t ld = 0, row0 = 0, col0 = 0;
+  bool transposed = false;
   void* at(int64_t i, int64_t j) const noexcept {
-    return base + ((i - row0) * ld + (j - col0)) * 4;
+    return transposed ? base + ((j - col0) * ld + (i - row0)) * 4
+                      : base + ((i - row0) * ld + (j - col0)) * 4;
   }
 };
 

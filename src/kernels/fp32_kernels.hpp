@@ -19,15 +19,15 @@ namespace adaptcore::kernels {
 namespace {
 
 // A register tile of MR rows x NV vectors of the path's vectors, or of its own (narrower)
-// vector traits Own.
-template <int MR, int NV, class Own = void>
+// vector traits Own; with TransposedStore, also its kernels that store C transposed.
+template <int MR, int NV, class Own = void, class TransposedStore = void>
 struct Tile {
   template <class V>
   static constexpr TileKernels make() {
     if constexpr (std::is_void_v<Own>)
-      return make_tile<V, MR, NV>();
+      return make_tile<V, MR, NV, TransposedStore>();
     else
-      return make_tile<Own, MR, NV>();
+      return make_tile<Own, MR, NV, TransposedStore>();
   }
 };
 

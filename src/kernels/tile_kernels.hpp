@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/kernel_tables.hpp"
 #include "kernels/lowp.hpp"
@@ -19,12 +20,25 @@
 namespace adaptcore::kernels {
 namespace {
 
-// M rows x NV vectors of V::W columns: per depth step NV loads of B, M broadcasts of A and
-// M * NV FMAs into register accumulators.
+// How a tile's accumulators reach C: RowStore, the tile's rows are C's rows (an ISA unit may
+// add a store of its own, e.g. the transposed store of Plan::transpose_c).
+struct RowStore {
+  template <class V, int M, int L, class Op>
+  [[gnu::always_inline]] static void store(const typename V::reg (&acc)[M][L], typename V::elem* c,
+                                           int64_t ldc, int n, const Op& op) {
+    store_tile<V, M, L>(acc, c, ldc, n, op);
+  }
+  template <class V, int M, int L, class Op>
+  [[gnu::always_inline]] static void prefetch(const typename V::elem* c, int64_t ldc, int n,
+                                              const Op& op) {
+    prefetch_source<V, M, L>(c, ldc, n, op);
+  }
+};
+
 // M rows x NV vectors of V::W columns: per depth step NV loads of B, M broadcasts of A and
 // M * NV FMAs into register accumulators. A tile with a column tail (n < NV * W) runs the body
 // of just its live vectors, L = ceil(n / W), the last one masked.
-template <class V, int NV, AMode AM, class Output = TypedOutput>
+template <class V, int NV, AMode AM, class Output = TypedOutput, class Store = RowStore>
 struct Fp32Tile {
   // Chained: the depth loop over depth_chains() accumulator chains (tile_mainloop.hpp), for a
   // tile of fewer than kChainVectors vectors and a depth of kChainedMinSteps or more.
@@ -36,7 +50,7 @@ struct Fp32Tile {
     }
     typename V::reg acc[M][L], unused[L];
     zero_tile<V, M, L>(acc);
-    prefetch_source<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args));
+    Store::template prefetch<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args));
     // Distance between consecutive A elements of one row (k direction) and between rows.
     const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
     const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;
@@ -45,7 +59,7 @@ struct Fp32Tile {
     else
       mainloop<Step, M, L>(acc, unused, args.a, a_step, a_row, b, args.k);
     settle_tile<V, M, L>(acc);
-    store_tile<V, M, L>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
+    Store::template store<V, M, L>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
   }
   // A function of its own, so that the shallow calls' body keeps its registers.
   template <int M, int L, class Source>
@@ -69,12 +83,18 @@ struct Fp32Tile {
   }
 };
 
-// One TileKernels entry: kernels for both A modes and every row count 1..MR.
-template <class V, int MR, int NV>
+// One TileKernels entry: kernels for both A modes and every row count 1..MR; with a
+// TransposedStore (not void), the same kernels storing through it (TileKernels::fn_tc).
+template <class V, int MR, int NV, class TransposedStore = void>
 constexpr TileKernels make_tile() {
-  TileKernels t{MR, NV * V::W, V::W, {}};
+  TileKernels t{MR, NV * V::W, V::W, {}, {}};
   t.fn[0] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::ColUnit>, MR>();
   t.fn[1] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::RowUnit>, MR>();
+  if constexpr (!std::is_void_v<TransposedStore>) {
+    using Out = TypedOutput;
+    t.fn_tc[0] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::ColUnit, Out, TransposedStore>, MR>();
+    t.fn_tc[1] = row_table<UKernelFn, Fp32Tile<V, NV, AMode::RowUnit, Out, TransposedStore>, MR>();
+  }
   return t;
 }
 

@@ -48,10 +48,17 @@ struct TileKernels {
   int nr;
   int lanes;  // fp32 lanes of its vectors: the path's own, or fewer for a narrow tile
   std::array<std::array<UKernelFn, kMaxMr>, kAModes> fn{};
+  // The same kernels storing the tile transposed (Plan::transpose_c): tile element (i, j) at
+  // c[j * ldc + i]. Null where the tile has none.
+  std::array<std::array<UKernelFn, kMaxMr>, kAModes> fn_tc{};
 
   UKernelFn get(AMode mode, int m) const noexcept {
     return fn[static_cast<int>(mode)][static_cast<std::size_t>(m - 1)];
   }
+  UKernelFn get_tc(AMode mode, int m) const noexcept {
+    return fn_tc[static_cast<int>(mode)][static_cast<std::size_t>(m - 1)];
+  }
+  bool has_transposed_store() const noexcept { return fn_tc[0][0] != nullptr; }
 };
 
 // Dot-product kernels for an m x n tile (m <= kDotMr, n <= kDotNr) whose A rows and B columns

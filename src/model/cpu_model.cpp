@@ -38,6 +38,9 @@ constexpr double kDotLoopCycles = 40.0;
 constexpr double kSeparateRowBytes = 1024.0;
 // Issue cost of one software prefetch instruction, in cycles.
 constexpr double kPrefetchCycles = 0.5;
+// The transposed store (Plan::transpose_c), per vector of the tile (16 rows of C): 24
+// shuffles and 4 extracts of the in-register transpose, and 16 masked row stores.
+constexpr double kTransposedStoreCycles = 36.0;
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
 // `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
@@ -104,7 +107,9 @@ double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate,
 
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
   if (p.kind == PlanKind::Rows) return predict_rows(key, p);
-  return p.is_dot() ? predict_dot(key, p) : predict_blocked(key, p);
+  if (p.is_dot()) return predict_dot(key, p);
+  // A transposed plan's fields describe C^T = op(B)^T op(A)^T: priced on that problem's key.
+  return predict_blocked(p.transpose_c ? transposed_key(key) : key, p);
 }
 
 CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const noexcept {
@@ -261,11 +266,17 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
                 ? short_count * cycles_per_step(short_rows, cols, lanes, rate, chained)
                 : 0.0);
   };
+  // A row store costs per vector of the tile; the transposed store per vector of C^T's rows,
+  // whatever the tile's row count.
+  auto store_cycles = [&](double rows, double live) {
+    return p.transpose_c ? kTransposedStoreCycles * live : 1.5 * rows * live;
+  };
   auto call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);
-    return tall_count * (12.0 + 1.5 * tall_rows * live) +
-           (short_count > 0 && short_rows > 0 ? short_count * (12.0 + 1.5 * short_rows * live)
-                                              : 0.0);
+    return tall_count * (12.0 + store_cycles(tall_rows, live)) +
+           (short_count > 0 && short_rows > 0
+                ? short_count * (12.0 + store_cycles(short_rows, live))
+                : 0.0);
   };
   double row_cycles = full_cols * step_cycles(nr);  // one step of every tile of the share
   double calls = full_cols * call_cycles(nr);
@@ -409,7 +420,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   const bool c_fits = c_stays_in_l2(c_share);
   const bool shallow = k_blocks == 1 && steps <= static_cast<double>(kPrefetchCSteps);
   // Rows of C closer than kSeparateRowBytes are one stream the hardware prefetches by itself.
-  const bool c_one_stream = 4 * n < kSeparateRowBytes;
+  // (Stored transposed, C's rows are the key's m columns of C^T.)
+  const bool c_one_stream = 4 * (p.transpose_c ? m : n) < kSeparateRowBytes;
   // The first pass finds C where the residency puts it (cold: DRAM); the later passes find it
   // in the level holding the core's share, where it stays after the first.
   const bool first_hidden =

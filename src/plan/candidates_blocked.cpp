@@ -28,6 +28,10 @@ constexpr int64_t kDecodeRows = 8;
 // kSelfStreamingRows rows (Plan::prefetch_b).
 constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
 constexpr int64_t kSelfStreamingRows = 2;
+// Transposed plans (Plan::transpose_c): for C of at most this many columns (the transposed
+// store's 8 lanes per row) and at least this many rows (a vector's worth).
+constexpr int64_t kTransposeCMaxN = 8;
+constexpr int64_t kTransposeCMinM = 16;
 
 // Whether a plan may prefetch in-place B's next depth block at all: B read in place, over
 // several depth blocks, by kernels whose executor prefetches (the planner's rule below and the
@@ -90,10 +94,10 @@ void add_direct_b(const ShapeKey& key, const ShapeClass& cls, const TypeConfig& 
   }
 }
 
-}  // namespace
-
-void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
-                            const TypeConfig& cfg, std::vector<Plan>& out) {
+// The register-tile plans of `key` (with `transposed`, the key of C^T for Plan::transpose_c:
+// only tiles that store transposed, one depth slice, masked tails, no C prefetching).
+void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
+                    const TypeConfig& cfg, bool transposed, std::vector<Plan>& out) {
   const bool small = cls.capacity == CapacityClass::Registers || cls.capacity == CapacityClass::L1;
   const bool a_must_pack = !cfg.in_place_a;
   const bool b_must_pack = !cfg.in_place_b || !key.b_row_unit;
@@ -102,13 +106,14 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
   // call streams B, and a core reading whole rows of half the depth keeps each row one
   // prefetch stream where a core reading half of every row restarts one per row
   // (docs/MODEL.md, "Memory, exposed"); the model weighs it against the reduction.
-  const bool split_k =
-      cfg.split_k && (cls.parallel == ParallelClass::FewTiles ||
-                      (cls.parallel == ParallelClass::ManyTiles && key.m <= kDecodeRows));
+  const bool split_k = cfg.split_k && !transposed &&
+                       (cls.parallel == ParallelClass::FewTiles ||
+                        (cls.parallel == ParallelClass::ManyTiles && key.m <= kDecodeRows));
   const int64_t pw = 4 / cfg.group;  // packed bytes per k value
 
   for (int ti = 0; ti < cfg.tile_count; ++ti) {
     const int mr = cfg.tile(ti).mr, nr = cfg.tile(ti).nr;
+    if (transposed && !cfg.tile(ti).transposed_c) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
     // less than that (1533 x 18 x 6082 cold: 8x8 2.3x slower than 8x48).
@@ -177,7 +182,9 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
             p.cls = cls;
             p.tail = TailStrategy::Masked;
             p.prefetch_b = prefetches_b(key, hw, cfg, p, m_t, n_t);
+            p.transpose_c = transposed;
             out.push_back(p);
+            if (transposed) continue;
             // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
             if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
               Plan q = p;
@@ -194,10 +201,30 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
       }
     }
   }
-  add_direct_b(key, cls, cfg, out);
 }
 
-std::string check_blocked_plan(const ShapeKey& key, const Plan& p, const TypeConfig& cfg) {
+}  // namespace
+
+void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
+                            const TypeConfig& cfg, std::vector<Plan>& out) {
+  add_tile_plans(key, cls, hw, cfg, false, out);
+  add_direct_b(key, cls, cfg, out);
+  // A C of a few columns and more rows than a vector holds: the transposed problem, whose
+  // vectors run along C's rows (Plan::transpose_c).
+  if (key.n <= kTransposeCMaxN && key.m > key.n && key.m >= kTransposeCMinM)
+    add_tile_plans(transposed_key(key), cls, hw, cfg, true, out);
+}
+
+std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeConfig& cfg) {
+  if (p.transpose_c) {
+    if (p.tile < 0 || p.tile >= cfg.tile_count || !cfg.tile(p.tile).transposed_c)
+      return "C stored transposed by a tile without transposed-store kernels";
+    if (p.pk != 1) return "split-K in a plan that stores C transposed";
+    if (p.tail != TailStrategy::Masked) return "padded tail in a plan that stores C transposed";
+    if (p.prefetch_c) return "C prefetching in a plan that stores C transposed";
+  }
+  // A transposed plan describes the problem C^T = op(B)^T op(A)^T.
+  const ShapeKey key = p.transpose_c ? transposed_key(given) : given;
   if (!p.pack_a && !cfg.in_place_a) return "A read in place by kernels that need it packed";
   if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
   if (!p.pack_b && !cfg.in_place_b) {

@@ -44,6 +44,8 @@ std::string describe(const Plan& p) {
   } else if (p.kind == PlanKind::Rows) {
     os << " rows stream";
   } else {
+    // A transposed plan's operands are those of C^T = op(B)^T op(A)^T: said first.
+    if (p.transpose_c) os << " transposeC";
     os << (p.pack_a ? " packA" : " directA");
     if (p.pack_a && p.a_packing == APacking::Words) os << "(words)";
     os << (p.pack_b ? " packB" : " directB") << " mc=" << p.mc << " nc=" << p.nc << " kc=" << p.kc;

@@ -80,6 +80,11 @@ struct Plan {
   // instructions that stall on the fill buffers, and a shallow block is then swept row tile by
   // row tile (one core, warm: 1 x 7131 x 246 204 -> 116 us, 2 x 6154 x 258 1.47x).
   bool prefetch_b = false;
+  // Blocked fp32 plans for a C of a few columns: the plan computes the transposed problem
+  // C^T = op(B)^T op(A)^T (every field above describes it: mr rows of C^T are columns of C)
+  // and its kernels store C^T's tiles transposed into C, so C's many rows fill the vector
+  // lanes (TileKernels::fn_tc). One depth slice (pk = 1), masked tails, no C prefetching.
+  bool transpose_c = false;
   // Weight-quantized plans: threads that split (quantize) the activations in the pass before
   // the product, 1 (the calling thread) or threads().
   int quantize_threads = 1;

@@ -52,6 +52,9 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
                             ? hw.fma_per_cycle(Isa::Avx2)
                             : cfg.instr_per_cycle;
   }
+  for (int i = 0; i < cfg.tile_count; ++i)
+    cfg.tiles[static_cast<std::size_t>(i)].transposed_c =
+        ks.tiles[static_cast<std::size_t>(i)].has_transposed_store();
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = cfg.prefetch_b = true;
   cfg.transposing_pack_share = 0.5;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};

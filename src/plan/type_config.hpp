@@ -21,6 +21,8 @@ struct TileShape {
   // (TypeConfig::lanes, instr_per_cycle); a narrow tile of a wide path sets both.
   int lanes = 0;
   double instr_per_cycle = 0.0;
+  // Its kernels can also store C transposed (Plan::transpose_c).
+  bool transposed_c = false;
   bool exists() const noexcept { return mr > 0; }
 };
 

@@ -10,17 +10,55 @@
 #include <cstdint>
 
 #include "kernels/pack_template.hpp"
+#include "kernels/x86_avx512/flat_transpose_avx512.hpp"
 #include "kernels/x86_avx512/transpose16x16_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace adaptcore::kernels {
 namespace {
 
+// Lines of K <= 8 steps stored back to back: the run of lines * K floats as K vectors (zeros
+// past it), deinterleaved into one vector per step (flat_transpose_avx512.hpp).
+template <int K>
+void deinterleave_lines(const float* src, int lines, __mmask16 store, int64_t width, float* o) {
+  __m512 x[K];
+  const int floats = lines * K;
+#pragma GCC unroll 8
+  for (int j = 0; j < K; ++j) {
+    const int valid = floats - 16 * j;
+    const __mmask16 m = valid >= 16 ? static_cast<__mmask16>(0xFFFF)
+                        : valid <= 0
+                            ? static_cast<__mmask16>(0)
+                            : static_cast<__mmask16>((1u << static_cast<unsigned>(valid)) - 1u);
+    x[j] = _mm512_maskz_loadu_ps(m, src + 16 * j);
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < K; ++q) {
+    const __m512 out = K == 1 ? x[0] : Deinterleave<K>::gather(x, q);
+    _mm512_mask_storeu_ps(o + q * width, store, out);
+  }
+}
+
 // `lines` (<= lanes <= 16) lines of depth k, line l at src + l * ld, into o[p * width + l] for
 // l < lanes (lanes past `lines` zero): whole blocks of 16 depth steps through the vector
 // transpose, each stored under `store` (the first `lanes` lanes), the rest one by one.
 inline void transpose_lines_avx512(const float* src, int64_t ld, int lines, int lanes,
                                    __mmask16 store, int64_t k, int64_t width, float* o) {
+  // A few steps of lines stored back to back (a dense A of a shallow product, packed for the
+  // transposed plans): one run, deinterleaved.
+  if (ld == k && k <= 8) {
+    switch (k) {
+      case 1: return deinterleave_lines<1>(src, lines, store, width, o);
+      case 2: return deinterleave_lines<2>(src, lines, store, width, o);
+      case 3: return deinterleave_lines<3>(src, lines, store, width, o);
+      case 4: return deinterleave_lines<4>(src, lines, store, width, o);
+      case 5: return deinterleave_lines<5>(src, lines, store, width, o);
+      case 6: return deinterleave_lines<6>(src, lines, store, width, o);
+      case 7: return deinterleave_lines<7>(src, lines, store, width, o);
+      case 8: return deinterleave_lines<8>(src, lines, store, width, o);
+      default: break;
+    }
+  }
   int64_t p0 = 0;
   for (; p0 + 16 <= k; p0 += 16) {
     __m512 r[16];
@@ -28,6 +66,19 @@ inline void transpose_lines_avx512(const float* src, int64_t ld, int lines, int 
       r[l] = l < lines ? _mm512_loadu_ps(src + l * ld + p0) : _mm512_setzero_ps();
     transpose16x16(r);
     for (int q = 0; q < 16; ++q) _mm512_mask_storeu_ps(o + (p0 + q) * width, store, r[q]);
+  }
+  // The last steps: two or more through the same transpose, the lines loaded under a mask of
+  // the steps left (a panel of a few depth steps, as the transposed plans of a shallow A pack,
+  // spent a third of its time on one-by-one copies: 5462 x 2 x 3).
+  const int64_t left = k - p0;
+  if (left >= 2) {
+    const auto steps = static_cast<__mmask16>((1u << static_cast<unsigned>(left)) - 1u);
+    __m512 r[16];
+    for (int l = 0; l < 16; ++l)
+      r[l] = l < lines ? _mm512_maskz_loadu_ps(steps, src + l * ld + p0) : _mm512_setzero_ps();
+    transpose16x16(r);
+    for (int q = 0; q < left; ++q) _mm512_mask_storeu_ps(o + (p0 + q) * width, store, r[q]);
+    return;
   }
   for (; p0 < k; ++p0) {
     for (int l = 0; l < lanes; ++l) o[p0 * width + l] = l < lines ? src[l * ld + p0] : 0.0f;

@@ -9,6 +9,7 @@
 #include "kernels/fp32_kernels.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx512/pack_transpose_avx512.hpp"
+#include "kernels/x86_avx512/transposed_store_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace {
@@ -20,9 +21,11 @@ using namespace adaptcore::kernels;
 // variants serve decode-like M with wide vectors so B streams at full bandwidth), and 8x8 of
 // half-width vectors for C with at most 8 columns (8 accumulators: two FMAs a cycle of latency
 // 4 need 8 independent ones; more rows would exceed the 8 row addresses that A read in place
-// keeps in registers). Tiles keep their index in plan files: a new one goes last.
-using Avx512 =
-    Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3>, Tile<6, 4>, Tile<8, 1, VecAvx512Half>>;
+// keeps in registers). Tiles keep their index in plan files: a new one goes last. The 8x48
+// and 6x64 tiles also store transposed (Plan::transpose_c: C of at most 8 columns, its rows
+// along the lanes).
+using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3, void, TransposedStoreAvx512>,
+                           Tile<6, 4, void, TransposedStoreAvx512>, Tile<8, 1, VecAvx512Half>>;
 
 constexpr IsaKernels kAvx512 =
     Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512, &pack_b_cols_avx512);
