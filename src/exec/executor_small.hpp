@@ -28,12 +28,6 @@ struct SmallPlan {
   static SmallPlan decode(std::uint8_t b) noexcept { return {(b & 2u) != 0, b >> 2}; }
 };
 
-// Register-tile plans run here when m, n and k are all at most this: the footprint of A, B and
-// C then fits L2 and a plan reading both in place over one depth block is the macro-kernel's
-// loop nest without its blocking, so the macro-kernel has nothing to add (and its dispatch,
-// about 200 ns, is a third of a 71 x 11 x 13 call).
-inline constexpr int64_t kSmallTileDim = 256;
-
 // The plan as a small plan, when it is one for this problem and kernel table.
 std::optional<SmallPlan> small_plan(const Plan& plan, const GemmProblem& prob,
                                     const kernels::IsaKernels& ks) noexcept;

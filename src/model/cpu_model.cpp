@@ -38,9 +38,17 @@ constexpr double kDotLoopCycles = 40.0;
 constexpr double kSeparateRowBytes = 1024.0;
 // Issue cost of one software prefetch instruction, in cycles.
 constexpr double kPrefetchCycles = 0.5;
-// The transposed store (Plan::transpose_c), per vector of the tile (16 rows of C): 24
-// shuffles and 4 extracts of the in-register transpose, and 16 masked row stores.
-constexpr double kTransposedStoreCycles = 36.0;
+// The executor's set-up, which the small-problem executor does without: one core, warm, whole
+// calls of 18 x 2 x 2 took 116 ns through the executor (63 of them in execute()) and 81 ns
+// for a plan of the small executor whose execute() alone took 86 ns.
+constexpr double kExecutorSetupUs = 0.05;
+// The transposed store (Plan::transpose_c) of a C stored densely, per vector of the tile (16
+// rows of C) and row of C^T (column of C): its share of the M * ceil(M / 2) two-source
+// permutes and masked moves that interleave the M columns into M vectors of C's run (M = the
+// tile's rows), and a fixed part (one core, K = 1, 3072 rows: 10 cycles a vector for one
+// column, 23 for four, 67 for eight).
+constexpr double kTransposedStoreFixedCycles = 4.0;
+constexpr double kTransposedStorePermuteCycles = 2.0;
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
 // `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
@@ -106,10 +114,20 @@ double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate,
 }
 
 CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexcept {
-  if (p.kind == PlanKind::Rows) return predict_rows(key, p);
-  if (p.is_dot()) return predict_dot(key, p);
-  // A transposed plan's fields describe C^T = op(B)^T op(A)^T: priced on that problem's key.
-  return predict_blocked(p.transpose_c ? transposed_key(key) : key, p);
+  CostBreakdown c;
+  if (p.kind == PlanKind::Rows)
+    c = predict_rows(key, p);
+  else if (p.is_dot())
+    c = predict_dot(key, p);
+  else  // a transposed plan's fields describe C^T = op(B)^T op(A)^T: priced on its key
+    c = predict_blocked(p.transpose_c ? transposed_key(key) : key, p);
+  // The executor's set-up (core grid, scratch, task dispatch, the adapter), which a plan on
+  // the small-problem executor does without.
+  if (cfg_.dtype != DType::F32 || !small_executor_runs(p, key.m, key.n, key.k, key.b_row_unit)) {
+    c.sync_us += kExecutorSetupUs;
+    c.total_us += kExecutorSetupUs;
+  }
+  return c;
 }
 
 CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const noexcept {
@@ -269,7 +287,10 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // A row store costs per vector of the tile; the transposed store per vector of C^T's rows,
   // whatever the tile's row count.
   auto store_cycles = [&](double rows, double live) {
-    return p.transpose_c ? kTransposedStoreCycles * live : 1.5 * rows * live;
+    return p.transpose_c ? (kTransposedStoreFixedCycles +
+                            kTransposedStorePermuteCycles * rows * std::ceil(rows / 2)) *
+                               live
+                         : 1.5 * rows * live;
   };
   auto call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);
@@ -318,15 +339,16 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   auto run_bytes = [&](double block, double share) {
     return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
   };
-  auto pack_rate = [&](double src_bw, bool transposing, double run) {
+  auto pack_rate = [&](double src_bw, bool transposing, double run, double share) {
     double src = src_bw;
     if (src_bw == dram_bw) src = dram_bw / 2 / (1 + kDramRunRampBytes / run);
-    return std::min(transposing ? hw_.pack_gbs * cfg_.transposing_pack_share : hw_.pack_gbs, src);
+    return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
   };
 
   if (p.pack_b) {
     const double run = key.b_row_unit ? run_bytes(nc, n_t) : run_bytes(kc, k_t);
-    pack_us += us(eb * k_t * n_t, pack_rate(b_src_bw, !key.b_row_unit, run));
+    pack_us += us(eb * k_t * n_t,
+                  pack_rate(b_src_bw, !key.b_row_unit, run, cfg_.transposing_pack_b_share));
     // The packed panel is read once per A block, from L2 or L3 depending on nc.
     mem_us += us(m_blocks * pw * k_t * n_t, bw_of(pw * kc * nc));
   } else {
@@ -378,7 +400,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   }
   if (p.pack_a) {
     const double run = key.a_row_unit ? run_bytes(kc, k_t) : run_bytes(mc, m_t);
-    pack_us += us(n_blocks * eb * m_t * k_t, pack_rate(a_src_bw, key.a_row_unit, run));
+    pack_us += us(n_blocks * eb * m_t * k_t,
+                  pack_rate(a_src_bw, key.a_row_unit, run, cfg_.transposing_pack_share));
     const double a_bw = bw_of(pw * mc * kc) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs : hw_.bw_l2_gbs;
     mem_us += us(col_tiles * pw * m_t * k_t, a_bw);
   } else {

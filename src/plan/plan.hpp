@@ -95,6 +95,28 @@ struct Plan {
   bool is_dot() const noexcept { return kind == PlanKind::Dot; }
 };
 
+// Register-tile plans run on the small-problem executor (exec/executor_small.hpp) when m, n and
+// k are all at most this: the footprint of A, B and C then fits L2 and a plan reading both in
+// place over one depth block is the macro-kernel's loop nest without its blocking, so the
+// macro-kernel has nothing to add (and its dispatch, about 200 ns, is a third of a 71 x 11 x
+// 13 call).
+inline constexpr int64_t kSmallTileDim = 256;
+
+// Whether a plan of an fp32 problem runs on the small-problem executor (on the calling thread,
+// no pool, no workspace): one thread, and a dot-product plan reading B in place, or register
+// tiles reading A and B in place (B's rows contiguous) over one depth block of a problem within
+// kSmallTileDim. The executor checks the plan against its kernel table besides; the model
+// prices the executor's set-up for every other plan.
+inline bool small_executor_runs(const Plan& p, int64_t m, int64_t n, int64_t k,
+                                bool b_row_unit) noexcept {
+  if (p.pm != 1 || p.pn != 1 || p.pk != 1 || p.transpose_c) return false;
+  if (p.is_dot()) return !p.pack_b;
+  if (p.kind != PlanKind::Blocked || p.tile > 63 || p.pack_a || p.pack_b ||
+      p.tail == TailStrategy::Padded)
+    return false;
+  return b_row_unit && k <= p.kc && m <= kSmallTileDim && n <= kSmallTileDim && k <= kSmallTileDim;
+}
+
 const char* to_string(CapacityClass c) noexcept;
 const char* to_string(ParallelClass c) noexcept;
 const char* to_string(TailStrategy t) noexcept;

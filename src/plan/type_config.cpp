@@ -57,6 +57,13 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
         ks.tiles[static_cast<std::size_t>(i)].has_transposed_store();
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = cfg.prefetch_b = true;
   cfg.transposing_pack_share = 0.5;
+  // AVX-512's B packer transposes 16 lines in registers, or deinterleaves a few steps stored as
+  // one run: 28-38 GB/s on one core against the profile's 29 (pack_b of 2,000 lines of 3 to
+  // 256 steps). Its A packer measured 20-29 GB/s (8- and 14-row panels of 256 steps), but at
+  // the full rate the model prefers packing A for in-place-B shapes where the tile it then
+  // takes runs slower (27 x 3831 x 1176 warm, one core: 0.75x), so A keeps the half rate
+  // until the tile choice there is priced right (docs/MODEL.md, "Still wrong").
+  cfg.transposing_pack_b_share = ks.isa == Isa::Avx512 ? 1.0 : 0.5;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
   cfg.dot_pack_b = ks.dot != nullptr;
   cfg.rows = ks.rows != nullptr;

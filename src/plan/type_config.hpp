@@ -52,6 +52,9 @@ struct TypeConfig {
   // share of the profile's rate: the fp32 packers gather strided columns (half the rate); the
   // group packers read k-consecutive runs either way.
   double transposing_pack_share = 1.0;
+  // The same for the blocked plans' packed B (op(B) stored transposed, or op(A)^T of a
+  // transposed plan): the AVX-512 B packer transposes 16 columns in registers.
+  double transposing_pack_b_share = 1.0;
   // A separate in-place-B tile (low precision: it interleaves B's rows in registers), with
   // the cycles its interleaving adds per group step and column tile, and the most rows of C
   // it is offered for.
