@@ -83,6 +83,41 @@ TEST_P(Packing, PanelsMatchTheScalarReference) {
   EXPECT_GT(checked, 0);
 }
 
+// The block transpose (the dot plans' copy of a narrow B): out[j * out_ld + i] = src[i * ld +
+// j], nothing else written; rows dense (ld == cols, the deinterleave for up to 8 columns) and
+// padded, row counts below, at and past 16, column counts below and past a 16-step block.
+TEST_P(Packing, BlockTransposeMatchesTheScalarReference) {
+  const Isa isa = GetParam();
+  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+  ASSERT_NE(ks.transpose, nullptr);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const int64_t rows : {1, 3, 16, 17, 150, 931}) {
+    for (const int64_t cols : {1, 2, 3, 5, 8, 11, 16, 21}) {
+      for (const int64_t pad : {0, 3}) {
+        const int64_t ld = cols + pad, out_ld = rows + 2;
+        std::vector<float> src(static_cast<std::size_t>(rows * ld + 16));
+        for (float& x : src) x = u(rng);
+        std::vector<float> out(static_cast<std::size_t>(cols * out_ld + 16), 7.0f);
+        ks.transpose(rows, cols, src.data(), ld, out.data(), out_ld);
+        int wrong = 0;
+        for (int64_t j = 0; j < cols; ++j)
+          for (int64_t i = 0; i < out_ld; ++i) {
+            const float want = i < rows ? src[static_cast<std::size_t>(i * ld + j)] : 7.0f;
+            const float got = out[static_cast<std::size_t>(j * out_ld + i)];
+            if (got != want && ++wrong <= 3)
+              ADD_FAILURE() << "rows=" << rows << " cols=" << cols << " ld=" << ld << ": out(" << j
+                            << ", " << i << ") = " << got << ", want " << want;
+          }
+        for (std::size_t i = static_cast<std::size_t>(cols * out_ld); i < out.size(); ++i)
+          EXPECT_EQ(out[i], 7.0f) << "write past the block";
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllIsas, Packing, ::testing::Values(Isa::Generic, Isa::Avx2, Isa::Avx512),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 

@@ -179,11 +179,16 @@ void run_dot_block(const Plan& p, const GemmProblem& g, const kernels::IsaKernel
 // The problem restricted to the block's columns with those columns of op(B) copied into `out`
 // transposed (column j at out + (j - n0) * k, contiguous along k), for a dot plan that packs
 // a narrow B. Read along B's rows, written as one stream per column.
-GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, float* out) {
+GemmProblem with_b_transposed(const GemmProblem& g, const Block& blk, const kernels::IsaKernels& ks,
+                              float* out) {
   const int64_t nb = blk.n1 - blk.n0;
   const float* b = g.b + blk.n0 * g.b_cs;
-  for (int64_t p = 0; p < g.k; ++p)
-    for (int64_t j = 0; j < nb; ++j) out[j * g.k + p] = b[p * g.b_rs + j * g.b_cs];
+  if (g.b_cs == 1 && ks.transpose != nullptr) {
+    ks.transpose(g.k, nb, b, g.b_rs, out, g.k);
+  } else {
+    for (int64_t p = 0; p < g.k; ++p)
+      for (int64_t j = 0; j < nb; ++j) out[j * g.k + p] = b[p * g.b_rs + j * g.b_cs];
+  }
   GemmProblem sub = g;
   sub.n = nb;
   sub.b = out;
@@ -250,7 +255,7 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
           if (blk.empty()) return;
           if (!p.pack_b) return run_dot_block(p, g, ks, blk);
           auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
-          run_dot_block(p, with_b_transposed(g, blk, bt), ks,
+          run_dot_block(p, with_b_transposed(g, blk, ks, bt), ks,
                         Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
         },
         one_core_us(p));

@@ -37,6 +37,16 @@ inline void transpose_into_panel(const float* src, int64_t line_stride, int64_t 
   }
 }
 
+// TransposeFn (ukernel.hpp), element by element in blocks of 8 rows (the portable form).
+inline void transpose_block(int64_t rows, int64_t cols, const float* src, int64_t ld, float* out,
+                            int64_t out_ld) {
+  for (int64_t i0 = 0; i0 < rows; i0 += 8) {
+    const int64_t i1 = i0 + 8 < rows ? i0 + 8 : rows;
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = i0; i < i1; ++i) out[j * out_ld + i] = src[i * ld + j];
+  }
+}
+
 template <class V>
 void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
                    float* out) {

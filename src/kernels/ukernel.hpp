@@ -111,6 +111,11 @@ using PackAFn = void (*)(int64_t m, int64_t k, const float* a, int64_t a_rs, int
 using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
                          float* out);
 
+// Transposes a block: out[j * out_ld + i] = src[i * ld + j] for i < rows, j < cols (the dot
+// plans' copy of a narrow row-major B into columns contiguous along k).
+using TransposeFn = void (*)(int64_t rows, int64_t cols, const float* src, int64_t ld, float* out,
+                             int64_t out_ld);
+
 // Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
 // narrowest; the planner may pick any of them.
 struct IsaKernels {
@@ -122,6 +127,7 @@ struct IsaKernels {
   PackBFn pack_b;
   const DotKernels* dot;
   RowsKernelFn rows = nullptr;  // the rank-k row kernel (null: the path has none)
+  TransposeFn transpose = nullptr;
 };
 
 // The kernel table of a path, or nullptr if the binary was built without it. Does not check

@@ -165,11 +165,12 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // lines are fetched for writing from there too.
   const double b_src_gbs = key.cold ? dram_gbs(threads) : level_gbs(eb * k * n, threads);
   const double b_us = p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
-  // The copy goes element by element (2 cycles each: 64 x 7 x 4096 copies its 28,672 in 16 us).
+  // The copy (TypeConfig::dot_pack_cycles: element by element 2 cycles each, 64 x 7 x 4096
+  // copied its 28,672 in 16 us; AVX-512 transposes in registers).
   if (p.pack_b)
-    c.pack_us =
-        std::max(b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_share, b_src_gbs) * 1e3),
-                 2.0 * n_t * k / (hw_.freq_ghz * 1e3));
+    c.pack_us = std::max(
+        b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_b_share, b_src_gbs) * 1e3),
+        cfg_.dot_pack_cycles * n_t * k / (hw_.freq_ghz * 1e3));
   // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
   // close while every row tile streams its mr rows of A, which come from the level holding
   // the core's whole A (64 x 7 x 4096, 2 column tiles: A's 1 MiB re-read from L3, not L2).

@@ -66,6 +66,9 @@ struct TypeConfig {
   // so its columns become contiguous along k: C's few columns then no longer waste the
   // register tiles' lanes, K fills them.
   bool dot_pack_b = false;
+  // Cycles per element of that copy (kernels::TransposeFn): element by element 2; AVX-512
+  // transposes 16 rows in registers.
+  double dot_pack_cycles = 2.0;
   bool rows = false;  // the rank-k row kernel (fp32 paths)
   static constexpr int64_t kDotPackMaxN = 16;
 

@@ -85,6 +85,19 @@ inline void transpose_lines_avx512(const float* src, int64_t ld, int lines, int 
   }
 }
 
+// TransposeFn (ukernel.hpp): 16 rows of the source at a time are 16 lines of `cols` steps
+// for the line transpose, each column then one store of up to 16 values (a row-major B of at
+// most 8 columns stored densely goes through the deinterleave: 19 x 2 x 931's copy of B was a
+// third of the call element by element).
+void transpose_block_avx512(int64_t rows, int64_t cols, const float* src, int64_t ld, float* out,
+                            int64_t out_ld) {
+  for (int64_t i0 = 0; i0 < rows; i0 += 16) {
+    const int lines = static_cast<int>(rows - i0 < 16 ? rows - i0 : 16);
+    transpose_lines_avx512(src + i0 * ld, ld, lines, lines, VecAvx512::mask(lines), cols, out_ld,
+                           out + i0);
+  }
+}
+
 // Same contract as pack_a_panels; the vector transpose when a_cs == 1 and mr <= 16.
 void pack_a_rows_avx512(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a_cs, int mr,
                         float* out) {

@@ -27,8 +27,8 @@ using namespace adaptcore::kernels;
 using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3, void, TransposedStoreAvx512>,
                            Tile<6, 4, void, TransposedStoreAvx512>, Tile<8, 1, VecAvx512Half>>;
 
-constexpr IsaKernels kAvx512 =
-    Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512, &pack_b_cols_avx512);
+constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,
+                                             &pack_b_cols_avx512, &transpose_block_avx512);
 }  // namespace
 
 namespace adaptcore::kernels {
