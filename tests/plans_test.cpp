@@ -16,6 +16,7 @@
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
 #include "exec/executor.hpp"
+#include "exec/executor_small.hpp"
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"
 #include "test_util.hpp"
@@ -272,6 +273,59 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
       EXPECT_GT(in_place, 0) << "no in-place plan over several depth blocks for " << m << "x" << n;
     }
   }
+}
+
+// Transposed plans that the small-problem executor runs (op(A)^T packed on its stack, or read
+// in place where A is stored transposed) give the executor's bits and the reference's answer;
+// C dense and padded, beta zero (C full of NaN) and not.
+TEST_P(Plans, TransposedPlansOnTheSmallExecutorMatchTheExecutor) {
+  const HardwareProfile& hw = detected_hardware();
+  const Isa isa = GetParam();
+  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+  ThreadPool pool(1);
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  constexpr Shape kSmall[] = {{40, 3, 5}, {133, 4, 5},  {100, 1, 7},
+                              {64, 8, 3}, {200, 2, 20}, {17, 5, 60}};
+  int ran = 0;
+  for (std::size_t si = 0; si < std::size(kSmall); ++si) {
+    const Shape s = kSmall[si];
+    for (const Variant v : kVariants) {
+      const bool row = v.layout == Layout::RowMajor;
+      Inputs in(s, v, rng);
+      Stored c0(s.m, s.n, v.layout, (row ? s.n : s.m) + (si % 2 ? 0 : 3), 1);
+      const float beta = si % 3 == 0 ? 0.0f : 0.75f;
+      c0.fill([&](int64_t, int64_t) { return beta == 0.0f ? qnan() : u(rng); });
+      const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, -1.5f, in.a, in.b, beta, c0);
+      Stored c = c0;
+      GemmProblem prob;
+      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, -1.5f, in.a.data(), in.a.ld(),
+                             in.b.data(), in.b.ld(), beta, c.data(), c.ld(), prob),
+                Status::Ok);
+      for (const Plan& plan : all_candidates(make_key(prob, isa, 1), hw, ks)) {
+        const std::optional<SmallPlan> sp = small_plan(plan, prob, ks);
+        if (!plan.transpose_c || !sp) continue;
+        ASSERT_TRUE(sp->transposed);
+        c = c0;
+        prob.c = c.data();
+        ASSERT_EQ(execute(plan, prob, ks, pool), Status::Ok);
+        const std::vector<float> by_executor = c.memory();
+        c = c0;
+        run_small(SmallPlan::decode(sp->encode()), prob, ks);
+        EXPECT_EQ(check_result(c, ref), "")
+            << s.m << "x" << s.n << "x" << s.k << " " << name(v.layout) << name(v.ta) << name(v.tb)
+            << " [" << describe(plan) << "]";
+        EXPECT_TRUE(same_bits(c.memory(), by_executor)) << describe(plan);
+        ++ran;
+      }
+    }
+  }
+  const auto& tiles = ks.tiles;
+  if (std::any_of(tiles.begin(), tiles.end(),
+                  [](const kernels::TileKernels& t) { return t.has_transposed_store(); }))
+    EXPECT_GT(ran, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, Plans, ::testing::Values(Isa::Generic, Isa::Avx2, Isa::Avx512),

@@ -17,15 +17,20 @@
 namespace adaptcore {
 
 // What the small executor needs of a plan, in one byte (the tiny-call table's payload):
-// bit 0 set, bit 1 dot-product tiles, bits 2..7 the register tile's index in the kernel table.
+// bit 0 set, bit 1 dot-product tiles, bit 2 C stored transposed (Plan::transpose_c), bits 3..7
+// the register tile's index in the kernel table.
 struct SmallPlan {
   bool dot = false;
+  bool transposed = false;
   int tile = 0;
 
   std::uint8_t encode() const noexcept {
-    return static_cast<std::uint8_t>(1u | (dot ? 2u : 0u) | static_cast<unsigned>(tile) << 2);
+    return static_cast<std::uint8_t>(1u | (dot ? 2u : 0u) | (transposed ? 4u : 0u) |
+                                     static_cast<unsigned>(tile) << 3);
   }
-  static SmallPlan decode(std::uint8_t b) noexcept { return {(b & 2u) != 0, b >> 2}; }
+  static SmallPlan decode(std::uint8_t b) noexcept {
+    return {(b & 2u) != 0, (b & 4u) != 0, b >> 3};
+  }
 };
 
 // The plan as a small plan, when it is one for this problem and kernel table.
@@ -66,6 +71,12 @@ inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
   }
 }
 
+// A transposed plan: the tiles of C^T = op(B)^T op(A)^T stored into C transposed, op(A)^T
+// read in place (A stored transposed) or packed on the stack (kSmallPackFloats). Out of line:
+// the tiny-call path inlines run_small.
+void run_transposed(const GemmProblem& g, const kernels::TileKernels& t,
+                    const kernels::IsaKernels& ks) noexcept;
+
 }  // namespace small_detail
 
 // Runs the problem; `sp` must come from small_plan (or a table filled from it) for a problem
@@ -74,6 +85,8 @@ inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
 inline void run_small(SmallPlan sp, const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
   if (sp.dot)
     run_dot_whole(GemmProblem(g), ks);  // a copy: the tile path keeps g in registers
+  else if (sp.transposed)
+    small_detail::run_transposed(g, ks.tiles[static_cast<std::size_t>(sp.tile)], ks);
   else
     small_detail::run_tiles(g, ks.tiles[static_cast<std::size_t>(sp.tile)]);
 }

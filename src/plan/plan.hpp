@@ -102,19 +102,26 @@ struct Plan {
 // 13 call).
 inline constexpr int64_t kSmallTileDim = 256;
 
+// A transposed plan (Plan::transpose_c) on the small-problem executor packs op(A)^T on the
+// stack: at most this many floats (16 KiB).
+inline constexpr int64_t kSmallPackFloats = 4096;
+
 // Whether a plan of an fp32 problem runs on the small-problem executor (on the calling thread,
 // no pool, no workspace): one thread, and a dot-product plan reading B in place, or register
 // tiles reading A and B in place (B's rows contiguous) over one depth block of a problem within
-// kSmallTileDim. The executor checks the plan against its kernel table besides; the model
-// prices the executor's set-up for every other plan.
+// kSmallTileDim, or a transposed plan of such a problem whose packed op(A)^T (if it packs it)
+// fits kSmallPackFloats. The executor checks the plan against its kernel table and the operands
+// besides; the model prices the executor's set-up for every other plan.
 inline bool small_executor_runs(const Plan& p, int64_t m, int64_t n, int64_t k,
                                 bool b_row_unit) noexcept {
-  if (p.pm != 1 || p.pn != 1 || p.pk != 1 || p.transpose_c) return false;
+  if (p.pm != 1 || p.pn != 1 || p.pk != 1) return false;
   if (p.is_dot()) return !p.pack_b;
-  if (p.kind != PlanKind::Blocked || p.tile > 63 || p.pack_a || p.pack_b ||
-      p.tail == TailStrategy::Padded)
+  if (p.kind != PlanKind::Blocked || p.tile > 31 || p.pack_a || p.tail == TailStrategy::Padded ||
+      k > p.kc || m > kSmallTileDim || n > kSmallTileDim || k > kSmallTileDim)
     return false;
-  return b_row_unit && k <= p.kc && m <= kSmallTileDim && n <= kSmallTileDim && k <= kSmallTileDim;
+  if (p.transpose_c)  // the plan's B is op(A)^T, m wide
+    return !p.pack_b || (m + p.nr - 1) / p.nr * p.nr * k <= kSmallPackFloats;
+  return !p.pack_b && b_row_unit;
 }
 
 const char* to_string(CapacityClass c) noexcept;
