@@ -200,8 +200,14 @@ double ThreadPool::wake_us() noexcept {
   // the running estimate. Only the latest wake is seen; one sample per wake is plenty.
   const std::int64_t woke = woke_ns_.load(std::memory_order_relaxed);
   if (woke_at_ns_ > 0 && woke > woke_at_ns_) {
+    // A worker that returns within a microsecond was not woken from a sleep: it had just
+    // begun to wait as the job came (its futex wait returned at once). Such a sample once set
+    // the estimate to 0.1 us, and a loaded machine's next short jobs then waited for
+    // sleeping workers (ThreadPool.ShortJobsRunOnTheCallerWhileWorkersSleep under ctest -j2
+    // with a build beside it).
     const double sample = static_cast<double>(woke - woke_at_ns_) * 1e-3;
-    wake_us_ = wake_us_ <= 0.0 ? sample : 0.75 * wake_us_ + 0.25 * sample;
+    if (sample >= kMinWakeSampleUs)
+      wake_us_ = wake_us_ <= 0.0 ? sample : 0.75 * wake_us_ + 0.25 * sample;
     woke_at_ns_ = 0;
   }
   return wake_us_ > 0.0 ? wake_us_ : kWakeUsUnmeasured;

@@ -78,6 +78,8 @@ class ThreadPool final : public ForkAware {
   // (2 ms on a 2-vCPU KVM guest; docs/RUNTIME.md, "Threads"). Until the pool has seen a wake
   // of its own, it assumes this.
   static constexpr double kWakeUsUnmeasured = 50.0;
+  // Shorter samples are not wakes from a sleep (see wake_us()).
+  static constexpr double kMinWakeSampleUs = 1.0;
 
   void before_fork() noexcept override;
   void after_fork_parent() noexcept override;
