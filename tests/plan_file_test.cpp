@@ -68,8 +68,9 @@ bool same_plan(const Plan& x, const Plan& y) {
          x.pack_a == y.pack_a && x.pack_b == y.pack_b && x.kind == y.kind && x.mc == y.mc &&
          x.nc == y.nc && x.kc == y.kc && x.pm == y.pm && x.pn == y.pn && x.pk == y.pk &&
          x.tail == y.tail && x.a_packing == y.a_packing && x.prefetch_c == y.prefetch_c &&
-         x.prefetch_b == y.prefetch_b && x.quantize_threads == y.quantize_threads &&
-         x.cls == y.cls && x.predicted_us == y.predicted_us;
+         x.prefetch_b == y.prefetch_b && x.transpose_c == y.transpose_c &&
+         x.quantize_threads == y.quantize_threads && x.cls == y.cls &&
+         x.predicted_us == y.predicted_us;
 }
 
 struct Shape {
@@ -79,10 +80,17 @@ struct Shape {
 
 const std::vector<Shape>& shapes() {
   static const std::vector<Shape> s = {
-      {Trans::No, Trans::No, 3, 5, 7},       {Trans::No, Trans::No, 67, 131, 300},
-      {Trans::No, Trans::Yes, 4, 96, 257},   {Trans::Yes, Trans::No, 40, 33, 70},
-      {Trans::Yes, Trans::Yes, 17, 200, 19}, {Trans::No, Trans::Yes, 1, 1000, 64},
+      {Trans::No, Trans::No, 3, 5, 7},
+      {Trans::No, Trans::No, 67, 131, 300},
+      {Trans::No, Trans::Yes, 4, 96, 257},
+      {Trans::Yes, Trans::No, 40, 33, 70},
+      {Trans::Yes, Trans::Yes, 17, 200, 19},
+      {Trans::No, Trans::Yes, 1, 1000, 64},
       {Trans::No, Trans::No, 300, 64, 1100},
+      // C of a few columns: transposed plans where the kernels have them (their blocks are
+      // C^T's, wider than C), one on the small-problem executor and one on the executor.
+      {Trans::No, Trans::No, 555, 1, 2},
+      {Trans::No, Trans::No, 2226, 2, 9},
   };
   return s;
 }
@@ -485,6 +493,19 @@ TEST(PlanFile, InvalidPlansRejected) {
     k.b_k_unit = true;
     p.pack_b = false;
   });
+  add("C transposed by a tile without the kernels", "transposed", [&](ShapeKey&, Plan& p) {
+    p.transpose_c = true;
+    for (std::size_t t = 0; t < ks.tiles.size(); ++t)
+      if (!ks.tiles[t].has_transposed_store()) {
+        p.tile = static_cast<int>(t);
+        p.mr = ks.tiles[t].mr;
+        p.nr = ks.tiles[t].nr;
+        break;
+      }
+  });
+  add(
+      "C transposed on a dot plan", "not a register-tile plan",
+      [](ShapeKey&, Plan& p) { p.transpose_c = true; }, true);
   add("B prefetched but packed", "B prefetching", [](ShapeKey&, Plan& p) {
     p.pack_b = true;
     p.prefetch_b = true;

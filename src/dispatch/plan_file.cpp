@@ -330,16 +330,21 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
           static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";
 
+  if (p.transpose_c && p.kind != PlanKind::Blocked)
+    return "C stored transposed by a plan that is not a register-tile plan";
+
   // The plan kind's own rules, by the implementation that plans the key (planning.hpp).
   if (const PlanningImpl* impl = planning_impl_for(key); impl == nullptr)
     return "no planner for the key's data type";
   else if (std::string why = impl->check(key, p, hw); !why.empty())
     return why;
 
-  // Blocking: positive and within the shape (bounds the workspace the executor sizes).
+  // Blocking: positive and within the shape (bounds the workspace the executor sizes); a
+  // transposed plan's blocks are those of C^T.
+  const ShapeKey blocked = p.transpose_c ? transposed_key(key) : key;
   if (p.mr < 1 || p.nr < 1) return "non-positive tile";
   if (p.mc < 1 || p.nc < 1 || p.kc < 1) return "non-positive cache block";
-  if (p.mc > round_up(key.m, p.mr) || p.nc > round_up(key.n, p.nr) || p.kc > key.k)
+  if (p.mc > round_up(blocked.m, p.mr) || p.nc > round_up(blocked.n, p.nr) || p.kc > blocked.k)
     return "cache block larger than the shape";
 
   // Core grid.
