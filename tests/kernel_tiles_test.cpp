@@ -4,7 +4,9 @@
 //   - C = alpha * acc + beta * C (fp32), C = acc + ibeta * C modulo 2^32 (int8);
 //   - beta == 0 never reads C (it holds NaN here);
 //   - nothing outside the m x n tile is written (a sentinel around it stays);
-//   - int8 in-place and dot-product tiles add B's column sums, read with B's sign, to colsum.
+//   - int8 in-place and dot-product tiles add B's column sums, read with B's sign, to colsum;
+//   - the fp32 tiles' transposed-store twins (Plan::transpose_c) put tile element (i, j) at
+//     C(j, i), densely stored C and padded.
 // Row counts 1..mr, column tails, empty and partial depths.
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -121,6 +123,29 @@ void check_fp32_tiles(const kernels::IsaKernels& ks) {
                     << to_string(ks.isa) << " " << t.mr << "x" << t.nr << " mode " << mode
                     << " m=" << m << " n=" << n << " k=" << k
                     << (packed_b ? " packed B" : " B in place") << " beta=" << s.beta;
+                if (!t.has_transposed_store()) continue;
+                // The transposed store: tile element (i, j) at C(j, i), C's rows `ld` apart,
+                // densely (ld == m, the run of rows) and padded (the row stores).
+                for (const int ld : {m, m + 3}) {
+                  CBlock ct(t.nr + 1, ld);
+                  fill_c(ct, n, m, s.beta != 0.0f, rng, false);
+                  const std::vector<std::uint32_t> old_t = ct.cells;
+                  kernels::UKernelArgs targs = args;
+                  targs.c = reinterpret_cast<float*>(ct.data());
+                  targs.ldc = ld;
+                  t.get_tc(static_cast<kernels::AMode>(mode), m)(targs);
+                  const std::string terr = check_c(ct, n, m, [&](int r, int q) {
+                    double acc = 0;
+                    for (int64_t p = 0; p < k; ++p)
+                      acc += av(q, p) * b[static_cast<std::size_t>(p * ldb + r)];
+                    return linear(acc, s.alpha, s.beta,
+                                  old_t[static_cast<std::size_t>(r * ld + q)]);
+                  });
+                  ASSERT_EQ(terr, "")
+                      << to_string(ks.isa) << " " << t.mr << "x" << t.nr << " transposed, mode "
+                      << mode << " m=" << m << " n=" << n << " k=" << k << " ldc=" << ld
+                      << (packed_b ? " packed B" : " B in place") << " beta=" << s.beta;
+                }
               }
 }
 
