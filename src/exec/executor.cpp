@@ -82,7 +82,7 @@ class F32Op : public F32Operands {
     const int64_t c_step = transposed_ ? nr_ * t.ldc : nr_;
     for (int64_t jr = 0; jr < nb; jr += nr_) {
       args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
-      if (prefetch_c && !transposed_ && jr + nr_ < nb) [[unlikely]]
+      if (prefetch_c && jr + nr_ < nb) [[unlikely]]  // never on a transposed plan
         prefetch_c_tile(args.c + nr_, args.ldc, t.mv,
                         static_cast<int>(std::min<int64_t>(nr_, nb - jr - nr_)));
       fn(args);
