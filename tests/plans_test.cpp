@@ -29,13 +29,14 @@ struct Shape {
 };
 // Tails in both dimensions, one and several kc blocks, deep k for split-K grids; shallow
 // depths over several row and column tiles (the executor's row-tile sweep of shallow blocks);
-// C of at most 8 columns over more than a vector of rows (the transposed plans, with row tails
-// of their 48- and 64-row tiles and C^T row counts from 1 to 8).
+// C of at most 15 columns over more than a vector of rows (the transposed plans, with row tails
+// of their 32-, 48- and 64-row tiles and C^T row counts from 1 to 14: the 8x16 and the
+// 16x16 register transposes).
 constexpr Shape kShapes[] = {
-    {1, 1, 1},     {1, 37, 64},     {29, 1, 65},  {5, 17, 33},   {16, 32, 256},
-    {17, 33, 300}, {67, 45, 9},     {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000},
-    {2, 3, 2500},  {100, 101, 129}, {37, 150, 5}, {13, 77, 8},   {31, 300, 1},
-    {133, 2, 3},   {70, 8, 19},     {97, 7, 300}, {16, 3, 1},    {150, 6, 40},
+    {1, 1, 1},    {1, 37, 64},  {29, 1, 65},   {5, 17, 33},  {16, 32, 256}, {17, 33, 300},
+    {67, 45, 9},  {3, 70, 700}, {48, 5, 1100}, {8, 8, 3000}, {2, 3, 2500},  {100, 101, 129},
+    {37, 150, 5}, {13, 77, 8},  {31, 300, 1},  {133, 2, 3},  {70, 8, 19},   {97, 7, 300},
+    {16, 3, 1},   {150, 6, 40}, {45, 9, 7},    {83, 12, 33}, {36, 14, 2},
 };
 
 struct Variant {
@@ -287,8 +288,8 @@ TEST_P(Plans, TransposedPlansOnTheSmallExecutorMatchTheExecutor) {
   ThreadPool pool(1);
   std::mt19937 rng(29);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  constexpr Shape kSmall[] = {{40, 3, 5}, {133, 4, 5},  {100, 1, 7},
-                              {64, 8, 3}, {200, 2, 20}, {17, 5, 60}};
+  constexpr Shape kSmall[] = {{40, 3, 5},   {133, 4, 5}, {100, 1, 7}, {64, 8, 3},
+                              {200, 2, 20}, {17, 5, 60}, {50, 11, 6}, {33, 14, 9}};
   int ran = 0;
   for (std::size_t si = 0; si < std::size(kSmall); ++si) {
     const Shape s = kSmall[si];

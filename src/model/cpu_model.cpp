@@ -49,6 +49,13 @@ constexpr double kExecutorSetupUs = 0.05;
 // column, 23 for four, 67 for eight).
 constexpr double kTransposedStoreFixedCycles = 4.0;
 constexpr double kTransposedStorePermuteCycles = 2.0;
+// Past 8 columns of C the store is the 16 x 16 register transpose and 16 masked row stores per
+// vector, whatever the column count, and a little per column (one core, K = 1, 3072 rows, the
+// 14x32 tile: 77 cycles a vector for 9 columns, 82 for 12, 91 for 14, with the tile's calls
+// and its loads and FMAs in those figures).
+constexpr int kTransposedStoreWideRows = 8;
+constexpr double kTransposedStoreWideFixedCycles = 44.0;
+constexpr double kTransposedStoreWideRowCycles = 2.8;
 
 // Bytes of a block of rows, row_bytes each and 2^stride_log2 bytes apart, that a cache of
 // `bytes` with `ways` can hold at once. Rows whose distance is a multiple of many cache lines
@@ -288,10 +295,12 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // A row store costs per vector of the tile; the transposed store per vector of C^T's rows,
   // whatever the tile's row count.
   auto store_cycles = [&](double rows, double live) {
-    return p.transpose_c ? (kTransposedStoreFixedCycles +
-                            kTransposedStorePermuteCycles * rows * std::ceil(rows / 2)) *
-                               live
-                         : 1.5 * rows * live;
+    if (!p.transpose_c) return 1.5 * rows * live;
+    if (rows > kTransposedStoreWideRows)
+      return (kTransposedStoreWideFixedCycles + kTransposedStoreWideRowCycles * rows) * live;
+    return (kTransposedStoreFixedCycles +
+            kTransposedStorePermuteCycles * rows * std::ceil(rows / 2)) *
+           live;
   };
   auto call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);

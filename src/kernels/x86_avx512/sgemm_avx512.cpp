@@ -21,10 +21,11 @@ using namespace adaptcore::kernels;
 // variants serve decode-like M with wide vectors so B streams at full bandwidth), and 8x8 of
 // half-width vectors for C with at most 8 columns (8 accumulators: two FMAs a cycle of latency
 // 4 need 8 independent ones; more rows would exceed the 8 row addresses that A read in place
-// keeps in registers). Tiles keep their index in plan files: a new one goes last. The 8x48
-// and 6x64 tiles also store transposed (Plan::transpose_c: C of at most 8 columns, its rows
-// along the lanes).
-using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2>, Tile<8, 3, void, TransposedStoreAvx512>,
+// keeps in registers). Tiles keep their index in plan files: a new one goes last. The 16-lane
+// tiles also store transposed (Plan::transpose_c: C of fewer columns than a vector holds, its
+// rows along the lanes; C's column count at most the tile's rows).
+using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2, void, TransposedStoreAvx512>,
+                           Tile<8, 3, void, TransposedStoreAvx512>,
                            Tile<6, 4, void, TransposedStoreAvx512>, Tile<8, 1, VecAvx512Half>>;
 
 constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,

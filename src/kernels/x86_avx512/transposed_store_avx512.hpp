@@ -4,12 +4,14 @@
 // a few columns puts its many rows across the lanes (555 x 1 x 2: sixteen rows a vector, where
 // the row-wise tile holds one column of one row per 8-lane vector).
 //
-// Per vector of 16 rows: the (up to) 8 accumulators are transposed in registers (8 unpacks, 8
-// shuffles, 8 two-source permutes) into 8 registers of two rows each, then each row is one
-// masked 256-bit store of its M values (and, with beta, one masked load). alpha is applied to
-// the accumulators before the transpose, beta to the rows after it, with the row store's own
-// operations (alpha * acc, then fma(beta, c, that)), so the bits are those of a row store.
-// Included by the AVX-512 unit; the unnamed namespace gives it its own copy.
+// Per vector of 16 rows, a tile of at most 8 rows: the accumulators are transposed in registers
+// (8 unpacks, 8 shuffles, 8 two-source permutes) into 8 registers of two rows each, then each
+// row is one masked 256-bit store of its M values (and, with beta, one masked load). A tile of
+// 9-16 rows (C of 9-15 columns, whose row-wise tiles leave 1-7 of 16 lanes idle): the
+// 16 x 16 register transpose with the absent rows zero, then one masked 512-bit store a row. alpha
+// is applied to the accumulators before the transpose, beta to the rows after it, with the row
+// store's own operations (alpha * acc, then fma(beta, c, that)), so the bits are those of a row
+// store. Included by the AVX-512 unit; the unnamed namespace gives it its own copy.
 #pragma once
 
 #include <immintrin.h>
@@ -18,20 +20,41 @@
 
 #include "kernels/tile_epilogue.hpp"
 #include "kernels/x86_avx512/flat_transpose_avx512.hpp"
+#include "kernels/x86_avx512/transpose16x16_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
 namespace adaptcore::kernels {
 namespace {
 
 struct TransposedStoreAvx512 {
-  static constexpr int kMaxRows = 8;  // C^T rows (C columns) one tile stores
+  static constexpr int kMaxRows = 16;  // C^T rows (C columns) one tile stores
 
   // Tile element (i, j) goes to c[j * ldc + i]: i < M (C's columns), j < n (C's rows).
   template <class V, int M, int L, class Op>
   [[gnu::always_inline]] static void store(const typename V::reg (&acc)[M][L], float* c,
                                            int64_t ldc, int n, const Op& op) {
-    static_assert(V::W == 16 && M <= kMaxRows, "16-lane tiles of at most 8 rows");
-    if (ldc == M) return store_flat<V, M, L>(acc, c, n, op);
+    static_assert(V::W == 16 && M <= kMaxRows, "16-lane tiles of at most 16 rows");
+    if constexpr (M > 8)
+      store_wide<V, M, L>(acc, c, ldc, n, op);
+    else if (ldc == M)
+      store_flat<V, M, L>(acc, c, n, op);
+    else
+      store_narrow<V, M, L>(acc, c, ldc, n, op);
+  }
+
+  // With beta, pulls in the tile's rows of C before the depth loop (its rows are ldc apart).
+  template <class V, int M, int L, class Op>
+  [[gnu::always_inline]] static void prefetch(const float* c, int64_t ldc, int n, const Op& op) {
+    if (!op.needs_source()) return;
+    const int64_t step = ldc * 4 >= 64 ? 1 : 64 / (ldc * 4);
+    for (int64_t r = 0; r < n; r += step) __builtin_prefetch(c + r * ldc, 1, 3);
+  }
+
+ private:
+  // At most 8 rows, C padded (ldc > M): the 8 x 16 transpose, 256-bit row stores.
+  template <class V, int M, int L, class Op>
+  [[gnu::always_inline]] static void store_narrow(const typename V::reg (&acc)[M][L], float* c,
+                                                  int64_t ldc, int n, const Op& op) {
     const __mmask8 cols = static_cast<__mmask8>((1u << M) - 1u);
     const bool source = op.needs_source();
     const __m256 vbeta = _mm256_set1_ps(op.beta);
@@ -75,15 +98,35 @@ struct TransposedStoreAvx512 {
     }
   }
 
-  // With beta, pulls in the tile's rows of C before the depth loop (its rows are ldc apart).
+  // 9-16 rows: C's rows come out of the 16 x 16 transpose whole (a dense C too: its rows are
+  // then M floats apart, each store masked to its own M).
   template <class V, int M, int L, class Op>
-  [[gnu::always_inline]] static void prefetch(const float* c, int64_t ldc, int n, const Op& op) {
-    if (!op.needs_source()) return;
-    const int64_t step = ldc * 4 >= 64 ? 1 : 64 / (ldc * 4);
-    for (int64_t r = 0; r < n; r += step) __builtin_prefetch(c + r * ldc, 1, 3);
+  [[gnu::always_inline]] static void store_wide(const typename V::reg (&acc)[M][L], float* c,
+                                                int64_t ldc, int n, const Op& op) {
+    const __mmask16 cols = static_cast<__mmask16>((1u << M) - 1u);
+    const bool source = op.needs_source();
+    const __m512 vbeta = _mm512_set1_ps(op.beta);
+#pragma GCC unroll 4
+    for (int v = 0; v < L; ++v) {
+      const int rows = n - v * 16;
+      if (rows <= 0) break;
+      __m512 x[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        x[i] = i < M ? op(acc[i][v], TileSlot{i, v * 16, 16}) : _mm512_setzero_ps();
+      transpose16x16(x);
+      float* base = c + int64_t{v} * 16 * ldc;
+#pragma GCC unroll 16
+      for (int r = 0; r < 16; ++r) {
+        if (r >= rows) break;
+        float* p = base + int64_t{r} * ldc;
+        __m512 row = x[r];
+        if (source) row = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(cols, p), row);
+        _mm512_mask_storeu_ps(p, cols, row);
+      }
+    }
   }
 
- private:
   // ldc == M (a C stored densely): the tile's rows of C are one run of n * M floats, M
   // whole vectors per vector of rows (flat_transpose_avx512.hpp).
   template <class V, int M, int L, class Op>
