@@ -23,7 +23,11 @@
 
 namespace adaptcore::detail {
 
-inline constexpr int64_t kTinyMaxDim = 256;
+// Dimensions up to this take the path (12 bits each in the word). Past a few hundred the
+// whole-call saving (~50-80 ns: validation, key, plan-cache probe, executor set-up) matters
+// only on calls of a few hundred nanoseconds, which at 4096 means a depth of a few steps
+// over one or two rows (1 x 2391 x 1: 0.33 us a call through the full path).
+inline constexpr int64_t kTinyMaxDim = 4096;
 
 struct TinyArgs {
   Layout layout;
@@ -47,10 +51,10 @@ inline std::uint64_t ld_class(int64_t ld) noexcept {
   return ld == 1 ? 31u : std::uint64_t{stride_log2(ld)};
 }
 
-// The packed word of a tiny call (bits 0-23 dimensions - 1, 24 column-major, 25-26 transposes,
-// 27-31 / 32-36 the alignment classes of lda / ldb, 37-47 threads, 48-51 ISA, 52 set, 53 the
-// operands in memory), or 0 when the call is not tiny or its layout or transposes are not
-// plain values.
+// The packed word of a tiny call (bits 0-35 dimensions - 1, 36 column-major, 37-38
+// transposes, 39-43 / 44-48 the alignment classes of lda / ldb, 49-55 threads, 56-59 ISA, 60
+// set, 61 the operands in memory), or 0 when the call is not tiny, its thread count is 128
+// or more, or its layout or transposes are not plain values.
 inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool cold) noexcept {
   const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
                     static_cast<std::uint64_t>(x.k - 1);
@@ -60,13 +64,13 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
   const auto threads = static_cast<unsigned>(ctx.threads());
   const auto isa = static_cast<unsigned>(ctx.isa());
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
-      threads >= (1u << 11) || isa >= 16)
+      threads >= (1u << 7) || isa >= 16)
     return 0;
-  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 8 |
-         static_cast<std::uint64_t>(x.k - 1) << 16 | std::uint64_t{layout} << 24 |
-         std::uint64_t{ta != 0} << 25 | std::uint64_t{tb != 0} << 26 | ld_class(x.lda) << 27 |
-         ld_class(x.ldb) << 32 | std::uint64_t{threads} << 37 | std::uint64_t{isa} << 48 |
-         std::uint64_t{1} << 52 | std::uint64_t{cold} << 53;
+  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 12 |
+         static_cast<std::uint64_t>(x.k - 1) << 24 | std::uint64_t{layout} << 36 |
+         std::uint64_t{ta != 0} << 37 | std::uint64_t{tb != 0} << 38 | ld_class(x.lda) << 39 |
+         ld_class(x.ldb) << 44 | std::uint64_t{threads} << 49 | std::uint64_t{isa} << 56 |
+         std::uint64_t{1} << 60 | std::uint64_t{cold} << 61;
 }
 
 // make_problem's checks for a call whose word was found (layout, transposes and dimensions
@@ -128,7 +132,7 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x,
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
   // The ISA the word was made with (read once: set_isa may run meanwhile, and the payload's
   // tile index is into that ISA's table).
-  const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits(word >> 48);
+  const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits(word >> 56);
   if (ks == nullptr) return false;
   ctx.remember_call(x.a, x.b, x.c);
   run_small(SmallPlan::decode(payload), p, *ks);

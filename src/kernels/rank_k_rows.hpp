@@ -63,7 +63,10 @@ struct RowsKernel {
         if (source) {
           V::store(c + j, op(acc, V::load(c + j), slot));
         } else if constexpr (kStream) {
-          V::stream(c + j, op(acc, slot));
+          if (x.stream)
+            V::stream(c + j, op(acc, slot));
+          else
+            V::store(c + j, op(acc, slot));
         } else {
           V::store(c + j, op(acc, slot));
         }
@@ -72,7 +75,8 @@ struct RowsKernel {
     }
     // Non-temporal stores are weakly ordered: fence them before the caller's join publishes C.
 #if defined(__SSE2__)
-    if constexpr (kStream) _mm_sfence();
+    if constexpr (kStream)
+      if (x.stream) _mm_sfence();
 #endif
   }
 };

@@ -96,11 +96,13 @@ struct Plan {
 };
 
 // Register-tile plans run on the small-problem executor (exec/executor_small.hpp) when m, n and
-// k are all at most this: the footprint of A, B and C then fits L2 and a plan reading both in
-// place over one depth block is the macro-kernel's loop nest without its blocking, so the
-// macro-kernel has nothing to add (and its dispatch, about 200 ns, is a third of a 71 x 11 x
-// 13 call).
-inline constexpr int64_t kSmallTileDim = 256;
+// k are all at most kSmallTileDim and B at most kSmallBBytes: B then stays in L2 while each
+// row tile sweeps it, and a plan reading A and B in place over one depth block is the
+// macro-kernel's loop nest without its blocking, so the macro-kernel has nothing to add (and
+// its dispatch, about 200 ns, is a third of a 71 x 11 x 13 call; 50-80 ns of a 1 x 319 x 2
+// call of 130). Every problem within 256 a side (one depth block is at most 256 deep) passes.
+inline constexpr int64_t kSmallTileDim = 4096;
+inline constexpr int64_t kSmallBBytes = 256 * 1024;
 
 // A transposed plan (Plan::transpose_c) on the small-problem executor packs op(A)^T on the
 // stack: at most this many floats (16 KiB).
@@ -117,7 +119,8 @@ inline bool small_executor_runs(const Plan& p, int64_t m, int64_t n, int64_t k,
   if (p.pm != 1 || p.pn != 1 || p.pk != 1) return false;
   if (p.is_dot()) return !p.pack_b;
   if (p.kind != PlanKind::Blocked || p.tile > 31 || p.pack_a || p.tail == TailStrategy::Padded ||
-      k > p.kc || m > kSmallTileDim || n > kSmallTileDim || k > kSmallTileDim)
+      k > p.kc || m > kSmallTileDim || n > kSmallTileDim || k > kSmallTileDim ||
+      4 * k * (p.transpose_c ? m : n) > kSmallBBytes)
     return false;
   if (p.transpose_c)  // the plan's B is op(A)^T, m wide
     return !p.pack_b || (m + p.nr - 1) / p.nr * p.nr * k <= kSmallPackFloats;
