@@ -63,10 +63,7 @@ struct RowsKernel {
         if (source) {
           V::store(c + j, op(acc, V::load(c + j), slot));
         } else if constexpr (kStream) {
-          if (x.stream)
-            V::stream(c + j, op(acc, slot));
-          else
-            V::store(c + j, op(acc, slot));
+          V::stream(c + j, op(acc, slot));
         } else {
           V::store(c + j, op(acc, slot));
         }
@@ -75,8 +72,7 @@ struct RowsKernel {
     }
     // Non-temporal stores are weakly ordered: fence them before the caller's join publishes C.
 #if defined(__SSE2__)
-    if constexpr (kStream)
-      if (x.stream) _mm_sfence();
+    if constexpr (kStream) _mm_sfence();
 #endif
   }
 };

@@ -100,9 +100,6 @@ struct RowsArgs {
   int64_t ldc;
   float alpha;
   float beta;
-  // With beta = 0, whole lines of C leave through non-temporal stores (operands in memory);
-  // false keeps C in the caches (a warm call, whose C the next call rewrites there).
-  bool stream = true;
 };
 using RowsKernelFn = void (*)(const RowsArgs&);
 
