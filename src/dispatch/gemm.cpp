@@ -33,10 +33,11 @@ namespace {
 
 // Both layout entries: the tiny-call path, else the full one. Inline, so the entry without
 // CallOptions passes its constant Auto in a register.
-inline Status gemm_args(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                        float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                        float beta, float* c, int64_t ldc, Residency residency,
-                        Context& ctx) noexcept {
+[[gnu::always_inline]] inline Status gemm_args(Layout layout, Trans transa, Trans transb, int64_t m,
+                                               int64_t n, int64_t k, float alpha, const float* a,
+                                               int64_t lda, const float* b, int64_t ldb, float beta,
+                                               float* c, int64_t ldc, Residency residency,
+                                               Context& ctx) noexcept {
   if (ctx.usable() &&
       detail::small_call(detail::impl_of(ctx),
                          {layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc},

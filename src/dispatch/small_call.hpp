@@ -23,11 +23,11 @@
 
 namespace adaptcore::detail {
 
-// Dimensions up to this take the path (12 bits each in the word). Past a few hundred the
+// Dimensions up to this take the path (11 bits each in the word). Past a few hundred the
 // whole-call saving (~50-80 ns: validation, key, plan-cache probe, executor set-up) matters
-// only on calls of a few hundred nanoseconds, which at 4096 means a depth of a few steps
-// over one or two rows (1 x 2391 x 1: 0.33 us a call through the full path).
-inline constexpr int64_t kTinyMaxDim = 4096;
+// only on calls of a few hundred nanoseconds, which at 2048 means a depth of a few steps over
+// one or two rows (2 x 1302 x 1: 0.26 -> 0.20 us a call).
+inline constexpr int64_t kTinyMaxDim = 2048;
 
 struct TinyArgs {
   Layout layout;
@@ -44,17 +44,20 @@ struct TinyArgs {
 };
 
 namespace tiny_detail {
-// A leading dimension's class: the power of two dividing it (the key's alignment class), or
-// 31 for a leading dimension of 1, which makes that operand's other stride a unit one too and
-// so changes the key (a k = 1 operand stored with ld = 1 is both row- and column-contiguous).
+// A leading dimension's class in 4 bits: the power of two dividing its bytes (the key's
+// alignment class, 2..16 for 4-byte elements) less 2, or 15 for a leading dimension of 1,
+// which makes that operand's other stride a unit one too and so changes the key (a k = 1
+// operand stored with ld = 1 is both row- and column-contiguous).
 inline std::uint64_t ld_class(int64_t ld) noexcept {
-  return ld == 1 ? 31u : std::uint64_t{stride_log2(ld)};
+  return ld == 1 ? 15u : std::uint64_t{stride_log2(ld)} - 2u;
 }
 
-// The packed word of a tiny call (bits 0-35 dimensions - 1, 36 column-major, 37-38
-// transposes, 39-43 / 44-48 the alignment classes of lda / ldb, 49-55 threads, 56-59 ISA, 60
-// set, 61 the operands in memory), or 0 when the call is not tiny, its thread count is 128
-// or more, or its layout or transposes are not plain values.
+// The packed word of a tiny call: bits 0-32 dimensions - 1, 33 column-major, 34-35 transposes,
+// 36-39 / 40-43 the classes of lda / ldb, 44-45 ISA (never 0: the word is never 0), 46 the
+// operands in memory, 47-55 threads; 56 bits, so the table keeps a slot's key and payload in
+// one word. 0 when the call is not tiny, its thread count is 512 or more, or its layout or
+// transposes are not plain values.
+inline constexpr int kTinyIsaShift = 44;
 inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool cold) noexcept {
   const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
                     static_cast<std::uint64_t>(x.k - 1);
@@ -64,13 +67,13 @@ inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool c
   const auto threads = static_cast<unsigned>(ctx.threads());
   const auto isa = static_cast<unsigned>(ctx.isa());
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
-      threads >= (1u << 7) || isa >= 16)
+      threads >= (1u << 9) || isa >= 4)
     return 0;
-  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 12 |
-         static_cast<std::uint64_t>(x.k - 1) << 24 | std::uint64_t{layout} << 36 |
-         std::uint64_t{ta != 0} << 37 | std::uint64_t{tb != 0} << 38 | ld_class(x.lda) << 39 |
-         ld_class(x.ldb) << 44 | std::uint64_t{threads} << 49 | std::uint64_t{isa} << 56 |
-         std::uint64_t{1} << 60 | std::uint64_t{cold} << 61;
+  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 11 |
+         static_cast<std::uint64_t>(x.k - 1) << 22 | std::uint64_t{layout} << 33 |
+         std::uint64_t{ta != 0} << 34 | std::uint64_t{tb != 0} << 35 | ld_class(x.lda) << 36 |
+         ld_class(x.ldb) << 40 | std::uint64_t{isa} << kTinyIsaShift | std::uint64_t{cold} << 46 |
+         std::uint64_t{threads} << 47;
 }
 
 // make_problem's checks for a call whose word was found (layout, transposes and dimensions
@@ -112,8 +115,8 @@ inline bool tiny_operands_valid(const TinyArgs& x, bool row, bool ta, bool tb) n
 // `residency` is the call's own (CallOptions; Auto: the context's). A parameter, not a member
 // of TinyArgs: a constant zero member makes GCC clear the whole struct before filling it (a
 // rep stosq, about a sixth of a 1x1x1 call).
-inline bool small_call(ContextImpl& ctx, const TinyArgs& x,
-                       Residency residency = Residency::Auto) noexcept {
+[[gnu::always_inline]] inline bool small_call(ContextImpl& ctx, const TinyArgs& x,
+                                              Residency residency = Residency::Auto) noexcept {
   using namespace tiny_detail;
   if (x.alpha == 0.0f || ctx.verbose()) return false;  // trivial calls: the full path
   const bool cold = ctx.cold_call(x.a, x.b, x.c, residency);
@@ -132,7 +135,7 @@ inline bool small_call(ContextImpl& ctx, const TinyArgs& x,
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
   // The ISA the word was made with (read once: set_isa may run meanwhile, and the payload's
   // tile index is into that ISA's table).
-  const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits(word >> 56);
+  const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits((word >> kTinyIsaShift) & 3);
   if (ks == nullptr) return false;
   ctx.remember_call(x.a, x.b, x.c);
   run_small(SmallPlan::decode(payload), p, *ks);
