@@ -51,6 +51,16 @@ struct TransposedStoreAvx512 {
   }
 
  private:
+  // The tile's outputs of vector v, row by row (alpha and the output op applied), the rows
+  // from M to R zero: the input of an R x 16 register transpose.
+  template <class V, int M, int L, class Op, int R>
+  [[gnu::always_inline]] static void outputs(const typename V::reg (&acc)[M][L], int v,
+                                             const Op& op, __m512 (&x)[R]) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i)
+      x[i] = i < M ? op(acc[i][v], TileSlot{i, v * 16, 16}) : _mm512_setzero_ps();
+  }
+
   // At most 8 rows, C padded (ldc > M): the 8 x 16 transpose, 256-bit row stores.
   template <class V, int M, int L, class Op>
   [[gnu::always_inline]] static void store_narrow(const typename V::reg (&acc)[M][L], float* c,
@@ -63,9 +73,7 @@ struct TransposedStoreAvx512 {
       const int rows = n - v * 16;
       if (rows <= 0) break;
       __m512 x[8];
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i)
-        x[i] = i < M ? op(acc[i][v], TileSlot{i, v * 16, 16}) : _mm512_setzero_ps();
+      outputs<V, M, L>(acc, v, op, x);
       // Per 128-bit lane L: t0 = x0[4L], x1[4L], x0[4L+1], x1[4L+1]; t1 the next two.
       __m512 t[8], u[8];
 #pragma GCC unroll 4
@@ -111,9 +119,7 @@ struct TransposedStoreAvx512 {
       const int rows = n - v * 16;
       if (rows <= 0) break;
       __m512 x[16];
-#pragma GCC unroll 16
-      for (int i = 0; i < 16; ++i)
-        x[i] = i < M ? op(acc[i][v], TileSlot{i, v * 16, 16}) : _mm512_setzero_ps();
+      outputs<V, M, L>(acc, v, op, x);
       transpose16x16(x);
       float* base = c + int64_t{v} * 16 * ldc;
 #pragma GCC unroll 16
