@@ -16,23 +16,13 @@ namespace small_detail {
 
 void run_transposed(const GemmProblem& given, const kernels::TileKernels& t,
                     const kernels::IsaKernels& ks) noexcept {
-  using kernels::AMode;
   const GemmProblem g = transposed_operands(given);  // C^T: g.m columns of C, g.n rows
   // The executor's panels of one depth block: nr columns of op(A)^T each, k steps.
   alignas(64) float packed[kSmallPackFloats];
   const bool pack = g.b_cs != 1;
   if (pack) ks.pack_b(g.k, g.n, g.b, g.b_rs, g.b_cs, t.nr, packed);
-  const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
-  kernels::UKernelArgs args{.k = g.k,
-                            .a = nullptr,
-                            .a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs,
-                            .b = nullptr,
-                            .ldb = pack ? t.nr : g.b_rs,
-                            .c = nullptr,
-                            .ldc = g.ldc,
-                            .alpha = g.alpha,
-                            .beta = g.beta,
-                            .n = 0};
+  const kernels::AMode mode = a_mode(g);
+  kernels::UKernelArgs args = tile_args(g, pack ? t.nr : g.b_rs);
   for (int64_t i = 0; i < g.m; i += t.mr) {
     const int mv = static_cast<int>(std::min<int64_t>(t.mr, g.m - i));
     const kernels::UKernelFn fn = t.get_tc(mode, mv);

@@ -39,20 +39,28 @@ std::optional<SmallPlan> small_plan(const Plan& plan, const GemmProblem& prob,
 
 namespace small_detail {
 
+// How a register tile reads A (in place), and the kernel arguments every tile of the problem
+// shares (B's row stride `ldb`; the operand addresses and the column count are per tile).
+inline kernels::AMode a_mode(const GemmProblem& g) noexcept {
+  return g.a_row_unit() ? kernels::AMode::RowUnit : kernels::AMode::ColUnit;
+}
+inline kernels::UKernelArgs tile_args(const GemmProblem& g, int64_t ldb) noexcept {
+  return {.k = g.k,
+          .a = nullptr,
+          .a_stride = a_mode(g) == kernels::AMode::ColUnit ? g.a_cs : g.a_rs,
+          .b = nullptr,
+          .ldb = ldb,
+          .c = nullptr,
+          .ldc = g.ldc,
+          .alpha = g.alpha,
+          .beta = g.beta,
+          .n = 0};
+}
+
 // Register tiles with A and B in place, each over the whole depth.
 inline void run_tiles(const GemmProblem& g, const kernels::TileKernels& t) {
-  using kernels::AMode;
-  const AMode mode = g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit;
-  kernels::UKernelArgs args{.k = g.k,
-                            .a = nullptr,
-                            .a_stride = mode == AMode::ColUnit ? g.a_cs : g.a_rs,
-                            .b = nullptr,
-                            .ldb = g.b_rs,
-                            .c = nullptr,
-                            .ldc = g.ldc,
-                            .alpha = g.alpha,
-                            .beta = g.beta,
-                            .n = 0};
+  const kernels::AMode mode = a_mode(g);
+  kernels::UKernelArgs args = tile_args(g, g.b_rs);
   if (g.m <= t.mr && g.n <= t.nr) {  // one tile: most tiny calls
     args.a = g.a, args.b = g.b, args.c = g.c, args.n = static_cast<int>(g.n);
     t.get(mode, static_cast<int>(g.m))(args);
