@@ -36,6 +36,9 @@ constexpr double kDotLoopCycles = 40.0;
 // at most 256 fp32 columns read in place; e.g. cold 11 x 54 x 297 runs in 6.9 us in place
 // against 12.7 us packed).
 constexpr double kSeparateRowBytes = 1024.0;
+// Rows of a core up to which a warm B read in place from L3 is bound by its row streams
+// (predict_blocked): the compute of more rows covers them.
+constexpr double kWarmStreamingRows = 2.0;
 // Issue cost of one software prefetch instruction, in cycles.
 constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up, which the small-problem executor does without: one core, warm, whole
@@ -109,6 +112,19 @@ double CpuModel::level_gbs(double bytes, int threads) const noexcept {
   return dram_gbs(threads);
 }
 
+double CpuModel::source_gbs(const ShapeKey& key, double bytes, int threads) const noexcept {
+  if (key.cold) return dram_gbs(threads);
+  if (bytes <= static_cast<double>(hw_.l3_bytes)) return level_gbs(bytes, threads);
+  // Every operand of the call, C as 32-bit accumulators (warm, one core, 8 x 6577 x 239 with
+  // B's 6.3 MiB read in place: 229-244 us with kc = 239, 310 us with the kc = 8 the DRAM
+  // pricing chose).
+  const double m = static_cast<double>(key.m), n = static_cast<double>(key.n),
+               k = static_cast<double>(key.k);
+  const double footprint = cfg_.in_bytes * (m * k + k * n) + 4.0 * m * n;
+  return footprint <= static_cast<double>(hw_.l3_warm_bytes) * threads ? hw_.bw_l3_gbs
+                                                                        : dram_gbs(threads);
+}
+
 double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate,
                                  bool chained) const noexcept {
   const double nv = std::ceil(nr / lanes);
@@ -170,7 +186,7 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   const double tiles = ceil_div(m_t, p.mr) * ceil_div(n_t, p.nr);
   // Cold operands (ShapeKey::cold) are first read from DRAM whatever their size, and C's
   // lines are fetched for writing from there too.
-  const double b_src_gbs = key.cold ? dram_gbs(threads) : level_gbs(eb * k * n, threads);
+  const double b_src_gbs = source_gbs(key, eb * k * n, threads);
   const double b_us = p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
   // The copy (TypeConfig::dot_pack_cycles: element by element 2 cycles each, 64 x 7 x 4096
   // copied its 28,672 in 16 us; AVX-512 transposes in registers).
@@ -189,16 +205,23 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // Warm, A's first pass and the tiles' B streams from L1 or L2 run under the instructions
   // (the prefetchers keep a few rows ahead); from L3 or DRAM the core waits for them (192 x 4
   // x 128 warm, one core, A's 96 KiB in L2: 2.7 us, the instructions' 2.8 us, where adding the
-  // streams said 4.2). A's re-reads for the later column tiles stay exposed: hidden too, the
-  // planner took dot tiles for 256 x 4096 x 1024 NT (0.90x the packed register tile). Cold,
+  // streams said 4.2). A's re-reads for the later column tiles are hidden only while A stays
+  // resident in L2: counted from the whole L2, the planner took dot tiles for 256 x 4096 x 1024
+  // NT (1 MiB of A a core; 0.90x the packed register tile). Cold,
   // every row a tile starts is a miss the tile waits for (hiding those, 74 cold two-thread plans
   // changed to dot plans ran 0.82x the time).
   double hidden_us = 0, exposed_us = 0;
   auto stream = [&](double bytes, double gbs) {
     (!key.cold && gbs >= hw_.bw_l2_gbs ? hidden_us : exposed_us) += bytes / (gbs * 1e3);
   };
-  stream(a_bytes, key.cold ? dram_gbs(threads) : a_level_gbs);
-  exposed_us += (col_tiles - 1.0) * a_bytes / (a_level_gbs * 1e3);
+  stream(a_bytes, key.cold ? dram_gbs(threads) : source_gbs(key, a_bytes, threads));
+  // A's later passes come from the level where the core's A stays resident (half a cache:
+  // B's tiles and C pass through it too); from L1 or L2 they run under the FMAs like the first.
+  const double a_resident_gbs =
+      a_bytes <= kResidentShare * static_cast<double>(hw_.l1d_bytes)   ? hw_.bw_l1_gbs
+      : a_bytes <= kResidentShare * static_cast<double>(hw_.l2_bytes) ? hw_.bw_l2_gbs
+                                                                       : level_gbs(a_bytes * 2, threads);
+  stream((col_tiles - 1.0) * a_bytes, key.cold ? a_level_gbs : a_resident_gbs);
   stream(tiles * b_tile_bytes, level_gbs(b_tile_bytes, threads));
   if (key.cold) exposed_us += cold_c_bytes(4 * m_t * n_t) / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + hidden_us + exposed_us;
@@ -234,8 +257,8 @@ CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const n
   const double dram_bw = dram_gbs(threads);
   const double b_bytes = eb * k * n;
   const double a_bytes = eb * m_t * k;
-  const double b_src = key.cold ? dram_bw : level_gbs(b_bytes, threads);
-  const double a_src = key.cold ? dram_bw : level_gbs(eb * static_cast<double>(key.m) * k, threads);
+  const double b_src = source_gbs(key, b_bytes, threads);
+  const double a_src = source_gbs(key, eb * static_cast<double>(key.m) * k, threads);
   const double mem_us = 4.0 * m_t * n / (dram_bw * 1e3) + b_bytes / (b_src * 1e3) +
                         (m_t - 1.0) * b_bytes / (level_gbs(b_bytes, 1) * 1e3) +
                         a_bytes / (a_src * 1e3);
@@ -348,8 +371,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
   // The part of each operand this core reads decides its level: with B split over two cores,
   // each core's half can stay in its own L3 although the whole B would not.
   // Cold operands (ShapeKey::cold) start in DRAM whatever their size.
-  const double a_src_bw = key.cold ? dram_bw : bw_of(eb * m_t * k_t);
-  const double b_src_bw = key.cold ? dram_bw : bw_of(eb * k_t * n_t);
+  const double a_src_bw = source_gbs(key, eb * m_t * k_t, threads);
+  const double b_src_bw = source_gbs(key, eb * k_t * n_t, threads);
   const double page = static_cast<double>(hw_.page_bytes);
   // Packing reads the source at the packing rate, at most the source's bandwidth; a copy out
   // of DRAM also write-allocates its destination (half the source bandwidth). A packer that
@@ -393,8 +416,17 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // panel computes; with more row panels their compute covers the restart of each run
     // (validate-model, cold, 2 threads: 10 x 1024 x 11008 and 15 x 1024 x 1024 ran 1.67x
     // faster in place with kc = 32 than the packed plans the ramp made the model prefer).
+    // A warm B beyond L2 read without software prefetches (it stays in the L3 a hot loop
+    // keeps: Plan::prefetch_b is off) by a core of one or two rows is kc row streams from L3
+    // that little compute covers, lost past about 8 as from DRAM (warm, one core, 1 x 2048 x
+    // 1408: kc = 8 157 us, kc = 256 237 us; two threads, 1 and 2 x 4096 x 512 and
+    // x 6577 x 239: kc = 8 1.14-1.34x faster than 256). From four rows on the compute covers
+    // them (two threads, 4 x 4096 x 512, 4 x 768 x 2048: kc = 256 1.4x faster than 8).
     double streams = 1.0;
-    const bool b_streams = direct_b ? bw_of(eb * k_t * n_t) == dram_bw : b_src_bw == dram_bw;
+    const bool warm_l3 = !key.cold && !p.prefetch_b && b_src_bw < hw_.bw_l2_gbs &&
+                         m_t <= kWarmStreamingRows;
+    const bool b_streams = direct_b ? bw_of(eb * k_t * n_t) == dram_bw || warm_l3
+                                    : b_src_bw == dram_bw || warm_l3;
     if (b_streams && eb * n >= kSeparateRowBytes) {
       streams = dram_row_stream_efficiency(kc);
       if (row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(n_t, n);

@@ -64,6 +64,11 @@ class CpuModel {
   double cold_c_bytes(double c_bytes) const noexcept;
   // Bandwidth of the level where a block of `bytes` stays resident.
   double level_gbs(double bytes, int threads) const noexcept;
+  // Bandwidth of the level an operand share of `bytes` starts a call in: DRAM for a cold key;
+  // for a warm one, the level holding it, where a repeated call finds in L3 whatever its
+  // operands leave room for in the L3 a hot loop keeps (l3_warm_bytes a core), beyond the
+  // capped share (l3_bytes) that blocking within a call counts on.
+  double source_gbs(const ShapeKey& key, double bytes, int threads) const noexcept;
   CostBreakdown predict_blocked(const ShapeKey& key, const Plan& plan) const noexcept;
   CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
   CostBreakdown predict_rows(const ShapeKey& key, const Plan& plan) const noexcept;
