@@ -1,0 +1,156 @@
+// The CPU model's rules for where operands start a call and which streams the kernels hide,
+// checked on a fixed profile (a 2-core Zen 4 guest's figures) so that the answers do not move
+// with the machine running the tests. Each rule is docs/MODEL.md's, with its measurement there.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "adaptcore/hardware.hpp"
+#include "core/problem.hpp"
+#include "core/shape_key.hpp"
+#include "kernels/ukernel.hpp"
+#include "model/cpu_model.hpp"
+#include "plan/candidates.hpp"
+#include "plan/taxonomy.hpp"
+#include "plan/type_config.hpp"
+
+namespace adaptcore {
+namespace {
+
+HardwareProfile zen4_guest() {
+  HardwareProfile hw;
+  hw.source = "test";
+  hw.cores = 2;
+  hw.fma3 = hw.avx2 = hw.avx512f = hw.avx512bw = hw.avx512dq = hw.avx512vl = true;
+  hw.freq_ghz = 3.69;
+  hw.l1d_bytes = 32 * 1024;
+  hw.l2_bytes = 1024 * 1024;
+  hw.l3_bytes = 4 * 1024 * 1024;
+  hw.l3_warm_bytes = 16 * 1024 * 1024;
+  hw.bw_l1_gbs = 206.9;
+  hw.bw_l2_gbs = 118.2;
+  hw.bw_l3_gbs = 88.7;
+  hw.bw_dram_core_gbs = 16.0;
+  hw.bw_dram_total_gbs = 32.0;
+  hw.fma_per_cycle_avx512 = 1.0;
+  hw.fma_per_cycle_avx2 = 2.0;
+  hw.fork_join_us = 0.6;
+  hw.pack_gbs = 29.6;
+  return hw;
+}
+
+// The key of a row-major call with dense operands, B stored transposed with `trans_b`.
+ShapeKey key_of(int64_t m, int64_t n, int64_t k, bool trans_b, int threads, bool cold) {
+  GemmProblem g;
+  g.m = m, g.n = n, g.k = k;
+  g.a_rs = k, g.a_cs = 1;
+  g.b_rs = trans_b ? 1 : n, g.b_cs = trans_b ? k : 1;
+  g.ldc = n;
+  ShapeKey key = make_key(g, Isa::Avx512, threads);
+  key.cold = cold;
+  return key;
+}
+
+class CpuModelRules : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ks_ = kernels::kernels_for(Isa::Avx512);
+    if (ks_ == nullptr) GTEST_SKIP() << "this build has no AVX-512 kernel table";
+  }
+  // The lowest prediction among the key's candidates that `keep` accepts (infinity if none).
+  double best(const HardwareProfile& hw, const ShapeKey& key,
+              const std::function<bool(const Plan&)>& keep) const {
+    const TypeConfig cfg = type_config(*ks_, hw);
+    const CpuModel model(hw, cfg);
+    double t = std::numeric_limits<double>::infinity();
+    for (const Plan& p : enumerate_candidates(key, classify(key, hw, cfg), hw, cfg))
+      if (keep(p)) t = std::min(t, model.predict(key, p).total_us);
+    return t;
+  }
+  // Every candidate of the key that `keep` accepts, with its prediction.
+  void each(const HardwareProfile& hw, const ShapeKey& key,
+            const std::function<bool(const Plan&)>& keep,
+            const std::function<void(const Plan&, const CostBreakdown&)>& fn) const {
+    const TypeConfig cfg = type_config(*ks_, hw);
+    const CpuModel model(hw, cfg);
+    for (const Plan& p : enumerate_candidates(key, classify(key, hw, cfg), hw, cfg))
+      if (keep(p)) fn(p, model.predict(key, p));
+  }
+  const kernels::IsaKernels* ks_ = nullptr;
+};
+
+bool in_place_tile(const Plan& p) {
+  return p.kind == PlanKind::Blocked && !p.is_dot() && !p.pack_b && !p.transpose_c;
+}
+
+// A warm call whose operands fit the L3 a hot loop keeps finds B there, although B is larger
+// than the capped share blocking counts on; a cold one finds it in DRAM either way.
+TEST_F(CpuModelRules, WarmOperandsStartInTheL3AHotLoopKeeps) {
+  HardwareProfile keeps = zen4_guest(), small = zen4_guest();
+  small.l3_warm_bytes = small.l3_bytes;  // a hot loop keeps no more than the capped share
+  const auto whole_depth = [](const Plan& p) { return in_place_tile(p) && p.kc == 239; };
+  const ShapeKey warm = key_of(8, 6577, 239, false, 1, false);  // B: 6.0 MiB
+  EXPECT_LT(best(keeps, warm, whole_depth), 0.8 * best(small, warm, whole_depth));
+  const ShapeKey cold = key_of(8, 6577, 239, false, 1, true);
+  EXPECT_DOUBLE_EQ(best(keeps, cold, whole_depth), best(small, cold, whole_depth));
+}
+
+// From that L3, a core of one or two rows reading B in place has too little compute to cover
+// kc row streams (shallow blocks win); from four rows on the compute covers them.
+TEST_F(CpuModelRules, WarmRowStreamsFromL3CostOnlyCoresOfFewRows) {
+  const HardwareProfile hw = zen4_guest();
+  const auto depth = [](int64_t kc) {
+    return [kc](const Plan& p) { return in_place_tile(p) && p.pk == 1 && p.kc == kc; };
+  };
+  const ShapeKey one_row = key_of(1, 2048, 1408, false, 1, false);  // B: 11 MiB
+  EXPECT_LT(best(hw, one_row, depth(8)), best(hw, one_row, depth(256)));
+  const ShapeKey eight_rows = key_of(8, 2048, 1408, false, 1, false);
+  EXPECT_LT(best(hw, eight_rows, depth(256)), best(hw, eight_rows, depth(8)));
+}
+
+// A dot plan's streams from L1 and L2 run under its FMAs with warm operands; cold, every stream
+// is waited for.
+TEST_F(CpuModelRules, DotStreamsRunUnderTheFmasOnlyWhenWarm) {
+  const HardwareProfile hw = zen4_guest();
+  const auto dot = [](const Plan& p) { return p.is_dot(); };
+  int plans = 0;
+  each(hw, key_of(192, 4, 128, false, 1, false), dot, [&](const Plan&, const CostBreakdown& c) {
+    ++plans;
+    EXPECT_GT(c.memory_us, 0.0);
+    // A's 96 KiB in L2, one column tile: all of the streams hidden.
+    EXPECT_NEAR(c.total_us, std::max(c.compute_us, c.memory_us) + c.pack_us + c.sync_us, 1e-9);
+  });
+  // Cold, with B packed (so no in-place B to overlap): every stream adds to the FMAs' time.
+  const auto packed_dot = [](const Plan& p) { return p.is_dot() && p.pack_b; };
+  each(hw, key_of(192, 4, 128, false, 1, true), packed_dot,
+       [&](const Plan&, const CostBreakdown& c) {
+         ++plans;
+         EXPECT_NEAR(c.total_us, c.compute_us + c.memory_us + c.pack_us + c.sync_us, 1e-9);
+       });
+  EXPECT_GT(plans, 1);
+}
+
+// A's passes for the later column tiles run under the FMAs only while the core's A stays
+// resident in L2 (half of it): 64 KiB of A a core is hidden, 1 MiB is not.
+TEST_F(CpuModelRules, DotReReadsOfANonResidentAStayExposed) {
+  const HardwareProfile hw = zen4_guest();
+  const auto split_n = [](const Plan& p) { return p.is_dot() && p.pn == 2; };
+  int plans = 0;
+  each(hw, key_of(16, 1024, 1024, true, 2, false), split_n,
+       [&](const Plan&, const CostBreakdown& c) {
+         ++plans;
+         EXPECT_LT(c.total_us, std::max(c.compute_us, c.memory_us) + c.pack_us + c.sync_us +
+                                   0.05 * c.memory_us);
+       });
+  each(hw, key_of(256, 4096, 1024, true, 2, false), split_n,
+       [&](const Plan&, const CostBreakdown& c) {
+         ++plans;
+         EXPECT_GT(c.total_us, c.compute_us + 0.3 * c.memory_us);
+       });
+  EXPECT_GT(plans, 1);
+}
+
+}  // namespace
+}  // namespace adaptcore
