@@ -152,5 +152,20 @@ TEST_F(CpuModelRules, DotReReadsOfANonResidentAStayExposed) {
   EXPECT_GT(plans, 1);
 }
 
+// A dot plan split over N has both cores store into the line straddling their boundary in
+// every row of C unless the rows are whole lines: charged like the register tiles' grids.
+TEST_F(CpuModelRules, DotSplitOverNChargesTheSharedLinesOfC) {
+  const HardwareProfile hw = zen4_guest();
+  const auto split_n = [](const Plan& p) { return p.is_dot() && p.pn == 2; };
+  double narrow = 0, whole_lines = 0;
+  each(hw, key_of(66, 8, 300, false, 2, false), split_n,
+       [&](const Plan&, const CostBreakdown& c) { narrow = std::max(narrow, c.sync_us); });
+  each(hw, key_of(66, 16, 300, false, 2, false), split_n,
+       [&](const Plan&, const CostBreakdown& c) { whole_lines = std::max(whole_lines, c.sync_us); });
+  ASSERT_GT(narrow, 0.0);
+  ASSERT_GT(whole_lines, 0.0);
+  EXPECT_NEAR(narrow - whole_lines, 66 * 80.0 / (hw.freq_ghz * 1e3), 1e-9);
+}
+
 }  // namespace
 }  // namespace adaptcore
