@@ -112,6 +112,14 @@ double CpuModel::level_gbs(double bytes, int threads) const noexcept {
   return dram_gbs(threads);
 }
 
+double CpuModel::n_split_sharing_us(const ShapeKey& key, const Plan& p, double rows,
+                                    double passes) const noexcept {
+  // The key does not hold ldc; N a multiple of a line stands for it (C stored densely, as
+  // callers mostly do, from an aligned allocation).
+  if (p.pn <= 1 || key.n % 16 == 0) return 0.0;
+  return rows * passes * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
+}
+
 double CpuModel::source_gbs(const ShapeKey& key, double bytes, int threads) const noexcept {
   if (key.cold) return dram_gbs(threads);
   if (bytes <= static_cast<double>(hw_.l3_bytes)) return level_gbs(bytes, threads);
@@ -207,29 +215,27 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // x 128 warm, one core, A's 96 KiB in L2: 2.7 us, the instructions' 2.8 us, where adding the
   // streams said 4.2). A's re-reads for the later column tiles are hidden only while A stays
   // resident in L2: counted from the whole L2, the planner took dot tiles for 256 x 4096 x 1024
-  // NT (1 MiB of A a core; 0.90x the packed register tile). Cold,
-  // every row a tile starts is a miss the tile waits for (hiding those, 74 cold two-thread plans
-  // changed to dot plans ran 0.82x the time).
+  // NT (1 MiB of A a core; 0.90x the packed register tile). Cold, every row a tile starts is a
+  // miss the tile waits for (hiding those, 74 cold two-thread plans changed to dot plans ran
+  // 0.82x the time).
   double hidden_us = 0, exposed_us = 0;
   auto stream = [&](double bytes, double gbs) {
     (!key.cold && gbs >= hw_.bw_l2_gbs ? hidden_us : exposed_us) += bytes / (gbs * 1e3);
   };
-  stream(a_bytes, key.cold ? dram_gbs(threads) : source_gbs(key, a_bytes, threads));
-  // A's later passes come from the level where the core's A stays resident (half a cache:
-  // B's tiles and C pass through it too); from L1 or L2 they run under the FMAs like the first.
-  const double a_resident_gbs =
-      a_bytes <= kResidentShare * static_cast<double>(hw_.l1d_bytes)   ? hw_.bw_l1_gbs
-      : a_bytes <= kResidentShare * static_cast<double>(hw_.l2_bytes) ? hw_.bw_l2_gbs
-                                                                       : level_gbs(a_bytes * 2, threads);
+  stream(a_bytes, source_gbs(key, a_bytes, threads));
+  // A's later passes come from the level where the core's A stays resident (within half a
+  // cache: B's tiles and C pass through it too); from L1 or L2 they run under the FMAs like
+  // the first.
+  const double a_resident_gbs = level_gbs(a_bytes / kResidentShare, threads);
   stream((col_tiles - 1.0) * a_bytes, key.cold ? a_level_gbs : a_resident_gbs);
   stream(tiles * b_tile_bytes, level_gbs(b_tile_bytes, threads));
   if (key.cold) exposed_us += cold_c_bytes(4 * m_t * n_t) / (dram_gbs(threads) * 1e3);
   c.memory_us = b_us + hidden_us + exposed_us;
   if (threads > 1) c.sync_us = hw_.fork_join_us;
-  // Split over N, both cores store into the line straddling their boundary in every row of C,
-  // as a register-tile grid does (predict_blocked; warm 66 x 8 x 300, 2 threads, N split 4 + 4:
-  // 4.3 us a call back to back through the API, 3.3 us on one core).
-  if (p.pn > 1 && key.n % 16 != 0) c.sync_us += m_t * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
+  // Split over N, the boundary lines of C's rows move between the cores as a register-tile
+  // grid's do, once (warm 66 x 8 x 300, 2 threads, N split 4 + 4: 4.3 us a call back to back
+  // through the API, 3.3 us on one core).
+  c.sync_us += n_split_sharing_us(key, p, m_t, 1.0);
   c.bound = c.compute_us >= c.memory_us ? "compute" : "memory";
   c.total_us = std::max(c.compute_us, b_us + hidden_us) + exposed_us + c.pack_us + c.sync_us;
   return c;
@@ -429,8 +435,8 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     double streams = 1.0;
     const bool warm_l3 = !key.cold && !p.prefetch_b && b_src_bw < hw_.bw_l2_gbs &&
                          m_t <= kWarmStreamingRows;
-    const bool b_streams = direct_b ? bw_of(eb * k_t * n_t) == dram_bw || warm_l3
-                                    : b_src_bw == dram_bw || warm_l3;
+    const bool b_streams =
+        warm_l3 || (direct_b ? bw_of(eb * k_t * n_t) : b_src_bw) == dram_bw;
     if (b_streams && eb * n >= kSeparateRowBytes) {
       streams = dram_row_stream_efficiency(kc);
       if (row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(n_t, n);
@@ -518,13 +524,9 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
 
   // --- Synchronisation: waking the pool; split-K adds a second pass that reduces partials.
   if (threads > 1) c.sync_us += hw_.fork_join_us;
-  // A grid that splits N has both cores store into the line that straddles each boundary in
-  // every row of C when rows are not line-aligned: it moves between the cores once per row and
-  // depth block (187 x 82 x 6 warm, 2 threads: 5.7 us split over N, 3.1 us on one core). The
-  // key does not hold ldc; N a multiple of a line stands for it (C stored densely, as callers
-  // mostly do, from an aligned allocation).
-  if (p.pn > 1 && key.n % 16 != 0)
-    c.sync_us += m_t * k_blocks * kFalseSharingCycles / (hw_.freq_ghz * 1e3);
+  // A grid that splits N moves the boundary lines of C's rows between the cores once per row
+  // and depth block (187 x 82 x 6 warm, 2 threads: 5.7 us split over N, 3.1 us on one core).
+  c.sync_us += n_split_sharing_us(key, p, m_t, k_blocks);
   if (p.pk > 1) {
     const double bytes = 4 * m * n * (p.pk + 1) / threads;
     c.sync_us += hw_.fork_join_us + us(bytes, hw_.bw_l2_gbs);

@@ -64,6 +64,11 @@ class CpuModel {
   double cold_c_bytes(double c_bytes) const noexcept;
   // Bandwidth of the level where a block of `bytes` stays resident.
   double level_gbs(double bytes, int threads) const noexcept;
+  // A grid splitting N has both cores store into the line straddling their boundary in every
+  // row of C when C's rows are not whole lines: the cost of `passes` passes over the core's
+  // `rows` rows (0 when the plan does not split N or N is a multiple of a line).
+  double n_split_sharing_us(const ShapeKey& key, const Plan& p, double rows,
+                            double passes) const noexcept;
   // Bandwidth of the level an operand share of `bytes` starts a call in: DRAM for a cold key;
   // for a warm one, the level holding it, where a repeated call finds in L3 whatever its
   // operands leave room for in the L3 a hot loop keeps (l3_warm_bytes a core), beyond the
