@@ -59,16 +59,6 @@ class CpuModelRules : public ::testing::Test {
     ks_ = kernels::kernels_for(Isa::Avx512);
     if (ks_ == nullptr) GTEST_SKIP() << "this build has no AVX-512 kernel table";
   }
-  // The lowest prediction among the key's candidates that `keep` accepts (infinity if none).
-  double best(const HardwareProfile& hw, const ShapeKey& key,
-              const std::function<bool(const Plan&)>& keep) const {
-    const TypeConfig cfg = type_config(*ks_, hw);
-    const CpuModel model(hw, cfg);
-    double t = std::numeric_limits<double>::infinity();
-    for (const Plan& p : enumerate_candidates(key, classify(key, hw, cfg), hw, cfg))
-      if (keep(p)) t = std::min(t, model.predict(key, p).total_us);
-    return t;
-  }
   // Every candidate of the key that `keep` accepts, with its prediction.
   void each(const HardwareProfile& hw, const ShapeKey& key,
             const std::function<bool(const Plan&)>& keep,
@@ -77,6 +67,13 @@ class CpuModelRules : public ::testing::Test {
     const CpuModel model(hw, cfg);
     for (const Plan& p : enumerate_candidates(key, classify(key, hw, cfg), hw, cfg))
       if (keep(p)) fn(p, model.predict(key, p));
+  }
+  // The lowest prediction among them (infinity if none).
+  double best(const HardwareProfile& hw, const ShapeKey& key,
+              const std::function<bool(const Plan&)>& keep) const {
+    double t = std::numeric_limits<double>::infinity();
+    each(hw, key, keep, [&](const Plan&, const CostBreakdown& c) { t = std::min(t, c.total_us); });
+    return t;
   }
   const kernels::IsaKernels* ks_ = nullptr;
 };
