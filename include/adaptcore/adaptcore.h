@@ -152,6 +152,26 @@ AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, in
                                    const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
                                    float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
 
+/* Prepacked fp32 weights (docs/PACKED.md). op(B), k x n, is packed once into the register
+ * tiles' panel layout for the context's ISA path, the panel width chosen by the model for the
+ * rows the caller expects (m_values, m_count of them, each with weight m_weights[i], or equal
+ * weights when m_weights is NULL; m_count 0: decode and prefill alike). Then
+ * C = alpha * op(A) * op(B) + beta * C runs with any m, A and C row-major (AC_ROW_MAJOR only).
+ * The handle holds exactly k * n floats; every function taking one returns
+ * AC_STATUS_NULL_POINTER for NULL; ac_packed_destroy(NULL) does nothing. */
+typedef struct ac_packed_s* ac_packed_t;
+
+AC_API ac_status_t ac_pack_weights(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
+                                   const float* B, int64_t ldb, const int64_t* m_values,
+                                   const double* m_weights, int64_t m_count,
+                                   ac_packed_t* out) AC_NOEXCEPT;
+AC_API void ac_packed_destroy(ac_packed_t packed) AC_NOEXCEPT;
+/* The panel width (columns) of a handle, 0 for NULL. */
+AC_API int ac_packed_panel_cols(ac_packed_t packed) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
+                                  const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
+                                  int64_t ldc) AC_NOEXCEPT;
+
 /* A short English description of a status code; never NULL. */
 AC_API const char* ac_status_string(ac_status_t status) AC_NOEXCEPT;
 
@@ -283,6 +303,16 @@ AC_API ac_status_t ac_gemm_wq_bf16_ctx(ac_layout_t layout, ac_transpose_t transa
                                        const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
                                        float* C, int64_t ldc, ac_wq_parts_t parts,
                                        ac_context* ctx) AC_NOEXCEPT;
+
+AC_API ac_status_t ac_pack_weights_ctx(ac_layout_t layout, ac_transpose_t transb, int64_t k,
+                                       int64_t n, const float* B, int64_t ldb,
+                                       const int64_t* m_values, const double* m_weights,
+                                       int64_t m_count, ac_packed_t* out,
+                                       ac_context* ctx) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                      float alpha, const float* A, int64_t lda, ac_packed_t B,
+                                      float beta, float* C, int64_t ldc,
+                                      ac_context* ctx) AC_NOEXCEPT;
 
 #ifdef __cplusplus
 }

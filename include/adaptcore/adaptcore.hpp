@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adaptcore/bf16.hpp"
 #include "adaptcore/hardware.hpp"
@@ -255,6 +256,72 @@ Status gemm_quantized(Layout layout, Trans transa, int64_t m, const bf16* a, int
                       const QuantizedWeights& w, float beta, float* c, int64_t ldc,
                       ActivationParts parts = ActivationParts::Two,
                       Context& ctx = default_context()) noexcept;
+
+// ---- Prepacked weights (fp32, docs/PACKED.md).
+//
+// An inference engine's weights are constant: pack them once into the register tiles' panel
+// layout, then call gemm_packed with any number of rows. op(B) (k x n) is stored as full-depth
+// panels of nr columns (the last panel only as wide as the columns left, so the handle holds
+// exactly k * n floats plus 64-byte alignment); every plan for every M reads the panels in place,
+// depth block by depth block, without packing B again. The panel width nr is the layout the
+// planner picks for the rows the caller expects (PackOptions), by the model's predicted time
+// summed over them.
+
+struct PackOptions {
+  // The row counts (M) the caller expects, and how often each comes (weights; empty: all
+  // equal). Empty: M = 1, 8, 64 and 512 alike (decode and prefill). Values must be >= 1.
+  std::vector<int64_t> m_values;
+  std::vector<double> m_weights;
+};
+
+namespace detail {
+struct PackedWeightsImpl;
+}
+
+// Owns fp32 weights packed for the context's ISA path. Move-only; a default-constructed or
+// moved-from handle is empty (valid() false) and every call taking it returns NullPointer.
+class PackedWeights {
+ public:
+  PackedWeights() noexcept;
+  ~PackedWeights();
+  PackedWeights(PackedWeights&& other) noexcept;
+  PackedWeights& operator=(PackedWeights&& other) noexcept;
+  PackedWeights(const PackedWeights&) = delete;
+  PackedWeights& operator=(const PackedWeights&) = delete;
+
+  bool valid() const noexcept { return impl_ != nullptr; }
+  int64_t k() const noexcept;  // depth (rows of op(B)); 0 when empty
+  int64_t n() const noexcept;  // output columns; 0 when empty
+  int panel_cols() const noexcept;           // nr, the columns of a panel; 0 when empty
+  Isa isa() const noexcept;                  // the path whose tiles the panels are cut for
+  std::size_t packed_bytes() const noexcept;  // bytes of the panels (k * n * 4, aligned to 64)
+
+ private:
+  friend struct detail::InternalAccess;
+  explicit PackedWeights(std::unique_ptr<detail::PackedWeightsImpl> impl) noexcept;
+  std::unique_ptr<detail::PackedWeightsImpl> impl_;
+};
+
+// Packs op(B), k x n (B read with `layout` and `transb` as gemm reads it), for the context's ISA
+// path and thread count. On success `out` holds the new handle (its old one is released).
+// Checks: layout, transpose, dimensions (k, n >= 1), options (InvalidArgument: an M below 1,
+// weights of another count, a negative or non-finite weight), leading dimension, size
+// overflow, null pointer.
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const float* b, int64_t ldb,
+                    PackedWeights& out, const PackOptions& options = {},
+                    Context& ctx = default_context()) noexcept;
+
+// C = alpha * op(A) * op(B) + beta * C with op(B) the packed weights: op(A) m x k, C m x n,
+// both row-major (Layout::RowMajor; a column-major call is InvalidLayout). Any m >= 0 (0
+// returns at once), any thread count. A context of another ISA path than the handle's runs it
+// when its kernels have a tile nr wide, else InvalidArgument. Same statuses and BLAS rules as
+// gemm (beta == 0 never reads C; alpha == 0 never reads A or the weights).
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   Context& ctx = default_context()) noexcept;
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   const CallOptions& options, Context& ctx = default_context()) noexcept;
 
 const char* version() noexcept;
 

@@ -17,13 +17,20 @@ struct InternalAccess {
   static const QuantizedWeightsImpl* weights(const QuantizedWeights& w) noexcept {
     return w.impl_.get();
   }
-  static QuantizedWeights make_weights(std::unique_ptr<QuantizedWeightsImpl> impl) noexcept {
-    return QuantizedWeights(std::move(impl));
+  // Defined beside each handle's state (wq_weights.cpp, packed_weights.cpp), where its type is
+  // complete.
+  static QuantizedWeights make_weights(std::unique_ptr<QuantizedWeightsImpl> impl) noexcept;
+  static const PackedWeightsImpl* weights(const PackedWeights& w) noexcept {
+    return w.impl_.get();
   }
+  static PackedWeights make_packed(std::unique_ptr<PackedWeightsImpl> impl) noexcept;
 };
 
 // The packed weights behind a handle (null for an empty one).
 inline const QuantizedWeightsImpl* impl_of(const QuantizedWeights& w) noexcept {
+  return InternalAccess::weights(w);
+}
+inline const PackedWeightsImpl* impl_of(const PackedWeights& w) noexcept {
   return InternalAccess::weights(w);
 }
 

@@ -19,6 +19,12 @@ struct GemmProblem {
   float* c = nullptr;  // C(i, j) = c[i * ldc + j]
   int64_t ldc = 1;
   float alpha = 1.0f, beta = 0.0f;
+  // B prepacked (PackedWeights): op(B) as full-depth panels of b_panel_nr columns, panel q
+  // (columns q * nr .. q * nr + w - 1, w = min(nr, n - q * nr)) at b + q * nr * k, its element
+  // (p, j) at p * w + (j - q * nr) of the panel; b_rs = nr, b_cs = 1 describe a whole panel.
+  // Only the blocked executor reads it (plans with B in place and the tile's nr equal to it).
+  // 0: B as the caller stores it.
+  int b_panel_nr = 0;
 
   // True when A's rows are contiguous (a_cs == 1) and it is not also column-contiguous.
   bool a_row_unit() const noexcept { return a_rs != 1; }

@@ -32,6 +32,9 @@ struct ShapeKey {
   // The call's operands start in memory (Residency): every first read of A, B and C is
   // priced from DRAM, whatever their size. False: they are where they fit.
   bool cold = false;
+  // B prepacked into full-depth panels of this many columns (PackedWeights, GemmProblem::
+  // b_panel_nr): only register tiles of that width reading B in place apply. 0: B as stored.
+  std::uint8_t b_panel_nr = 0;
 
   friend bool operator==(const ShapeKey&, const ShapeKey&) = default;
 };
@@ -56,6 +59,7 @@ inline ShapeKey make_key(const GemmProblem& p, Isa isa, int threads) noexcept {
   key.b_ld_log2 = key.b_row_unit ? stride_log2(p.b_rs) : stride_log2(p.b_cs);
   key.isa = isa;
   key.threads = threads;
+  key.b_panel_nr = static_cast<std::uint8_t>(p.b_panel_nr);
   return key;
 }
 
@@ -91,6 +95,7 @@ inline std::uint64_t hash_key(const ShapeKey& k) noexcept {
       (k.cold ? 1ULL << 59 : 0u) | (static_cast<std::uint64_t>(k.wq_group) << 24) |
       (static_cast<std::uint64_t>(k.a_ld_log2) << 40) |
       (static_cast<std::uint64_t>(k.b_ld_log2) << 48) |
+      (static_cast<std::uint64_t>(k.b_panel_nr) << 33) |
       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.threads)) << 8);
   // The four words multiplied by distinct odd constants side by side (the multiplies do not
   // wait for each other), then one finalizer so that the table's low bits depend on every

@@ -17,15 +17,6 @@ namespace {
 
 using detail::QuantizedWeightsImpl;
 
-template <class T>
-std::unique_ptr<T, FreeDeleter> aligned_array(std::size_t count) {
-  const std::size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
-  if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, bytes == 0 ? 64 : bytes);
-  return std::unique_ptr<T, FreeDeleter>(static_cast<T*>(p));
-}
-
 // The checks shared by both quantize functions, in the order of the GEMM calls: layout,
 // transpose, dimensions, format and group, leading dimension, size overflow, null pointers.
 Status check_weights_call(Layout layout, Trans transw, int64_t k, int64_t n, const void* w,
@@ -106,6 +97,11 @@ T element(const ByteOperand& op, int64_t p, int64_t j) {
 }
 
 }  // namespace
+
+QuantizedWeights detail::InternalAccess::make_weights(
+    std::unique_ptr<QuantizedWeightsImpl> impl) noexcept {
+  return QuantizedWeights(std::move(impl));
+}
 
 QuantizedWeights::QuantizedWeights() noexcept = default;
 QuantizedWeights::~QuantizedWeights() = default;

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/aligned_array.hpp"
 
 namespace adaptcore {
 
@@ -29,10 +30,6 @@ inline constexpr int64_t kWqMaxGroup = 256;  // int32 safety of the two-part com
 // error, and 32 is more accurate than 64 at the same speed (docs/QUANT.md, "The activation
 // split").
 inline constexpr int64_t kWqColumnActGroup = 32;
-
-struct FreeDeleter {
-  void operator()(void* p) const noexcept { std::free(p); }
-};
 
 }  // namespace adaptcore
 

@@ -122,6 +122,7 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
                                  (k.a_bf16 ? kABf16 : 0) | (k.cold ? kCold : 0)));
   w.u8(k.a_ld_log2);
   w.u8(k.b_ld_log2);
+  w.u8(k.b_panel_nr);
   w.u32(static_cast<std::uint32_t>(k.isa));
   w.i32(k.threads);
   w.u8(static_cast<std::uint8_t>(k.dtype));
@@ -161,7 +162,7 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   std::uint8_t kflags = 0, dtype = 0, kind = 0, pflags = 0, tail = 0, cap = 0, par = 0;
   std::uint32_t kisa = 0, pisa = 0, group = 0;
   const bool ok = r.i64(k.m) && r.i64(k.n) && r.i64(k.k) && r.u8(kflags) && r.u8(k.a_ld_log2) &&
-                  r.u8(k.b_ld_log2) && r.u32(kisa) && r.i32(k.threads) && r.u8(dtype) &&
+                  r.u8(k.b_ld_log2) && r.u8(k.b_panel_nr) && r.u32(kisa) && r.i32(k.threads) && r.u8(dtype) &&
                   r.u32(group) && r.u8(kind) && r.u32(pisa) && r.i32(p.tile) && r.i32(p.mr) &&
                   r.i32(p.nr) && r.u8(pflags) && r.i64(p.mc) && r.i64(p.nc) && r.i64(p.kc) &&
                   r.i32(p.pm) && r.i32(p.pn) && r.i32(p.pk) && r.i32(p.quantize_threads) &&
@@ -332,6 +333,15 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
 
   if (p.transpose_c && p.kind != PlanKind::Blocked)
     return "C stored transposed by a plan that is not a register-tile plan";
+  // Prepacked weights: an fp32 key with B in panels, and a register-tile plan reading them in
+  // place with tiles of the panels' width (the kind's validator checks the tile).
+  if (key.b_panel_nr != 0) {
+    if (key.dtype != DType::F32) return "prepacked B in a key of another type than fp32";
+    if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a prepacked key";
+    if (p.kind != PlanKind::Blocked || p.pack_b || p.transpose_c || p.prefetch_b ||
+        p.nr != key.b_panel_nr || p.tail != TailStrategy::Masked)
+      return "plan does not read prepacked B panels in place with tiles of their width";
+  }
 
   // The plan kind's own rules, by the implementation that plans the key (planning.hpp).
   if (const PlanningImpl* impl = planning_impl_for(key); impl == nullptr)

@@ -2,7 +2,7 @@
 // loaded into a context's plan cache (Context::load_plan_file, ADAPTCORE_PLAN_FILE), so a
 // process starts with its shapes already planned.
 //
-// Format (version 2: every plan kind, weight-quantized ones too), little-endian, fixed-width
+// Format (version 3: every plan kind, weight-quantized ones too, keys of prepacked weights), little-endian, fixed-width
 // fields, every field written explicitly:
 //
 //   magic        8 bytes  "ACPLAN\0\0"
@@ -36,9 +36,9 @@ namespace detail {
 class ContextImpl;
 }
 
-inline constexpr std::uint32_t kPlanFileFormat = 2;
+inline constexpr std::uint32_t kPlanFileFormat = 3;
 inline constexpr char kPlanFileMagic[8] = {'A', 'C', 'P', 'L', 'A', 'N', '\0', '\0'};
-inline constexpr std::size_t kPlanEntryBytes = 109;
+inline constexpr std::size_t kPlanEntryBytes = 110;
 inline constexpr std::size_t kPlanLibVersionMax = 64;
 
 using PlanEntry = std::pair<ShapeKey, Plan>;

@@ -25,7 +25,7 @@ struct F32Operands {
 
   F32Operands(const GemmProblem& g, CTarget c) noexcept
       : a{reinterpret_cast<const unsigned char*>(g.a), g.a_rs, g.a_cs, 4},
-        b{reinterpret_cast<const unsigned char*>(g.b), g.b_rs, g.b_cs, 4},
+        b{reinterpret_cast<const unsigned char*>(g.b), g.b_rs, g.b_cs, 4, g.b_panel_nr, g.k, g.n},
         target(c) {}
   void prepare(const Block&) const noexcept {}
   CTarget begin_panel(const CBlock&) const noexcept { return target; }
@@ -82,6 +82,11 @@ class F32Op : public F32Operands {
     const int64_t c_step = transposed_ ? nr_ * t.ldc : nr_;
     for (int64_t jr = 0; jr < nb; jr += nr_) {
       args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
+      // The last panel of prepacked B is as wide as its columns: rows args.n apart.
+      if (b.panel_nr > 0 && args.n < nr_) {
+        args.b -= t.pc * (nr_ - args.n);
+        args.ldb = args.n;
+      }
       if (prefetch_c && jr + nr_ < nb) [[unlikely]]  // never on a transposed plan
         prefetch_c_tile(args.c + nr_, args.ldc, t.mv,
                         static_cast<int>(std::min<int64_t>(nr_, nb - jr - nr_)));
@@ -104,7 +109,7 @@ class F32Op : public F32Operands {
                        .a = reinterpret_cast<const float*>(t.a),
                        .a_stride = pack_a_ ? mr_ : a_stride_,
                        .b = reinterpret_cast<const float*>(t.b),
-                       .ldb = pack_b_ ? nr_ : b.rs,
+                       .ldb = pack_b_ ? nr_ : b.panel_nr > 0 ? n : b.rs,
                        .c = static_cast<float*>(t.c),
                        .ldc = t.ldc,
                        .alpha = store_.alpha,
@@ -240,6 +245,11 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
   if (!plan_matches(p, ks)) return Status::InternalError;
   // A transposed plan runs the loops over C^T = op(B)^T op(A)^T (plan_matches: one depth
   // slice, a blocked plan) and its kernels store into C transposed.
+  // Prepacked B runs only as register tiles of its panels' width reading it in place.
+  if (given.b_panel_nr != 0 &&
+      (p.kind != PlanKind::Blocked || p.pack_b || p.transpose_c || p.prefetch_b ||
+       p.nr != given.b_panel_nr || p.tail != TailStrategy::Masked))
+    return Status::InternalError;
   const GemmProblem g = p.transpose_c ? transposed_operands(given) : given;
   const int threads = p.threads();
   if (p.is_dot()) {

@@ -31,8 +31,17 @@ namespace adaptcore {
 struct ByteMatrix {
   const unsigned char* ptr = nullptr;
   int64_t rs = 1, cs = 1, eb = 4;
+  // B prepacked into full-depth panels (GemmProblem::b_panel_nr; 0: strided as above): panels
+  // of panel_nr columns over `depth` k values and `cols` columns, the last as wide as the
+  // columns left; element (r, c) at panel_at(r, c).
+  int64_t panel_nr = 0, depth = 0, cols = 0;
   const unsigned char* at(int64_t r, int64_t c) const noexcept {
     return ptr + (r * rs + c * cs) * eb;
+  }
+  const unsigned char* panel_at(int64_t r, int64_t c) const noexcept {
+    const int64_t first = c / panel_nr * panel_nr;
+    const int64_t width = std::min(panel_nr, cols - first);
+    return ptr + (first * depth + r * width + (c - first)) * eb;
   }
 };
 
@@ -57,6 +66,7 @@ struct TileCall {
   void* c;                 // the tile's C in the target
   int64_t ldc;
   int64_t kb, steps;  // depth of the block in k values and in packed words
+  int64_t pc;         // the block's first k value
   int64_t jr;         // the tile's column within its panel
   int mv, nv;
   bool first;      // the first depth block of the core's slice: the store applies beta
@@ -114,6 +124,9 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
   const int mr = p.mr, nr = p.nr;
   const bool prefetch_c = p.prefetch_c;
   const int64_t a_row_bytes = op.a.rs * op.a.eb, b_col_bytes = op.b.cs * op.b.eb;
+  // Prepacked B: column tiles a whole panel apart, each depth block inside them.
+  const bool panels = op.b.panel_nr > 0;
+  const int64_t panel_bytes = nr * op.b.depth * op.b.eb;
   op.prepare(blk);
   for (int64_t jc = blk.n0; jc < blk.n1; jc += p.nc) {
     const int64_t nb = std::min(p.nc, blk.n1 - jc);
@@ -123,7 +136,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
       const int64_t kb = std::min(p.kc, blk.k1 - pc);
       const int64_t steps = ceil_div(kb, int64_t{op.group});
       const bool first = pc == blk.k0;
-      const unsigned char* b_block = op.b.at(pc, jc);
+      const unsigned char* b_block = panels ? op.b.panel_at(pc, jc) : op.b.at(pc, jc);
       if (p.pack_b) op.pack_b(b_block, kb, nb, s.b);
 
       for (int64_t ic = blk.m0; ic < blk.m1; ic += p.mc) {
@@ -149,7 +162,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         const int64_t even = p.pack_a ? mr : ceil_div(mb, row_tiles);
         const int64_t taller = p.pack_a ? row_tiles : mb - (even - 1) * row_tiles;
         TileCall t{};
-        t.kb = kb, t.steps = steps, t.first = first;
+        t.kb = kb, t.steps = steps, t.pc = pc, t.first = first;
         // A shallow block (a few depth steps) is over in fewer cycles than the tile loop's own
         // bookkeeping takes, and its B block is small enough to stay close in any order: each
         // row tile sweeps the columns in one call of the Op, the kernel arguments made once,
@@ -166,7 +179,9 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         };
         if constexpr (requires { op.sweep(t, nb, int64_t{}, true); }) {
           if (kb <= kSweepDepth && nb > nr && kb_next == 0 && op.can_sweep()) {
-            const int64_t b_step = p.pack_b ? int64_t{nr} * steps * 4 : nr * b_col_bytes;
+            const int64_t b_step = p.pack_b ? int64_t{nr} * steps * 4
+                                   : panels   ? panel_bytes
+                                              : nr * b_col_bytes;
             t.b = p.pack_b ? s.b : b_block;
             for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
               place_row_tile(it, ir, 0);
@@ -179,7 +194,9 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         for (int64_t jr = 0; jr < nb; jr += nr) {
           t.nv = static_cast<int>(std::min<int64_t>(nr, nb - jr));
           t.jr = jr;
-          t.b = p.pack_b ? s.b + jr * steps * 4 : b_block + jr * b_col_bytes;
+          t.b = p.pack_b ? s.b + jr * steps * 4
+                : panels ? op.b.panel_at(pc, jc + jr)
+                         : b_block + jr * b_col_bytes;
           if (kb_next > 0) {
             const unsigned char* next = op.b.at(pc + kb, jc + jr);
             const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;

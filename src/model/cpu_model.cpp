@@ -154,7 +154,8 @@ CostBreakdown CpuModel::predict(const ShapeKey& key, const Plan& p) const noexce
     c = predict_blocked(p.transpose_c ? transposed_key(key) : key, p);
   // The executor's set-up (core grid, scratch, task dispatch, the adapter), which a plan on
   // the small-problem executor does without.
-  if (cfg_.dtype != DType::F32 || !small_executor_runs(p, key.m, key.n, key.k, key.b_row_unit)) {
+  if (cfg_.dtype != DType::F32 || key.b_panel_nr != 0 ||
+      !small_executor_runs(p, key.m, key.n, key.k, key.b_row_unit)) {
     c.sync_us += kExecutorSetupUs;
     c.total_us += kExecutorSetupUs;
   }
@@ -399,7 +400,14 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
   };
 
-  if (p.pack_b) {
+  if (key.b_panel_nr != 0) {
+    // Prepacked panels (PackedWeights) read in place: a depth block of a panel is one
+    // contiguous run of kc x nr values, as a packed B's panel, which the prefetchers stream.
+    // The first A block reads the core's panels from where they lie, under its FMAs; the
+    // others re-read the kc x nc block from the level holding it, as a packed B's.
+    mem_us += us(eb * k_t * n_t, b_src_bw);
+    if (m_blocks > 1) mem_us += us((m_blocks - 1) * pw * k_t * n_t, bw_of(pw * kc * nc));
+  } else if (p.pack_b) {
     const double run = key.b_row_unit ? run_bytes(nc, n_t) : run_bytes(kc, k_t);
     pack_us += us(eb * k_t * n_t,
                   pack_rate(b_src_bw, !key.b_row_unit, run, cfg_.transposing_pack_b_share));

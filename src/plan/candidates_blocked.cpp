@@ -38,7 +38,7 @@ constexpr int64_t kTransposeCMinM = 16;
 // several depth blocks, by kernels whose executor prefetches (the planner's rule below and the
 // plan check share it).
 bool may_prefetch_b(const ShapeKey& key, const TypeConfig& cfg, const Plan& p) {
-  return cfg.prefetch_b && !p.pack_b && p.kc < key.k;
+  return cfg.prefetch_b && !p.pack_b && p.kc < key.k && key.b_panel_nr == 0;
 }
 
 // Whether the executor prefetches the next depth block of B read in place (Plan::prefetch_b):
@@ -101,7 +101,10 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
                     const TypeConfig& cfg, bool transposed, std::vector<Plan>& out) {
   const bool small = cls.capacity == CapacityClass::Registers || cls.capacity == CapacityClass::L1;
   const bool a_must_pack = !cfg.in_place_a;
-  const bool b_must_pack = !cfg.in_place_b || !key.b_row_unit;
+  // Prepacked B (ShapeKey::b_panel_nr) is never packed again: its panels are read in place,
+  // like a per-call packer's panels, over depth blocks of any depth.
+  const bool panels = key.b_panel_nr != 0;
+  const bool b_must_pack = !panels && (!cfg.in_place_b || !key.b_row_unit);
   const int threads = cls.parallel == ParallelClass::Serial ? 1 : key.threads;
   // Split-K where C has few tiles per core, and for decode shapes (m <= 8) at any N: there the
   // call streams B, and a core reading whole rows of half the depth keeps each row one
@@ -118,10 +121,13 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     // stored C gets the store's run of rows; a C split over row tiles of C^T is stored row by
     // row (2000 x 7 x 1 over 6x64: 4.7 us, over 8x48 2.4).
     if (transposed && (!cfg.tile(ti).transposed_c || mr < key.m)) continue;
+    // Prepacked B: the tiles of the panels' width, which read them in place.
+    if (panels && nr != key.b_panel_nr) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
     // less than that (1533 x 18 x 6082 cold: 8x8 2.3x slower than 8x48).
-    if (cfg.lanes_of(cfg.tile(ti)) < cfg.lanes && key.n > nr) continue;
+    // (Panels of a narrow tile's width have no other tile to read them.)
+    if (cfg.lanes_of(cfg.tile(ti)) < cfg.lanes && key.n > nr && !panels) continue;
     const std::vector<CoreGrid> grids = core_grids(threads, key.m, key.n, key.k, mr, nr, split_k);
 
     // kc: long enough to amortise loading and storing the C tile (its cost per depth step
@@ -136,8 +142,12 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     for (int pack_a = 0; pack_a < 2; ++pack_a) {
       for (int pack_b = 0; pack_b < 2; ++pack_b) {
         if ((!pack_a && a_must_pack) || (!pack_b && b_must_pack)) continue;
-        // Small problems: packing cannot amortise; offer it only where it is required.
-        if (small && ((pack_a && !a_must_pack) || (pack_b && !b_must_pack))) continue;
+        if (pack_b && panels) continue;
+        // Small problems: packing cannot amortise; offer it only where it is required (also
+        // for a row-major A under the only tile of prepacked panels' width, when that tile
+        // is too tall to read it in place, below).
+        const bool a_required = a_must_pack || (panels && key.a_row_unit && mr > 8);
+        if (small && ((pack_a && !a_required) || (pack_b && !b_must_pack))) continue;
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
@@ -145,6 +155,8 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         std::size_t n_opts = 0;
         if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
+        } else if (panels) {  // contiguous panels: no row streams to keep short
+          opts = {kKcInPlace, kcs[0], kcs[1]}, n_opts = 3;
         } else if (key.m <= kDecodeRows) {
           opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
         } else {
@@ -178,8 +190,10 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
                 p.pack_a
                     ? std::min(m_t, round_down_min1(std::max<int64_t>(0, a_room) / (pw * p.kc), mr))
                     : m_t;
-            p.nc =
-                p.pack_b ? std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr)) : n_t;
+            // Prepacked panels: the core's columns in one block, or (one plan more) in blocks
+            // of a packed B's width, which stay in L3 while every A block meets them.
+            const int64_t nc_l3 = std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr));
+            p.nc = p.pack_b ? nc_l3 : n_t;
             p.mc = std::max<int64_t>(1, p.mc);
             p.nc = std::max<int64_t>(1, p.nc);
             p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
@@ -188,6 +202,11 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             p.prefetch_b = prefetches_b(key, hw, cfg, p, m_t, n_t);
             p.transpose_c = transposed;
             out.push_back(p);
+            if (panels && nc_l3 < n_t && key.m > p.mc) {
+              Plan q = p;
+              q.nc = nc_l3;
+              out.push_back(q);
+            }
             if (transposed) continue;
             // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
             if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
@@ -212,6 +231,7 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
 void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const HardwareProfile& hw,
                             const TypeConfig& cfg, std::vector<Plan>& out) {
   add_tile_plans(key, cls, hw, cfg, false, out);
+  if (key.b_panel_nr != 0) return;  // prepacked B: the register tiles of its width only
   add_direct_b(key, cls, cfg, out);
   // A C of a few columns and more rows than a vector holds: the transposed problem, whose
   // vectors run along C's rows (Plan::transpose_c).
@@ -231,6 +251,8 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   const ShapeKey key = p.transpose_c ? transposed_key(given) : given;
   if (!p.pack_a && !cfg.in_place_a) return "A read in place by kernels that need it packed";
   if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
+  if (key.b_panel_nr != 0 && (p.pack_b || p.nr != key.b_panel_nr || p.transpose_c))
+    return "prepacked B not read in place by tiles of its panels' width";
   if (!p.pack_b && !cfg.in_place_b) {
     if (!cfg.direct_b.exists()) return "B read in place by a path without in-place kernels";
     if (p.tile != 0 || p.mr != cfg.direct_b.mr || p.nr != cfg.direct_b.nr)

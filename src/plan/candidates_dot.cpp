@@ -11,7 +11,8 @@ namespace adaptcore {
 
 void add_dot_candidates(const ShapeKey& key, const ShapeClass& cls, const TypeConfig& cfg,
                         std::vector<Plan>& out) {
-  if (!cfg.dot.exists() || !key.a_k_unit) return;
+  // Prepacked B (panels for the register tiles): no column of B is contiguous along k.
+  if (!cfg.dot.exists() || !key.a_k_unit || key.b_panel_nr != 0) return;
   const bool pack_b = !key.b_k_unit;
   if (pack_b && (!cfg.dot_pack_b || key.n > TypeConfig::kDotPackMaxN)) return;
   const int mr = cfg.dot.mr, nr = cfg.dot.nr;

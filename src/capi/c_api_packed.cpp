@@ -1,0 +1,97 @@
+// The prepacked-weights C API: an opaque handle around PackedWeights, thin wrappers over the C++
+// functions on the default context or on a handle's context.
+#include <new>
+
+#include "adaptcore/adaptcore.h"
+#include "adaptcore/adaptcore.hpp"
+#include "capi/c_context.hpp"
+
+struct ac_packed_s {
+  adaptcore::PackedWeights w;
+};
+
+namespace {
+
+using adaptcore::Context;
+using adaptcore::capi::on_context;
+using adaptcore::capi::to_c;
+using adaptcore::capi::to_cpp;
+
+ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n, const float* B,
+                 int64_t ldb, const int64_t* m_values, const double* m_weights, int64_t m_count,
+                 ac_packed_t* out, Context& ctx) noexcept {
+  if (out == nullptr) return AC_STATUS_NULL_POINTER;
+  *out = nullptr;
+  if (m_count < 0) return AC_STATUS_INVALID_ARGUMENT;
+  if (m_count > 0 && m_values == nullptr) return AC_STATUS_NULL_POINTER;
+  try {
+    adaptcore::PackOptions options;
+    if (m_count > 0) {
+      options.m_values.assign(m_values, m_values + m_count);
+      if (m_weights != nullptr) options.m_weights.assign(m_weights, m_weights + m_count);
+    }
+    auto* h = new ac_packed_s;
+    const auto s =
+        adaptcore::pack_weights(to_cpp(layout), to_cpp(transb), k, n, B, ldb, h->w, options, ctx);
+    if (s != adaptcore::Status::Ok) {
+      delete h;
+      return to_c(s);
+    }
+    *out = h;
+    return AC_STATUS_OK;
+  } catch (const std::bad_alloc&) {
+    return AC_STATUS_OUT_OF_MEMORY;
+  } catch (...) {
+    return AC_STATUS_INTERNAL_ERROR;
+  }
+}
+
+ac_status_t run(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha, const float* A,
+                int64_t lda, ac_packed_t B, float beta, float* C, int64_t ldc,
+                Context& ctx) noexcept {
+  if (B == nullptr) return AC_STATUS_NULL_POINTER;
+  return to_c(adaptcore::gemm_packed(to_cpp(layout), to_cpp(transa), m, alpha, A, lda, B->w, beta,
+                                     C, ldc, ctx));
+}
+
+}  // namespace
+
+extern "C" {
+
+ac_status_t ac_pack_weights(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
+                            const float* B, int64_t ldb, const int64_t* m_values,
+                            const double* m_weights, int64_t m_count, ac_packed_t* out) noexcept {
+  return pack(layout, transb, k, n, B, ldb, m_values, m_weights, m_count, out,
+              adaptcore::default_context());
+}
+
+ac_status_t ac_pack_weights_ctx(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
+                                const float* B, int64_t ldb, const int64_t* m_values,
+                                const double* m_weights, int64_t m_count, ac_packed_t* out,
+                                ac_context* ctx) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return on_context(ctx, [&](Context& c) {
+    return pack(layout, transb, k, n, B, ldb, m_values, m_weights, m_count, out, c);
+  });
+}
+
+void ac_packed_destroy(ac_packed_t packed) noexcept { delete packed; }
+
+int ac_packed_panel_cols(ac_packed_t packed) noexcept {
+  return packed == nullptr ? 0 : packed->w.panel_cols();
+}
+
+ac_status_t ac_gemm_packed(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
+                           const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
+                           int64_t ldc) noexcept {
+  return run(layout, transa, m, alpha, A, lda, B, beta, C, ldc, adaptcore::default_context());
+}
+
+ac_status_t ac_gemm_packed_ctx(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
+                               const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
+                               int64_t ldc, ac_context* ctx) noexcept {
+  return on_context(
+      ctx, [&](Context& c) { return run(layout, transa, m, alpha, A, lda, B, beta, C, ldc, c); });
+}
+
+}  // extern "C"

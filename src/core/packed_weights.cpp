@@ -1,0 +1,76 @@
+// PackedWeights: the handle, the panel packing and the validation of a gemm_packed call
+// (core/packed_weights.hpp).
+#include "core/packed_weights.hpp"
+
+#include <algorithm>
+
+#include "core/internal_access.hpp"
+#include "core/operand_bytes.hpp"
+
+namespace adaptcore {
+
+void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
+                        int64_t b_rs, int64_t b_cs, int nr, float* out) {
+  const int64_t whole = n / nr * nr;
+  // The whole panels are the packer's panels of a block k deep and `whole` wide.
+  if (whole > 0) ks.pack_b(k, whole, b, b_rs, b_cs, nr, out);
+  const int64_t w = n - whole;
+  if (w == 0) return;
+  float* tail = out + whole * k;
+  const float* src = b + whole * b_cs;
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < w; ++j) tail[p * w + j] = src[p * b_rs + j * b_cs];
+}
+
+Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
+                           int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
+                           GemmProblem& out) noexcept {
+  if (!valid_layout(layout)) return Status::InvalidLayout;
+  if (layout != Layout::RowMajor) return Status::InvalidLayout;
+  if (!valid_trans(transa)) return Status::InvalidTranspose;
+  if (m < 0) return Status::InvalidDimension;
+  const detail::PackedWeightsImpl* pw = detail::impl_of(w);
+  if (pw == nullptr) return Status::NullPointer;
+  const int64_t k = pw->k, n = pw->n;
+  const bool ta = transa != Trans::No;
+  if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
+    return Status::InvalidLeadingDimension;
+  const ByteOperand A = stored_operand(a, m, k, true, ta, lda, 4);
+  const ByteOperand C = stored_operand(c, m, n, true, false, ldc, 4);
+  // The weights as one dense k x n block (their real extent) for the overlap check.
+  const ByteOperand B{pw->data.get(), k, n, n, 1, 4};
+  const bool reads_ab = m > 0 && alpha != 0.0f;
+  if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = a, p.a_rs = A.rs, p.a_cs = A.cs;
+  p.b = pw->data.get(), p.b_rs = pw->nr, p.b_cs = 1;
+  p.b_panel_nr = pw->nr;
+  p.c = c, p.ldc = ldc;
+  p.alpha = alpha, p.beta = beta;
+  // Strides of an extent-1 dimension made unit (make_problem's rule).
+  if (m == 1) p.a_rs = 1;
+  if (k == 1) p.a_cs = 1;
+  out = p;
+  return Status::Ok;
+}
+
+PackedWeights detail::InternalAccess::make_packed(
+    std::unique_ptr<PackedWeightsImpl> impl) noexcept {
+  return PackedWeights(std::move(impl));
+}
+
+PackedWeights::PackedWeights() noexcept = default;
+PackedWeights::~PackedWeights() = default;
+PackedWeights::PackedWeights(PackedWeights&& other) noexcept = default;
+PackedWeights& PackedWeights::operator=(PackedWeights&& other) noexcept = default;
+PackedWeights::PackedWeights(std::unique_ptr<detail::PackedWeightsImpl> impl) noexcept
+    : impl_(std::move(impl)) {}
+
+int64_t PackedWeights::k() const noexcept { return impl_ ? impl_->k : 0; }
+int64_t PackedWeights::n() const noexcept { return impl_ ? impl_->n : 0; }
+int PackedWeights::panel_cols() const noexcept { return impl_ ? impl_->nr : 0; }
+Isa PackedWeights::isa() const noexcept { return impl_ ? impl_->isa : Isa::Auto; }
+std::size_t PackedWeights::packed_bytes() const noexcept { return impl_ ? impl_->bytes() : 0; }
+
+}  // namespace adaptcore

@@ -1,0 +1,49 @@
+// The state behind adaptcore::PackedWeights: fp32 weights packed once into full-depth panels of
+// a register tile's width (docs/PACKED.md, "Layout"), and the validation of a gemm_packed call.
+//
+// Panel q holds columns [q * nr, q * nr + w) with w = min(nr, n - q * nr): element (p, j) at
+// data[q * nr * k + p * w + (j - q * nr)]. Whole panels are the kernels' packed-B panels over the
+// whole depth, so a depth block [pc, pc + kc) of a panel is the packed panel a per-call packer
+// would have made for it, at data + q * nr * k + pc * nr; the last panel is stored only as wide as
+// its columns (its rows w apart, read with masked loads), so the handle holds exactly k * n
+// floats.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/aligned_array.hpp"
+#include "core/problem.hpp"
+#include "kernels/ukernel.hpp"
+
+namespace adaptcore::detail {
+
+struct PackedWeightsImpl {
+  int64_t k = 0, n = 0;
+  int nr = 0;
+  Isa isa = Isa::Generic;
+  std::unique_ptr<float, FreeDeleter> data;  // k * n floats, 64-byte aligned
+
+  std::size_t bytes() const noexcept {
+    return (static_cast<std::size_t>(k) * static_cast<std::size_t>(n) * 4 + 63) / 64 * 64;
+  }
+};
+
+}  // namespace adaptcore::detail
+
+namespace adaptcore {
+
+// Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
+// out (k * n floats): whole panels by the path's B packer, the last one by columns.
+void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
+                        int64_t b_rs, int64_t b_cs, int nr, float* out);
+
+// Validates a gemm_packed call and builds its problem. Checks in this order: layout (row-major
+// only), transpose, m (InvalidDimension when negative), handle (NullPointer when empty), leading
+// dimensions, size overflow, null operands, C overlapping A or the weights (Aliasing).
+Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
+                           int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
+                           GemmProblem& out) noexcept;
+
+}  // namespace adaptcore

@@ -1,0 +1,142 @@
+// Prepacked weights (fp32): pack_weights picks the panel width by the model for the rows the
+// caller expects and packs op(B) once; gemm_packed validates and hands the problem to the
+// context's one call path (docs/PACKED.md).
+#include <cmath>
+#include <limits>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/exception_status.hpp"
+#include "core/operand_bytes.hpp"
+#include "core/packed_weights.hpp"
+#include "core/shape_key.hpp"
+#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
+
+namespace adaptcore {
+namespace {
+
+// The rows a PackOptions without any stand for: decode (1, 8) and prefill (64, 512) alike.
+constexpr int64_t kDefaultRows[] = {1, 8, 64, 512};
+// The largest expected M the planner is asked about (a plan file's bound on a dimension).
+constexpr int64_t kMaxHintRows = int64_t{1} << 40;
+
+Status check_options(const PackOptions& o) noexcept {
+  for (const int64_t m : o.m_values)
+    if (m < 1 || m > kMaxHintRows) return Status::InvalidArgument;
+  if (!o.m_weights.empty() && o.m_weights.size() != o.m_values.size())
+    return Status::InvalidArgument;
+  double total = 0.0;
+  for (const double w : o.m_weights) {
+    if (!std::isfinite(w) || w < 0.0) return Status::InvalidArgument;
+    total += w;
+  }
+  if (!o.m_weights.empty() && !(total > 0.0)) return Status::InvalidArgument;
+  return Status::Ok;
+}
+
+// Whether a table has a full-width register tile nr columns wide (a panel width it can read).
+bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
+  for (const kernels::TileKernels& t : ks.tiles)
+    if (t.nr == nr) return true;
+  return false;
+}
+
+// The key of M rows of a row-major A against panels of nr columns, where the context plans it.
+ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, int nr, bool cold) {
+  GemmProblem g;
+  g.m = m, g.n = n, g.k = k;
+  g.a_rs = m == 1 ? 1 : k, g.a_cs = 1;
+  g.b_rs = nr, g.b_cs = 1;
+  g.b_panel_nr = nr;
+  return ctx.key_for(g, cold);
+}
+
+// The panel width whose plans the model predicts fastest over the expected rows: the sum of
+// each M's predicted time, weighted by how often it comes. Weights start in memory unless the
+// context says they stay cached (an inference engine's layers run one after the other).
+int choose_panel_width(detail::ContextImpl& ctx, const kernels::IsaKernels& ks, int64_t k,
+                       int64_t n, const PackOptions& o) {
+  std::vector<int64_t> rows(o.m_values);
+  std::vector<double> weights(o.m_weights);
+  if (rows.empty()) rows.assign(std::begin(kDefaultRows), std::end(kDefaultRows));
+  if (weights.empty()) weights.assign(rows.size(), 1.0);
+  const bool cold = ctx.residency() != Residency::Cached;
+  int best_nr = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (const kernels::TileKernels& t : ks.tiles) {
+    if (t.nr > 255 || t.nr == best_nr) continue;
+    double total = 0.0;
+    for (std::size_t i = 0; i < rows.size() && total < best; ++i) {
+      if (weights[i] <= 0.0) continue;
+      const ShapeKey key = panel_key(ctx, rows[i], n, k, t.nr, cold);
+      if (ctx.explain(key).candidates.empty()) {  // no plan reads panels of this width
+        total = std::numeric_limits<double>::infinity();
+        break;
+      }
+      total += weights[i] * ctx.plan_for(key).predicted_us;
+    }
+    if (total < best) best = total, best_nr = t.nr;
+  }
+  return best_nr;
+}
+
+Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
+                  const PackedWeights& b, float beta, float* c, int64_t ldc, Residency residency,
+                  Context& ctx) noexcept {
+  GemmProblem prob;
+  const Status s = make_packed_problem(layout, transa, m, alpha, a, lda, b, beta, c, ldc, prob);
+  if (s != Status::Ok) return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  detail::ContextImpl& impl = detail::impl_of(ctx);
+  if (!has_tile_of_width(impl.kernels(), prob.b_panel_nr)) return Status::InvalidArgument;
+  return impl.run(prob, nullptr, residency);
+}
+
+}  // namespace
+
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const float* b, int64_t ldb,
+                    PackedWeights& out, const PackOptions& options, Context& ctx) noexcept {
+  if (!valid_layout(layout)) return Status::InvalidLayout;
+  if (!valid_trans(transb)) return Status::InvalidTranspose;
+  if (k < 1 || n < 1) return Status::InvalidDimension;
+  if (const Status s = check_options(options); s != Status::Ok) return s;
+  const bool row = layout == Layout::RowMajor, tb = transb != Trans::No;
+  if (ldb < min_leading_dim(row, tb, k, n)) return Status::InvalidLeadingDimension;
+  const ByteOperand B = stored_operand(b, k, n, row, tb, ldb, 4);
+  const int64_t len = span_bytes(B);
+  if (len < 0) return Status::SizeOverflow;
+  if (b == nullptr) return Status::NullPointer;
+  if (!range_fits(b, len)) return Status::SizeOverflow;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  try {
+    detail::ContextImpl& impl = detail::impl_of(ctx);
+    const auto section = impl.reading();
+    const kernels::IsaKernels& ks = impl.kernels();
+    auto w = std::make_unique<detail::PackedWeightsImpl>();
+    w->k = k, w->n = n;
+    w->isa = ks.isa;
+    w->nr = choose_panel_width(impl, ks, k, n, options);
+    if (w->nr == 0) return Status::InternalError;
+    w->data = aligned_array<float>(static_cast<std::size_t>(k) * static_cast<std::size_t>(n));
+    pack_weight_panels(ks, k, n, b, B.rs, B.cs, w->nr, w->data.get());
+    out = detail::InternalAccess::make_packed(std::move(w));
+    return Status::Ok;
+  } catch (...) {
+    return exception_status(nullptr);
+  }
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   Context& ctx) noexcept {
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, Residency::Auto, ctx);
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   const CallOptions& options, Context& ctx) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options.residency, ctx);
+}
+
+}  // namespace adaptcore
