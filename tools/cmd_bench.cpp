@@ -171,6 +171,8 @@ void run_bench(BenchArgs& a) {
   }
   if (!bench::parse_dtype(a.dtype, a.run.dtype))
     throw std::runtime_error("unknown --dtype " + a.dtype);
+  if (a.run.packed && a.run.dtype != bench::BenchDtype::F32)
+    throw std::runtime_error("--packed is for --dtype f32 (weight-quantized dtypes pack by design)");
   a.run.vendors = a.libs != "none";
   a.run.warm = a.operands == "warm";
   a.run.pool_bytes = a.pool_mib * 1024 * 1024;
@@ -261,6 +263,10 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--pool-mib", a->pool_mib, "cold operands: MiB the rotating sets fill at least")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_flag("--packed", a->run.packed,
+                "f32: weights (B) packed once ahead of the timed calls: adaptcore pack_weights, "
+                "MKL cblas_sgemm_pack, oneDNN matmul on weights reordered to its layout (setup "
+                "= one pack; libraries without a packed API are unsupported)");
   cmd->add_flag("--list", a->list,
                 "print the suite's shapes and the file they are read from, run nothing");
   cmd->add_option("--sample", a->run.measure_sample,

@@ -81,6 +81,20 @@ class Baseline {
   virtual void run_lowp(const LowpGemmCall&) {
     throw std::runtime_error(name() + ": no low-precision GEMM");
   }
+  // Added members: weights packed ahead of time (`adaptcore bench --packed`; MKL's
+  // cblas_sgemm_pack / cblas_sgemm_compute, oneDNN's matmul with its weights reordered once into
+  // the blocked layout the primitive chose). pack() packs op(B) of the call, remembered by its B
+  // pointer (every operand set of a shape has weights of its own), and returns its seconds;
+  // run_packed() runs the call on the weights packed for its B pointer; release_packed() frees
+  // every packed copy (the harness calls it after each shape).
+  virtual bool supports_packed(const GemmCall&) const { return false; }
+  virtual double pack(const GemmCall&) {
+    throw std::runtime_error(name() + ": no packed-weights GEMM");
+  }
+  virtual void run_packed(const GemmCall&) {
+    throw std::runtime_error(name() + ": no packed-weights GEMM");
+  }
+  virtual void release_packed() {}
 };
 
 struct LoadedBaseline {

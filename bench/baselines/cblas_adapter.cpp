@@ -1,6 +1,8 @@
 #include "baselines/cblas_adapter.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <stdexcept>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -18,11 +20,24 @@ constexpr int kColMajor = 102;
 constexpr int kNoTrans = 111;
 constexpr int kTrans = 112;
 constexpr int kFixOffset = 173;
+// MKL's packed-GEMM identifiers (mkl_cblas.h: CBLAS_IDENTIFIER, CBLAS_STORAGE).
+constexpr int kBMatrix = 162;
+constexpr int kPacked = 151;
 
 template <class Int>
 using SgemmFn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k, float alpha,
                          const float* a, Int lda, const float* b, Int ldb, float beta, float* c,
                          Int ldc);
+
+template <class Int>
+using PackGetSizeFn = std::size_t (*)(int identifier, Int m, Int n, Int k);
+template <class Int>
+using PackFn = void (*)(int layout, int identifier, int trans, Int m, Int n, Int k, float alpha,
+                        const float* src, Int ld, float* dest);
+template <class Int>
+using ComputeFn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k,
+                           const float* a, Int lda, const float* b, Int ldb, float beta, float* c,
+                           Int ldc);
 
 template <class Int>
 using GemmBf16Fn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k, float alpha,
@@ -91,6 +106,33 @@ class CblasBaseline final : public Baseline {
       run_lowp_as<int32_t>(c);
   }
 
+  bool supports_packed(const GemmCall& c) const override {
+    return lib_.sgemm_pack != nullptr && lib_.sgemm_pack_get_size != nullptr &&
+           lib_.sgemm_compute != nullptr && supports(c);
+  }
+
+  double pack(const GemmCall& c) override {
+    apply_threads();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (lib_.ilp64)
+      pack_as<int64_t>(c);
+    else
+      pack_as<int32_t>(c);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void run_packed(const GemmCall& c) override {
+    apply_threads();
+    const auto it = packed_.find(c.b);
+    if (it == packed_.end()) throw std::runtime_error(lib_.name + ": weights not packed");
+    if (lib_.ilp64)
+      compute_as<int64_t>(c, it->second.data());
+    else
+      compute_as<int32_t>(c, it->second.data());
+  }
+
+  void release_packed() override { packed_.clear(); }
+
   void run(const GemmCall& c) override {
     apply_threads();
     const int ta = c.trans_a ? kTrans : kNoTrans;
@@ -131,6 +173,25 @@ class CblasBaseline final : public Baseline {
         static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
   }
 
+  template <class Int>
+  void pack_as(const GemmCall& c) {
+    const auto I = [](int64_t v) { return static_cast<Int>(v); };
+    const std::size_t bytes = reinterpret_cast<PackGetSizeFn<Int>>(lib_.sgemm_pack_get_size)(
+        kBMatrix, I(c.m), I(c.n), I(c.k));
+    std::vector<float>& dest = packed_[c.b];
+    dest.assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
+    reinterpret_cast<PackFn<Int>>(lib_.sgemm_pack)(kRowMajor, kBMatrix,
+                                                   c.trans_b ? kTrans : kNoTrans, I(c.m), I(c.n),
+                                                   I(c.k), 1.0f, c.b, I(c.ldb), dest.data());
+  }
+  template <class Int>
+  void compute_as(const GemmCall& c, const float* packed) {
+    const auto I = [](int64_t v) { return static_cast<Int>(v); };
+    reinterpret_cast<ComputeFn<Int>>(lib_.sgemm_compute)(
+        kRowMajor, c.trans_a ? kTrans : kNoTrans, kPacked, I(c.m), I(c.n), I(c.k), c.a, I(c.lda),
+        packed, I(c.ldb), 0.0f, c.c, I(c.ldc));
+  }
+
   // The stored A of an s8s8 call with 128 added to every used byte (xor 0x80), in a scratch
   // buffer kept between calls.
   const void* shifted_a(const LowpGemmCall& c) {
@@ -156,6 +217,7 @@ class CblasBaseline final : public Baseline {
   int threads_;
   std::shared_ptr<int> applied_;
   std::vector<uint8_t> scratch_;
+  std::map<const float*, std::vector<float>> packed_;  // packed B by the caller's B pointer
 };
 
 }  // namespace

@@ -30,6 +30,11 @@ struct CblasLibrary {
   // bo = -(128 + a_zero_point).
   void* gemm_bf16 = nullptr;
   void* gemm_s8u8s32 = nullptr;
+  // Packed sgemm where the library has it (MKL): cblas_sgemm_pack_get_size, cblas_sgemm_pack
+  // and cblas_sgemm_compute (B packed, A as stored).
+  void* sgemm_pack_get_size = nullptr;
+  void* sgemm_pack = nullptr;
+  void* sgemm_compute = nullptr;
 };
 
 // Applies `threads` once, then wraps the library. `library.sgemm` and `set_threads` are set.

@@ -106,6 +106,9 @@ LoadedBaseline load_mkl(int threads) {
   entry.set_threads = [set_threads](int t) { set_threads(t); };
   entry.gemm_bf16 = lib.symbol("cblas_gemm_bf16bf16f32");
   entry.gemm_s8u8s32 = lib.symbol("cblas_gemm_s8u8s32");
+  entry.sgemm_pack_get_size = lib.symbol("cblas_sgemm_pack_get_size");
+  entry.sgemm_pack = lib.symbol("cblas_sgemm_pack");
+  entry.sgemm_compute = lib.symbol("cblas_sgemm_compute");
   entry.lib = std::move(lib);
   return {make_cblas_baseline(std::move(entry), threads), ""};
 }

@@ -72,6 +72,21 @@ typedef struct ac_baseline_plugin_lowp {
 
 typedef const ac_baseline_plugin_lowp* (*ac_baseline_plugin_lowp_entry)(void);
 
+/* Optional third table: GEMM on weights packed ahead of time (Baseline::pack / run_packed /
+ * release_packed), on the object the first table's create() returned. */
+#define AC_BASELINE_PLUGIN_PACKED_ABI 1
+#define AC_BASELINE_PLUGIN_PACKED_ENTRY "adaptcore_baseline_plugin_packed"
+
+typedef struct ac_baseline_plugin_packed {
+  uint32_t abi;                                          /* AC_BASELINE_PLUGIN_PACKED_ABI */
+  int (*supports)(void* self, const ac_gemm_call* call); /* 1 or 0 */
+  int (*pack)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
+  int (*run)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
+  void (*release)(void* self);
+} ac_baseline_plugin_packed;
+
+typedef const ac_baseline_plugin_packed* (*ac_baseline_plugin_packed_entry)(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,8 +33,14 @@ ac_lowp_call to_c(const LowpGemmCall& c) {
 class PluginBaseline final : public Baseline {
  public:
   PluginBaseline(std::string name, DynLib lib, const ac_baseline_plugin* table,
-                 const ac_baseline_plugin_lowp* lowp, void* self)
-      : name_(std::move(name)), lib_(std::move(lib)), table_(table), lowp_(lowp), self_(self) {}
+                 const ac_baseline_plugin_lowp* lowp, const ac_baseline_plugin_packed* packed,
+                 void* self)
+      : name_(std::move(name)),
+        lib_(std::move(lib)),
+        table_(table),
+        lowp_(lowp),
+        packed_(packed),
+        self_(self) {}
   ~PluginBaseline() override { table_->destroy(self_); }
   PluginBaseline(const PluginBaseline&) = delete;
   PluginBaseline& operator=(const PluginBaseline&) = delete;
@@ -98,11 +104,40 @@ class PluginBaseline final : public Baseline {
     if (lowp_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
   }
 
+  bool supports_packed(const GemmCall& call) const override {
+    const ac_gemm_call c = to_c(call);
+    return packed_ != nullptr && packed_->supports(self_, &c) != 0;
+  }
+
+  double pack(const GemmCall& call) override {
+    if (packed_ == nullptr) return Baseline::pack(call);
+    const ac_gemm_call c = to_c(call);
+    char msg[kMessage] = {};
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = packed_->pack(self_, &c, msg, sizeof msg);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+  void run_packed(const GemmCall& call) override {
+    if (packed_ == nullptr) return Baseline::run_packed(call);
+    const ac_gemm_call c = to_c(call);
+    char msg[kMessage];
+    if (packed_->run(self_, &c, msg, sizeof msg) != 0)
+      throw std::runtime_error(name_ + ": " + msg);
+  }
+
+  void release_packed() override {
+    if (packed_ != nullptr) packed_->release(self_);
+  }
+
  private:
   std::string name_;
   DynLib lib_;
   const ac_baseline_plugin* table_;
-  const ac_baseline_plugin_lowp* lowp_;  // null: no low-precision operations
+  const ac_baseline_plugin_lowp* lowp_;      // null: no low-precision operations
+  const ac_baseline_plugin_packed* packed_;  // null: no packed weights
   void* self_;
 };
 
@@ -142,10 +177,14 @@ LoadedBaseline load_plugin(const std::string& name, int threads) {
   auto lowp_entry = lib.function<ac_baseline_plugin_lowp_entry>(AC_BASELINE_PLUGIN_LOWP_ENTRY);
   const ac_baseline_plugin_lowp* lowp = lowp_entry != nullptr ? lowp_entry() : nullptr;
   if (lowp != nullptr && lowp->abi != AC_BASELINE_PLUGIN_LOWP_ABI) lowp = nullptr;
+  auto packed_entry =
+      lib.function<ac_baseline_plugin_packed_entry>(AC_BASELINE_PLUGIN_PACKED_ENTRY);
+  const ac_baseline_plugin_packed* packed = packed_entry != nullptr ? packed_entry() : nullptr;
+  if (packed != nullptr && packed->abi != AC_BASELINE_PLUGIN_PACKED_ABI) packed = nullptr;
   char msg[kMessage] = {};
   void* self = table->create(threads, msg, sizeof msg);
   if (self == nullptr) return {nullptr, name + ": " + msg};
-  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, lowp, self), ""};
+  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, lowp, packed, self), ""};
 }
 
 }  // namespace adaptcore::bench::detail

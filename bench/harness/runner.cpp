@@ -214,6 +214,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["dtype"] = to_string(o.dtype);
   doc["threads"] = threads;
   doc["operands"] = o.warm ? "warm" : "cold";
+  doc["packed_weights"] = o.packed;
   doc["date"] = utc_now();
   doc["peak_gflops"] = peak;
   doc["dram_gbs"] = dram_bw;

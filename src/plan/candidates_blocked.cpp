@@ -151,18 +151,20 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
-        std::array<int64_t, 3> opts{};
+        std::array<int64_t, 4> opts{};
         std::size_t n_opts = 0;
         if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
-        } else if (panels) {  // contiguous panels: no row streams to keep short
-          opts = {kKcInPlace, kcs[0], kcs[1]}, n_opts = 3;
+        } else if (panels) {
+          // Contiguous panels: no row streams to keep short; the whole depth makes each
+          // panel one run (from DRAM every run restarts the prefetchers).
+          opts = {kKcInPlace, kcs[0], kcs[1], key.k}, n_opts = 4;
         } else if (key.m <= kDecodeRows) {
           opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
         } else {
           opts = {kKcStreaming, kKcInPlace, kcs[0]}, n_opts = 3;
         }
-        std::array<int64_t, 3> used{};
+        std::array<int64_t, 4> used{};
         std::size_t n_used = 0;
         for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];

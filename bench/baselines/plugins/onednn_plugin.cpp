@@ -67,6 +67,7 @@ struct Prepared {
   dnnl::memory a, b, c;
   std::unordered_map<int, dnnl::memory> args;  // built once: execute() takes it by reference
   std::string impl;
+  dnnl::memory::desc weights_md;  // packed-weights shapes: the layout oneDNN chose for B
 };
 
 class OnednnBaseline {
@@ -147,6 +148,35 @@ class OnednnBaseline {
     return it != prepared_.end() ? "impl " + it->second.impl : "";
   }
 
+  // Packed weights: the matmul primitive created with the weights' layout left to oneDNN
+  // (format_tag::any), and each call's B reordered once into the blocked layout it chose.
+  bool supports_packed(const GemmCall& c) const { return supports(c); }
+
+  void pack(const GemmCall& c) {
+    apply_threads();
+    Prepared& p = packed_shape(c);
+    const auto user_md = matrix(c.k, c.n, c.ldb, c.trans_b);
+    dnnl::memory user(user_md, engine_, const_cast<float*>(c.b));
+    dnnl::memory blocked(p.weights_md, engine_);
+    dnnl::reorder(user, blocked).execute(stream_, user, blocked);
+    stream_.wait();
+    packed_weights_[c.b] = blocked;
+  }
+
+  void run_packed(const GemmCall& c) {
+    apply_threads();
+    Prepared& p = packed_shape(c);
+    const auto it = packed_weights_.find(c.b);
+    if (it == packed_weights_.end()) throw std::runtime_error("weights not packed");
+    p.a.set_data_handle(const_cast<float*>(c.a));
+    p.c.set_data_handle(c.c);
+    p.args[DNNL_ARG_WEIGHTS] = it->second;
+    p.primitive.execute(stream_, p.args);
+    stream_.wait();
+  }
+
+  void release_packed() { packed_weights_.clear(); }
+
   // bf16: the matmul primitive; int8: dnnl_gemm_*, whose A offset is a u8 (u8s8) or an s8
   // (s8s8), so other zero points are unsupported.
   bool supports_lowp(const LowpGemmCall& c) const {
@@ -217,6 +247,29 @@ class OnednnBaseline {
   }
 
  private:
+  // The primitive of a packed-weights shape (weights in the layout oneDNN prefers).
+  Prepared& packed_shape(const GemmCall& c) {
+    const ShapeKey key = shape_key(c);
+    auto it = prepared_packed_.find(key);
+    if (it != prepared_packed_.end()) return it->second;
+    const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
+    const dnnl::memory::desc b_md({c.k, c.n}, dt::f32, dnnl::memory::format_tag::any);
+    const auto c_md = matrix(c.m, c.n, c.ldc, false);
+#if DNNL_VERSION_MAJOR >= 3
+    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
+#else
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+#endif
+    Prepared p;
+    p.primitive = dnnl::matmul(pd);
+    p.impl = pd.impl_info_str();
+    p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
+    p.c = dnnl::memory(c_md, engine_, c.c);
+    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_DST, p.c}};
+    p.weights_md = pd.weights_desc();
+    return prepared_packed_.emplace(key, std::move(p)).first->second;
+  }
+
   Prepared& find_or_prepare(const GemmCall& c) {
     const ShapeKey key = shape_key(c);
     if (last_ != nullptr && last_key_ == key) return *last_;  // the timed loop's case
@@ -247,6 +300,8 @@ class OnednnBaseline {
   dnnl::stream stream_;
   std::map<ShapeKey, Prepared> prepared_;  // std::map: references stay valid on insertion
   std::map<ShapeKey, Prepared> prepared_bf16_;
+  std::map<ShapeKey, Prepared> prepared_packed_;
+  std::map<const float*, dnnl::memory> packed_weights_;  // reordered B by the caller's B
   ShapeKey last_key_{};
   Prepared* last_ = nullptr;
 };
@@ -255,3 +310,4 @@ class OnednnBaseline {
 
 ADAPTCORE_BASELINE_PLUGIN(OnednnBaseline)
 ADAPTCORE_BASELINE_PLUGIN_LOWP(OnednnBaseline)
+ADAPTCORE_BASELINE_PLUGIN_PACKED(OnednnBaseline)

@@ -141,7 +141,53 @@ const ac_baseline_plugin_lowp* plugin_lowp_table() {
   return &table;
 }
 
+// The optional packed-weights table, for an adapter class that also provides
+//   bool supports_packed(const GemmCall&) const;
+//   void pack(const GemmCall&);        // packs op(B), remembered by its B pointer
+//   void run_packed(const GemmCall&);
+//   void release_packed();
+template <class Impl>
+const ac_baseline_plugin_packed* plugin_packed_table() {
+  static const ac_baseline_plugin_packed table = {
+      AC_BASELINE_PLUGIN_PACKED_ABI,
+      [](void* self, const ac_gemm_call* call) -> int {
+        try {
+          return static_cast<const Impl*>(self)->supports_packed(to_call(*call)) ? 1 : 0;
+        } catch (const std::exception&) {
+          return 0;
+        }
+      },
+      [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->pack(to_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+      [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
+        try {
+          static_cast<Impl*>(self)->run_packed(to_call(*call));
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+      [](void* self) { static_cast<Impl*>(self)->release_packed(); },
+  };
+  return &table;
+}
+
 }  // namespace adaptcore::bench::plugin
+
+// The plugin's optional third symbol: GEMM on weights packed ahead of time.
+#define ADAPTCORE_BASELINE_PLUGIN_PACKED(Impl)                                       \
+  extern "C" __attribute__((visibility("default"))) const ac_baseline_plugin_packed* \
+  adaptcore_baseline_plugin_packed(void) {                                           \
+    return adaptcore::bench::plugin::plugin_packed_table<Impl>();                    \
+  }
 
 // The plugin's optional second symbol: its low-precision operations.
 #define ADAPTCORE_BASELINE_PLUGIN_LOWP(Impl)                                       \
