@@ -62,6 +62,17 @@ Status shape_problem(const ShapeArgs& s, GemmProblem& out) {
                       nullptr, s.ldb(), 0.0f, &dummy_c, s.ldc(), out);
 }
 
+GemmProblem shape_problem_packed(const ShapeArgs& s, int nr) {
+  GemmProblem g;
+  g.m = s.m, g.n = s.n, g.k = s.k;
+  g.a_rs = s.transa ? 1 : s.lda(), g.a_cs = s.transa ? s.lda() : 1;
+  if (s.m == 1) g.a_rs = 1;
+  if (s.k == 1) g.a_cs = 1;
+  g.b_rs = nr, g.b_cs = 1, g.b_panel_nr = nr;
+  g.ldc = s.ldc();
+  return g;
+}
+
 bool parse_dtype(const std::string& text, DType& out) {
   if (text == "f32" || text == "fp32")
     out = DType::F32;

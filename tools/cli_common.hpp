@@ -47,6 +47,10 @@ void add_shape_options(CLI::App& cmd, ShapeArgs& args);
 // C points at a dummy and is never touched): what the planner sees for a real call.
 Status shape_problem(const ShapeArgs& s, GemmProblem& out);
 
+// The problem of the shape's call on weights prepacked in panels of nr columns (gemm_packed:
+// A and C row-major, op(B) from the panels; no operands).
+GemmProblem shape_problem_packed(const ShapeArgs& s, int nr);
+
 // --dtype: f32 (default), bf16 (bf16 x bf16 -> fp32) or u8s8 (u8 x s8 -> s32).
 bool parse_dtype(const std::string& text, DType& out);
 void add_dtype_option(CLI::App& cmd, std::string& dtype);

@@ -11,6 +11,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/packed_planning.hpp"
 #include "planner/planner.hpp"
 
 namespace adaptcore::cli {
@@ -24,6 +25,7 @@ struct ExplainArgs {
   int top = 0;
   bool json = false;
   bool cold = false;  // plan for operands in memory (ShapeKey::cold)
+  bool packed = false;  // B prepacked (pack_weights with its default rows)
   // A modeled NPU target instead of this CPU (cmd_ascend.cpp).
   std::string target;
   std::string npu_profile;
@@ -93,6 +95,19 @@ void run_explain(const ExplainArgs& args) {
     key = impl.key_for(lp, args.cold);
     kernel_name = impl.lowp_kernels(dtype, key.isa)->name;
   }
+  // Prepacked weights: the panel width pack_weights would choose, and the plan of the same call
+  // with B as stored (which packs or reads it on every call) for comparison.
+  int panel_nr = 0;
+  Plan per_call;
+  if (args.packed) {
+    if (dtype != DType::F32) {
+      std::cerr << "error: --packed is for --dtype f32\n";
+      throw CLI::RuntimeError(1);
+    }
+    panel_nr = packed_panel_width(impl, s.k, s.n, {});
+    per_call = impl.plan_for(key);
+    key = impl.key_for(shape_problem_packed(s, panel_nr), args.cold);
+  }
   const Explanation e = impl.explain(key);
   if (e.candidates.empty()) {
     std::cerr << "error: the planner produced no candidate for " << s.str() << '\n';
@@ -145,6 +160,11 @@ void run_explain(const ExplainArgs& args) {
     j["chosen"] = plan_json(chosen);
     j["chosen"]["cost"] = cost_json(e.candidates[e.chosen].cost);
     j["cached_plan_matches"] = consistent;
+    if (args.packed) {
+      j["packed_panel_cols"] = panel_nr;
+      j["unpacked_plan"] = plan_json(per_call);
+      j["unpacked_predicted_us"] = per_call.predicted_us;
+    }
     std::cout << j.dump(2) << '\n';
     return;
   }
@@ -187,6 +207,11 @@ void run_explain(const ExplainArgs& args) {
             << format_fixed(cc.total_us, 2) << " us, "
             << format_fixed(cc.total_us > 0 ? flops / (cc.total_us * 1e3) : 0.0, 1) << " GFLOP/s, "
             << cc.bound << "-bound)\n";
+  if (args.packed)
+    std::cout << "prepacked:  panels of " << panel_nr
+              << " columns (pack_weights' default rows); the same call on B as stored: "
+              << describe(per_call) << ", predicted " << format_fixed(per_call.predicted_us, 2)
+              << " us\n";
   if (!consistent)
     std::cout << "warning: the plan cache would run a different plan: " << describe(cached) << '\n';
 }
@@ -214,6 +239,9 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_flag("--packed", args->packed,
+                "f32: the call on weights prepacked by pack_weights (the panel width it would "
+                "choose), with the plan on B as stored for comparison");
   cmd->add_flag("--cold", args->cold,
                 "plan for operands in memory (a call with other operands than the previous one; "
                 "default: operands cached as far as they fit, a repeated call)");

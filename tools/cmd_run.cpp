@@ -31,6 +31,7 @@ struct RunArgs {
   std::string dtype = "f32";
   WqArgs wq;
   bool compare = true;
+  bool packed = false;  // f32: B packed once by pack_weights, then gemm_packed
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -95,7 +96,22 @@ void run_run(const RunArgs& args) {
   fill_uniform(c.get(), c_elems, 3);
   if (args.beta != 0.0f) std::copy(c.get(), c.get() + c_elems, c0.get());
 
+  // --packed: the weights packed once (timed apart), every call on the handle.
+  PackedWeights packed;
+  double pack_s = 0.0;
+  if (args.packed) {
+    Status ps = Status::Ok;
+    pack_s = time_once(
+        [&] { ps = pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b.get(), s.ldb(), packed, {}, *ctx); });
+    if (ps != Status::Ok) {
+      std::cerr << "error: pack_weights failed: " << to_string(ps) << '\n';
+      throw CLI::RuntimeError(2);
+    }
+  }
   auto call = [&] {
+    if (args.packed)
+      return gemm_packed(Layout::RowMajor, s.ta(), s.m, args.alpha, a.get(), s.lda(), packed,
+                         args.beta, c.get(), s.ldc(), *ctx);
     return gemm(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, args.alpha, a.get(), s.lda(),
                 b.get(), s.ldb(), args.beta, c.get(), s.ldc(), *ctx);
   };
@@ -126,6 +142,7 @@ void run_run(const RunArgs& args) {
 
   GemmProblem prob;
   shape_problem(s, prob);
+  if (args.packed) prob = shape_problem_packed(s, packed.panel_cols());
   const Plan plan =
       ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(prob));
   const double med = median(times), best = minimum(times);
@@ -148,6 +165,10 @@ void run_run(const RunArgs& args) {
     j["plan_threads"] = plan.threads();
     j["predicted_us"] = plan.predicted_us;
     j["first_call_us"] = first_s * 1e6;
+    if (args.packed) {
+      j["pack_us"] = pack_s * 1e6;
+      j["panel_cols"] = packed.panel_cols();
+    }
     j["reps"] = reps;
     j["median_us"] = med * 1e6;
     j["min_us"] = best * 1e6;
@@ -167,6 +188,10 @@ void run_run(const RunArgs& args) {
             << "plan         " << describe(plan) << "  (" << to_string(plan.cls) << ", "
             << plan.threads() << " thread" << (plan.threads() == 1 ? "" : "s") << ", predicted "
             << format_fixed(plan.predicted_us, 1) << " us)\n"
+            << (args.packed ? "packed       panels of " + std::to_string(packed.panel_cols()) +
+                                  " columns, packed once in " + format_fixed(pack_s * 1e6, 1) +
+                                  " us\n"
+                            : std::string())
             << "first call   " << format_fixed(first_s * 1e6, 1) << " us (includes planning)\n"
             << "time         median " << format_fixed(med * 1e6, 2) << " us, min "
             << format_fixed(best * 1e6, 2) << " us over " << reps << " reps\n"
@@ -205,7 +230,15 @@ void register_run(CLI::App& app) {
   cmd->add_flag("!--no-check", args->check, "skip the sampled correctness check");
   cmd->add_flag("!--no-peak", args->peak, "skip the FMA peak measurement");
   cmd->add_flag("--json", args->json, "machine-readable output");
-  cmd->callback([args] { run_run(*args); });
+  cmd->add_flag("--packed", args->packed,
+                "f32: pack B once with pack_weights (time reported apart), then time gemm_packed");
+  cmd->callback([args] {
+    if (args->packed && args->dtype != "f32" && args->dtype != "fp32") {
+      std::cerr << "error: --packed is for --dtype f32\n";
+      throw CLI::RuntimeError(1);
+    }
+    run_run(*args);
+  });
 }
 
 }  // namespace adaptcore::cli

@@ -86,7 +86,7 @@ class Baseline {
   // the blocked layout the primitive chose). pack() packs op(B) of the call, remembered by its B
   // pointer (every operand set of a shape has weights of its own), and returns its seconds;
   // run_packed() runs the call on the weights packed for its B pointer; release_packed() frees
-  // every packed copy (the harness calls it after each shape).
+  // the copy packed for the call's B pointer (the harness calls it when a shape is done).
   virtual bool supports_packed(const GemmCall&) const { return false; }
   virtual double pack(const GemmCall&) {
     throw std::runtime_error(name() + ": no packed-weights GEMM");
@@ -94,7 +94,7 @@ class Baseline {
   virtual void run_packed(const GemmCall&) {
     throw std::runtime_error(name() + ": no packed-weights GEMM");
   }
-  virtual void release_packed() {}
+  virtual void release_packed(const GemmCall&) {}
 };
 
 struct LoadedBaseline {

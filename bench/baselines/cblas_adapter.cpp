@@ -131,7 +131,7 @@ class CblasBaseline final : public Baseline {
       compute_as<int32_t>(c, it->second.data());
   }
 
-  void release_packed() override { packed_.clear(); }
+  void release_packed(const GemmCall& c) override { packed_.erase(c.b); }
 
   void run(const GemmCall& c) override {
     apply_threads();

@@ -82,7 +82,7 @@ typedef struct ac_baseline_plugin_packed {
   int (*supports)(void* self, const ac_gemm_call* call); /* 1 or 0 */
   int (*pack)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
   int (*run)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
-  void (*release)(void* self);
+  void (*release)(void* self, const ac_gemm_call* call); /* frees the copy of call->b */
 } ac_baseline_plugin_packed;
 
 typedef const ac_baseline_plugin_packed* (*ac_baseline_plugin_packed_entry)(void);

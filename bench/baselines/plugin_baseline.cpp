@@ -128,8 +128,10 @@ class PluginBaseline final : public Baseline {
       throw std::runtime_error(name_ + ": " + msg);
   }
 
-  void release_packed() override {
-    if (packed_ != nullptr) packed_->release(self_);
+  void release_packed(const GemmCall& call) override {
+    if (packed_ == nullptr) return;
+    const ac_gemm_call c = to_c(call);
+    packed_->release(self_, &c);
   }
 
  private:

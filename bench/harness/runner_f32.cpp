@@ -29,7 +29,7 @@ struct Contender {
   std::function<void(const GemmCall&)> run;
   // --packed: packs op(B) of a call (by its B pointer), seconds; and frees every packed copy.
   std::function<double(const GemmCall&)> pack;
-  std::function<void()> release;
+  std::function<void(const GemmCall&)> release;
   std::function<int(const GemmCall&)> panel_cols;  // adaptcore --packed: the handle's nr
 };
 
@@ -130,7 +130,7 @@ Contender adaptcore_packed_contender(Context& ctx) {
                                   it->second, 0.0f, g.c, g.ldc, ctx);
     if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
   };
-  c.release = [handles] { handles->clear(); };
+  c.release = [handles](const GemmCall& g) { handles->erase(g.b); };
   c.panel_cols = [handles](const GemmCall& g) {
     const auto it = handles->find(g.b);
     return it != handles->end() ? it->second.panel_cols() : 0;
@@ -145,10 +145,11 @@ Contender vendor_contender(Baseline& lib, bool packed) {
                      {},
                      [&lib](const GemmCall& g) { lib.run_packed(g); },
                      [&lib](const GemmCall& g) { return lib.pack(g); },
-                     [&lib] { lib.release_packed(); }};
+                     [&lib](const GemmCall& g) { lib.release_packed(g); },
+                     {}};
   return Contender{lib.name(), [&lib](const GemmCall& g) { return lib.supports(g); },
                    [&lib](const GemmCall& g) { return lib.prepare(g); },
-                   [&lib](const GemmCall& g) { lib.run(g); }, {}, {}};
+                   [&lib](const GemmCall& g) { lib.run(g); }, {}, {}, {}};
 }
 
 class F32Shape final : public ShapeBench {
@@ -157,12 +158,21 @@ class F32Shape final : public ShapeBench {
       : shape_(s), pool_(s, pool_bytes), libs_(libs), ctx_(ctx) {}
   ~F32Shape() override {
     for (Contender& c : libs_)
-      if (c.release) c.release();
+      if (c.release)
+        for (std::size_t i = 0; i < pool_.sets(); ++i) c.release(pool_.call(i));
   }
   F32Shape(const F32Shape&) = delete;
   F32Shape& operator=(const F32Shape&) = delete;
   std::size_t sets() const override { return pool_.sets(); }
-  double bytes() const override { return pool_.bytes(); }
+  // With --packed, each library's packed copies of every set's B besides the pool (what the
+  // chunking of shapes must count).
+  double bytes() const override {
+    double packed = 0.0;
+    for (const Contender& c : libs_)
+      if (c.pack)
+        packed += static_cast<double>(pool_.sets()) * 4.0 * static_cast<double>(set_elems(shape_).b);
+    return pool_.bytes() + packed;
+  }
   bool supports(std::size_t lib) const override { return libs_[lib].supports(pool_.call(0)); }
   // --packed: every operand set's weights packed; the setup reported is one pack.
   double prepare(std::size_t lib) override {

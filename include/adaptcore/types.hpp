@@ -43,6 +43,38 @@ enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
 //   Memory  always in memory (DRAM)
 enum class Residency : int { Auto = 0, Cached = 1, Memory = 2 };
 
+// Fused epilogues (docs/EPILOGUES.md): operations applied to C after the product, in the order
+// given, while each finished block of C is still in the cores' caches:
+//   C = op_n( ... op_1(alpha * op(A) * op(B) + beta * C))
+// "Column" means a column of C as the caller stores it (an output channel), in either layout.
+//   Bias      C(i, j) += data[j]                  (n values)
+//   Scale     C(i, j) *= data[j]                  (n values: per-output-channel scale)
+//   Residual  C(i, j) += R(i, j)                  (R m x n in the call's layout, leading
+//                                                  dimension ld >= its rows' or columns' extent)
+//   Relu      max(x, 0)
+//   GeluTanh  0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+//   GeluErf   0.5 x (1 + erf(x / sqrt(2)))
+//   Silu      x / (1 + exp(-x))
+// The vectors and R must not overlap C (Aliasing). Activations are computed in fp32: relative
+// error below 2e-6 wherever |f(x)| >= 1e-3, below 2e-5 in the far negative tails of GELU and
+// SiLU (docs/EPILOGUES.md, "Accuracy").
+enum class PostOpKind : int {
+  Bias = 1,
+  Scale = 2,
+  Residual = 3,
+  Relu = 4,
+  GeluTanh = 5,
+  GeluErf = 6,
+  Silu = 7
+};
+struct PostOp {
+  PostOpKind kind = PostOpKind::Relu;
+  const float* data = nullptr;  // Bias, Scale: n values; Residual: the matrix R; else unused
+  int64_t ld = 0;               // Residual: R's leading dimension; else unused
+};
+// The most post-ops one call takes.
+inline constexpr int kMaxPostOps = 8;
+
 // Settings of one call, beside those of its context.
 struct CallOptions {
   // Where this call's operands are: Auto defers to the context (Context::residency(), and
@@ -50,6 +82,11 @@ struct CallOptions {
   // for that regime whatever the context says (a layer whose weights the caller knows are in
   // the L3, or a first touch of fresh buffers). Each regime has its own cached plans.
   Residency residency = Residency::Auto;
+  // Fused epilogue: post_op_count operations (0..kMaxPostOps) at post_ops, applied in order
+  // (PostOpKind). fp32 gemm and gemm_packed; an invalid list is InvalidArgument (count, kind),
+  // NullPointer (a missing vector or matrix), InvalidLeadingDimension or Aliasing.
+  const PostOp* post_ops = nullptr;
+  int post_op_count = 0;
 };
 
 const char* to_string(Status s) noexcept;

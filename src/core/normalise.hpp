@@ -33,6 +33,7 @@ inline GemmProblem normalised_problem(int64_t m, int64_t n, int64_t k, float alp
     p.a = static_cast<const float*>(B.ptr), p.a_rs = B.cs, p.a_cs = B.rs;
     p.b = static_cast<const float*>(A.ptr), p.b_rs = A.cs, p.b_cs = A.rs;
     p.ldc = C.cs;
+    p.c_transposed = true;
   }
   // Strides of a dimension of extent 1 are never used; make them unit so the planner sees the
   // cheapest access mode (e.g. n == 1 makes any B readable in place).

@@ -25,6 +25,12 @@ struct GemmProblem {
   // Only the blocked executor reads it (plans with B in place and the tile's nr equal to it).
   // 0: B as the caller stores it.
   int b_panel_nr = 0;
+  // The problem is the caller's transposed (C^T = op(B)^T op(A)^T: a column-major C, or a
+  // single contiguous column): what a fused epilogue's per-column vectors follow.
+  bool c_transposed = false;
+  // The fused epilogue, normalised to this problem's C (null: none); owned by the entry point
+  // for the call's duration.
+  const struct PostOpChain* post = nullptr;
 
   // True when A's rows are contiguous (a_cs == 1) and it is not also column-contiguous.
   bool a_row_unit() const noexcept { return a_rs != 1; }

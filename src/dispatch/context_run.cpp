@@ -2,6 +2,7 @@
 // planner, execution on the context's pool) and ContextImpl::explain / plan_for. What differs
 // per problem type is a handful of overloads at the top of this file, not three call paths.
 #include "core/exception_status.hpp"
+#include "core/post_ops.hpp"
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/planning.hpp"
@@ -18,6 +19,8 @@ bool finish_trivial(const GemmProblem& p) noexcept {
   if (p.m == 0 || p.n == 0) return true;
   if (p.k == 0 || p.alpha == 0.0f) {
     scale_c(p);
+    if (p.post != nullptr && !p.post->empty())  // C = post(beta C)
+      kernels::generic_kernels().post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);
     return true;
   }
   return false;

@@ -1,8 +1,11 @@
 // Public GEMM entry points: validate and normalise, then hand over to the context.
 #include "adaptcore/adaptcore.hpp"
+#include "core/operand_bytes.hpp"
+#include "core/post_ops.hpp"
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/post_op_call.hpp"
 #include "dispatch/small_call.hpp"
 
 namespace adaptcore {
@@ -60,8 +63,15 @@ Status gemm(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int
             const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
             int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  return gemm_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                   options.residency, ctx);
+  if (options.post_op_count == 0)
+    return gemm_args(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                     options.residency, ctx);
+  // A fused epilogue: never the tiny-call path (its payload has no room for one).
+  GemmProblem prob;
+  const Status s =
+      make_problem(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, prob);
+  if (s != Status::Ok) return s;
+  return detail::run_with_post_ops(prob, layout, m, n, c, ldc, options, ctx);
 }
 
 Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
@@ -76,6 +86,8 @@ Status gemm(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
   GemmProblem prob;
   const Status s = make_problem(transa, transb, alpha, a, b, beta, c, prob);
   if (s != Status::Ok) return s;
+  if (options.post_op_count != 0)
+    return detail::run_with_post_ops(prob, c.layout, c.rows, c.cols, c.data, c.ld, options, ctx);
   if (!ctx.usable()) return Status::OutOfMemory;
   return detail::impl_of(ctx).run(prob, nullptr, options.residency);
 }

@@ -1,6 +1,7 @@
 // Prepacked weights (fp32): pack_weights picks the panel width by the model for the rows the
 // caller expects and packs op(B) once; gemm_packed validates and hands the problem to the
 // context's one call path (docs/PACKED.md).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,8 @@
 #include "core/shape_key.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/packed_planning.hpp"
+#include "dispatch/post_op_call.hpp"
 
 namespace adaptcore {
 namespace {
@@ -51,44 +54,64 @@ ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, in
   return ctx.key_for(g, cold);
 }
 
-// The panel width whose plans the model predicts fastest over the expected rows: the sum of
-// each M's predicted time, weighted by how often it comes. Weights start in memory unless the
-// context says they stay cached (an inference engine's layers run one after the other).
-int choose_panel_width(detail::ContextImpl& ctx, const kernels::IsaKernels& ks, int64_t k,
-                       int64_t n, const PackOptions& o) {
+}  // namespace
+
+// Each expected M's predicted time on a width against the best width's for that M (the
+// regret), as a log so that a decode step and a prefill chunk count alike, weighted by how often
+// the M comes, summed; the lowest sum wins (ties: the wider tile, listed first). Weights start in
+// memory unless the context says they stay cached (an inference engine's layers run one after
+// the other).
+int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& o) {
+  const kernels::IsaKernels& ks = ctx.kernels();
   std::vector<int64_t> rows(o.m_values);
   std::vector<double> weights(o.m_weights);
   if (rows.empty()) rows.assign(std::begin(kDefaultRows), std::end(kDefaultRows));
   if (weights.empty()) weights.assign(rows.size(), 1.0);
   const bool cold = ctx.residency() != Residency::Cached;
-  int best_nr = 0;
-  double best = std::numeric_limits<double>::infinity();
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  // times[w][i]: the best plan's predicted time for rows[i] on width widths[w].
+  std::vector<int> widths;
+  std::vector<std::vector<double>> times;
   for (const kernels::TileKernels& t : ks.tiles) {
-    if (t.nr > 255 || t.nr == best_nr) continue;
-    double total = 0.0;
-    for (std::size_t i = 0; i < rows.size() && total < best; ++i) {
+    if (t.nr > 255 || std::find(widths.begin(), widths.end(), t.nr) != widths.end()) continue;
+    std::vector<double> row(rows.size(), kNone);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
       if (weights[i] <= 0.0) continue;
       const ShapeKey key = panel_key(ctx, rows[i], n, k, t.nr, cold);
-      if (ctx.explain(key).candidates.empty()) {  // no plan reads panels of this width
-        total = std::numeric_limits<double>::infinity();
-        break;
-      }
-      total += weights[i] * ctx.plan_for(key).predicted_us;
+      if (ctx.explain(key).candidates.empty()) break;  // no plan reads panels of this width
+      row[i] = ctx.plan_for(key).predicted_us;
     }
-    if (total < best) best = total, best_nr = t.nr;
+    widths.push_back(t.nr);
+    times.push_back(std::move(row));
+  }
+  int best_nr = 0;
+  double best = kNone;
+  for (std::size_t w = 0; w < widths.size(); ++w) {
+    double score = 0.0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (weights[i] <= 0.0) continue;
+      double fastest = kNone;
+      for (const auto& other : times) fastest = std::min(fastest, other[i]);
+      score += weights[i] * std::log(times[w][i] / fastest);
+    }
+    if (score < best) best = score, best_nr = widths[w];
   }
   return best_nr;
 }
 
+namespace {
+
 Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                   const PackedWeights& b, float beta, float* c, int64_t ldc, Residency residency,
-                  Context& ctx) noexcept {
+                  const CallOptions* options, Context& ctx) noexcept {
   GemmProblem prob;
   const Status s = make_packed_problem(layout, transa, m, alpha, a, lda, b, beta, c, ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl& impl = detail::impl_of(ctx);
   if (!has_tile_of_width(impl.kernels(), prob.b_panel_nr)) return Status::InvalidArgument;
+  if (options != nullptr && options->post_op_count != 0)
+    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, *options, ctx);
   return impl.run(prob, nullptr, residency);
 }
 
@@ -115,7 +138,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
     auto w = std::make_unique<detail::PackedWeightsImpl>();
     w->k = k, w->n = n;
     w->isa = ks.isa;
-    w->nr = choose_panel_width(impl, ks, k, n, options);
+    w->nr = packed_panel_width(impl, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->data = weight_storage(k, n);
     pack_weight_panels(ks, k, n, b, B.rs, B.cs, w->nr, w->data.get());
@@ -129,14 +152,16 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    Context& ctx) noexcept {
-  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, Residency::Auto, ctx);
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, Residency::Auto, nullptr,
+                    ctx);
 }
 
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    const CallOptions& options, Context& ctx) noexcept {
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options.residency, ctx);
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options.residency, &options,
+                    ctx);
 }
 
 }  // namespace adaptcore

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/int_math.hpp"
+#include "core/post_ops.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/macro_kernel.hpp"
 
@@ -30,15 +31,23 @@ struct F32Operands {
   void prepare(const Block&) const noexcept {}
   CTarget begin_panel(const CBlock&) const noexcept { return target; }
   void finish(const CBlock&) const noexcept {}
+  static constexpr bool has_post_ops() noexcept { return false; }
+  void post_ops(int64_t, int64_t, int64_t, int64_t) const noexcept {}
 };
 
 // The fp32 adapter of blocked plans: fp32 pack functions and register tiles over fp32 C (or
 // a split-K partial buffer), A or B read in place, the padded tail.
 class F32Op : public F32Operands {
  public:
+  // post: the fused epilogue applied to each finished tile (null: none, or a split-K slice
+  // whose sums are not final), over the C of `c_problem` (C's own, also for a transposed plan).
   F32Op(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks, CTarget c,
-        LinearStore store) noexcept
+        LinearStore store, const PostOpChain* post = nullptr, float* c_base = nullptr,
+        int64_t c_ld = 0) noexcept
       : F32Operands(g, c),
+        post_(post != nullptr && !post->empty() ? post : nullptr),
+        c_base_(c_base),
+        c_ld_(c_ld),
         ks_(ks),
         store_(store),
         mr_(p.mr),
@@ -50,6 +59,16 @@ class F32Op : public F32Operands {
         direct_mode_(g.a_row_unit() ? AMode::RowUnit : AMode::ColUnit),
         a_stride_(direct_mode_ == AMode::ColUnit ? g.a_cs : g.a_rs),
         tile_(ks.tiles[static_cast<std::size_t>(p.tile)]) {}
+
+  bool has_post_ops() const noexcept { return post_ != nullptr; }
+  // The fused epilogue of a finished tile: rows x cols at row i, column j of the loops' C (C^T
+  // for a transposed plan, whose tile is C's cols x rows at (j, i)).
+  void post_ops(int64_t i, int64_t j, int64_t rows, int64_t cols) const noexcept {
+    if (transposed_)
+      ks_.post_ops(*post_, c_base_, c_ld_, j, j + cols, i, i + rows);
+    else
+      ks_.post_ops(*post_, c_base_, c_ld_, i, i + rows, j, j + cols);
+  }
 
   void pack_b(const unsigned char* src, int64_t kb, int64_t nb, unsigned char* out) const {
     ks_.pack_b(kb, nb, reinterpret_cast<const float*>(src), b.rs, b.cs, nr_,
@@ -138,6 +157,9 @@ class F32Op : public F32Operands {
     }
   }
 
+  const PostOpChain* post_;
+  float* c_base_;
+  int64_t c_ld_;
   const kernels::IsaKernels& ks_;
   LinearStore store_;
   int mr_, nr_;
@@ -252,6 +274,9 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
     return Status::InternalError;
   const GemmProblem g = p.transpose_c ? transposed_operands(given) : given;
   const int threads = p.threads();
+  // The fused epilogue, over C as the caller's normalised problem has it (also for a transposed
+  // plan, whose loops run over C^T).
+  const PostOpChain* post = given.post != nullptr && !given.post->empty() ? given.post : nullptr;
   if (p.is_dot()) {
     // A packed B: each core's columns, transposed into a k-contiguous block of its own.
     ScratchLayout scratch;
@@ -263,10 +288,14 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
         [&](int tid) {
           const Block blk = grid_cell(p, tid, g.m, g.n, g.k, p.mr, p.nr).block;
           if (blk.empty()) return;
-          if (!p.pack_b) return run_dot_block(p, g, ks, blk);
-          auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
-          run_dot_block(p, with_b_transposed(g, blk, ks, bt), ks,
-                        Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
+          if (!p.pack_b) {
+            run_dot_block(p, g, ks, blk);
+          } else {
+            auto* bt = reinterpret_cast<float*>(scratch.task(tid) + packed_b);
+            run_dot_block(p, with_b_transposed(g, blk, ks, bt), ks,
+                          Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
+          }
+          if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, blk.m0, blk.m1, blk.n0, blk.n1);
         },
         one_core_us(p));
     return Status::Ok;
@@ -281,6 +310,7 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
           ks.rows(kernels::RowsArgs{rows.end - rows.begin, g.n, g.k, g.a + rows.begin * g.a_rs,
                                     g.a_rs, g.a_cs, g.b, g.b_rs, g.c + rows.begin * g.ldc, g.ldc,
                                     g.alpha, g.beta});
+          if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, rows.begin, rows.end, 0, g.n);
         },
         one_core_us(p));
     return Status::Ok;
@@ -309,7 +339,8 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
           const int64_t at = p.transpose_c ? blk.n0 * g.ldc + blk.m0 : blk.m0 * g.ldc + blk.n0;
           const CTarget c{reinterpret_cast<unsigned char*>(g.c + at), g.ldc, blk.m0, blk.n0,
                           p.transpose_c};
-          F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0});
+          F32Op op(p, g, ks, c, LinearStore{g.alpha, g.beta, 0}, p.pk == 1 ? post : nullptr,
+                   given.c, given.ldc);
           run_blocked(p, op, blk, s);
         } else {
           float* part = partials + static_cast<std::size_t>(cell.tk - 1) * partial;
@@ -339,6 +370,7 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
               const float* src = partials + static_cast<std::size_t>(s) * partial + i * g.n;
               for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
             }
+            if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, i, i + 1, 0, g.n);
           }
         },
         one_core_us(p));

@@ -71,6 +71,9 @@ class LowpOp {
     return {static_cast<unsigned char*>(g_.c), g_.ldc, 0, 0};
   }
   void finish(const CBlock& panel) const noexcept { epilogue_.apply(panel, buffers_); }
+  // No fused post-ops for the low-precision types (yet): their stages run in finish().
+  static constexpr bool has_post_ops() noexcept { return false; }
+  void post_ops(int64_t, int64_t, int64_t, int64_t) const noexcept {}
 
   void pack_b(const unsigned char* src, int64_t kb, int64_t nb, unsigned char* out) const {
     ks_.pack_b(kb, nb, src, b.rs, b.cs, nr_, pack_flags(g_.b),

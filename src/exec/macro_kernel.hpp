@@ -12,6 +12,7 @@
 //   tile(TileCall)                one register tile: the kernel call with the type's store
 //   dot_tile(DotCall)             one dot-product tile over the whole depth
 //   finish(panel)                 after a panel's last depth block: the epilogue's stages
+//   has_post_ops(), post_ops(i, j, rows, cols)   the fused epilogue of a finished tile (fp32)
 //
 // Every packed panel is an array of 32-bit words (a packed fp32 value or a group of narrower
 // ones), so panel offsets are the same for every type.
@@ -136,6 +137,9 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
       const int64_t kb = std::min(p.kc, blk.k1 - pc);
       const int64_t steps = ceil_div(kb, int64_t{op.group});
       const bool first = pc == blk.k0;
+      // The last depth block finishes each tile: the fused epilogue follows at once, while the
+      // tile is in L1 (an Op without one answers false).
+      const bool finishes = pc + kb >= blk.k1 && op.has_post_ops();
       const unsigned char* b_block = panels ? op.b.panel_at(pc, jc) : op.b.at(pc, jc);
       if (p.pack_b) op.pack_b(b_block, kb, nb, s.b);
 
@@ -186,6 +190,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
               place_row_tile(it, ir, 0);
               op.sweep(t, nb, b_step, prefetch_c);
+              if (finishes) op.post_ops(ic + ir, jc, t.mv, nb);
               ir += t.mv;
             }
             continue;
@@ -214,6 +219,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             if (prefetch_c) [[unlikely]]
               prefetch_next_c(target, ic, ir, jc, jr, mr, nr, mb, nb, t.nv);
             op.tile(t);
+            if (finishes) op.post_ops(ic + ir, jc + jr, t.mv, t.nv);
             ir += t.mv;
           }
         }

@@ -12,6 +12,7 @@
 #include "kernels/dot_tile.hpp"
 #include "kernels/kernel_tables.hpp"
 #include "kernels/pack_template.hpp"
+#include "kernels/post_ops_impl.hpp"
 #include "kernels/rank_k_rows.hpp"
 #include "kernels/tile_kernels.hpp"
 #include "kernels/ukernel.hpp"
@@ -42,8 +43,8 @@ struct Fp32Kernels {
   // broadcast_is_free: the broadcast of A folds into the FMA's memory operand (AVX-512).
   static constexpr IsaKernels table(Isa isa, bool broadcast_is_free, PackAFn pack_a, PackBFn pack_b,
                                     TransposeFn transpose = &transpose_block) {
-    return {isa,    V::W, broadcast_is_free,   tiles,    pack_a,
-            pack_b, &dot, &RowsKernel<V>::run, transpose};
+    return {isa,  V::W, broadcast_is_free,   tiles,     pack_a,
+            pack_b, &dot, &RowsKernel<V>::run, transpose, &apply_post_ops};
   }
 };
 

@@ -8,6 +8,10 @@
 
 #include "adaptcore/types.hpp"
 
+namespace adaptcore {
+struct PostOpChain;  // core/post_ops.hpp
+}
+
 namespace adaptcore::kernels {
 
 // How the kernel reads A. Element (i, p) of the tile's A lives at
@@ -116,6 +120,11 @@ using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int
 using TransposeFn = void (*)(int64_t rows, int64_t cols, const float* src, int64_t ld, float* out,
                              int64_t out_ld);
 
+// The fused epilogue on rows [i0, i1) x columns [j0, j1) of a normalised C (element (i, j) at
+// c[i * ldc + j]; kernels/post_ops_impl.hpp).
+using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0,
+                           int64_t i1, int64_t j0, int64_t j1);
+
 // Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
 // narrowest; the planner may pick any of them.
 struct IsaKernels {
@@ -128,6 +137,7 @@ struct IsaKernels {
   const DotKernels* dot;
   RowsKernelFn rows = nullptr;  // the rank-k row kernel (null: the path has none)
   TransposeFn transpose = nullptr;
+  PostOpsFn post_ops = nullptr;
 };
 
 // The kernel table of a path, or nullptr if the binary was built without it. Does not check

@@ -173,9 +173,11 @@ class OnednnBaseline {
     p.args[DNNL_ARG_WEIGHTS] = it->second;
     p.primitive.execute(stream_, p.args);
     stream_.wait();
+    // The memory object is a shared handle: kept in args, it would outlive release_packed.
+    p.args.erase(DNNL_ARG_WEIGHTS);
   }
 
-  void release_packed() { packed_weights_.clear(); }
+  void release_packed(const GemmCall& c) { packed_weights_.erase(c.b); }
 
   // bf16: the matmul primitive; int8: dnnl_gemm_*, whose A offset is a u8 (u8s8) or an s8
   // (s8s8), so other zero points are unsupported.

@@ -145,7 +145,7 @@ const ac_baseline_plugin_lowp* plugin_lowp_table() {
 //   bool supports_packed(const GemmCall&) const;
 //   void pack(const GemmCall&);        // packs op(B), remembered by its B pointer
 //   void run_packed(const GemmCall&);
-//   void release_packed();
+//   void release_packed(const GemmCall&);  // frees the copy packed for its B pointer
 template <class Impl>
 const ac_baseline_plugin_packed* plugin_packed_table() {
   static const ac_baseline_plugin_packed table = {
@@ -175,7 +175,12 @@ const ac_baseline_plugin_packed* plugin_packed_table() {
           return 1;
         }
       },
-      [](void* self) { static_cast<Impl*>(self)->release_packed(); },
+      [](void* self, const ac_gemm_call* call) {
+        try {
+          static_cast<Impl*>(self)->release_packed(to_call(*call));
+        } catch (const std::exception&) {
+        }
+      },
   };
   return &table;
 }

@@ -1,0 +1,22 @@
+#include "dispatch/post_op_call.hpp"
+
+#include "core/operand_bytes.hpp"
+#include "core/post_ops.hpp"
+#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
+
+namespace adaptcore::detail {
+
+Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, const float* c,
+                         int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
+  PostOpChain chain;
+  const ByteOperand C = stored_operand(c, m, n, layout == Layout::RowMajor, false, ldc, 4);
+  if (const Status s = make_post_op_chain(options, layout, m, n, C, prob.c_transposed, chain);
+      s != Status::Ok)
+    return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  prob.post = &chain;
+  return impl_of(ctx).run(prob, nullptr, options.residency);
+}
+
+}  // namespace adaptcore::detail

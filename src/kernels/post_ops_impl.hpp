@@ -1,0 +1,119 @@
+// The fused epilogue's operations on a block of C (core/post_ops.hpp), written as plain loops
+// the compiler vectorises for the ISA unit that includes this file (fp32_kernels.hpp: each path
+// gets its own copy, compiled with its instruction set). The transcendental functions are
+// branch-free fp32 approximations, so they vectorise too (a call to std::exp or std::erf per
+// element would not, and would cost more than the GEMM tile it follows):
+//   exp(x)  = 2^n p(r), n = round(x log2 e), r = x - n ln 2 (two-part ln 2), p the degree-6
+//             Taylor polynomial on |r| <= ln2 / 2: relative error < 2e-7 before rounding
+//   GeluErf 0.5 x erfc(-x / sqrt 2), erfc by a Chebyshev fit: relative error < 1.2e-7 (and no
+//           cancellation in either tail)
+//   GeluTanh x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3)  (0.5 (1 + tanh u) = sigmoid(2u))
+//   Silu    x sigmoid(x), sigmoid(y) = 1 / (1 + exp(-y))
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <bit>
+
+#include "core/post_ops.hpp"
+
+namespace adaptcore::kernels {
+namespace {
+
+inline float post_exp(float x) {
+  x = std::min(88.0f, std::max(-87.0f, x));
+  // Round to nearest by the 1.5 * 2^23 shift (exact for |x log2 e| < 2^22), which vectorises
+  // where a call to floor or nearbyint would not.
+  constexpr float kShift = 12582912.0f;
+  const float n = (x * 1.44269504088896341f + kShift) - kShift;
+  const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723e-6f;
+  float p = 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  return p * std::bit_cast<float>((static_cast<std::int32_t>(n) + 127) << 23);
+}
+
+inline float post_sigmoid_times(float x, float y) { return x / (1.0f + post_exp(-y)); }
+
+// erfc(z) for z >= 0 with a relative error below 1.2e-7 (Numerical Recipes' erfcc, a
+// Chebyshev fit of exp(z^2) erfc(z)): the tail stays accurate where 1 - erf(z) would cancel.
+inline float post_erfc(float z) {
+  const float t = 1.0f / (1.0f + 0.5f * z);
+  float p = 0.17087277f;
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  return t * post_exp(p - z * z);
+}
+
+// 0.5 x (1 + erf(x / sqrt 2)) = 0.5 x erfc(-x / sqrt 2): for x < 0 the tail itself, for x >= 0
+// 2 - the tail, both without cancellation.
+inline float post_gelu_erf(float x) {
+  const float e = post_erfc(std::max(x, -x) * 0.7071067811865476f);
+  return 0.5f * x * (x < 0.0f ? e : 2.0f - e);
+}
+
+// Rows [i0, i1) x columns [j0, j1) of the normalised C (element (i, j) at c[i * ldc + j]),
+// each operation over a row segment in turn (the segment stays in L1 between them).
+void apply_post_ops(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0, int64_t i1,
+                    int64_t j0, int64_t j1) {
+  const int64_t w = j1 - j0;
+  for (int64_t i = i0; i < i1; ++i) {
+    float* __restrict row = c + i * ldc + j0;
+    for (int o = 0; o < chain.count; ++o) {
+      const PostOpChain::Op& op = chain.ops[static_cast<std::size_t>(o)];
+      switch (op.kind) {
+        case PostOpKind::Bias:
+        case PostOpKind::Scale:
+        case PostOpKind::Residual: {
+          const float* d = op.data + i * op.rs + j0 * op.cs;
+          const bool add = op.kind != PostOpKind::Scale;
+          if (op.cs == 1) {
+            if (add)
+              for (int64_t j = 0; j < w; ++j) row[j] += d[j];
+            else
+              for (int64_t j = 0; j < w; ++j) row[j] *= d[j];
+          } else if (op.cs == 0) {  // one value for the whole row
+            const float v = d[0];
+            if (add)
+              for (int64_t j = 0; j < w; ++j) row[j] += v;
+            else
+              for (int64_t j = 0; j < w; ++j) row[j] *= v;
+          } else {  // a residual read across its rows (a transposed problem)
+            for (int64_t j = 0; j < w; ++j) row[j] += d[j * op.cs];
+          }
+          break;
+        }
+        case PostOpKind::Relu:
+          for (int64_t j = 0; j < w; ++j) row[j] = std::max(row[j], 0.0f);
+          break;
+        case PostOpKind::GeluTanh:
+          for (int64_t j = 0; j < w; ++j) {
+            const float x = row[j];
+            const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+            row[j] = post_sigmoid_times(x, 2.0f * u);
+          }
+          break;
+        case PostOpKind::GeluErf:
+          for (int64_t j = 0; j < w; ++j) row[j] = post_gelu_erf(row[j]);
+          break;
+        case PostOpKind::Silu:
+          for (int64_t j = 0; j < w; ++j) row[j] = post_sigmoid_times(row[j], row[j]);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::kernels

@@ -1,0 +1,260 @@
+// Fused epilogues (CallOptions::post_ops): every operation and chains of them on random shapes,
+// layouts and thread counts against a double-precision reference, on every plan kind the
+// planner may pick (the shapes reach register tiles, split-K, dot and rank-k plans, transposed
+// plans and the trivial k = 0 path), through gemm, the view form and gemm_packed; and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "test_util.hpp"
+
+namespace adaptcore::test {
+namespace {
+
+double act(PostOpKind kind, double x) {
+  switch (kind) {
+    case PostOpKind::Relu: return std::max(x, 0.0);
+    // The forms without cancellation in the negative tail (1 + tanh(u) = 2 sigmoid(2u),
+    // 1 + erf(-z) = erfc(z)), so the reference is exact there too.
+    case PostOpKind::GeluTanh:
+      return x / (1.0 + std::exp(-2.0 * std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case PostOpKind::GeluErf: return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    case PostOpKind::Silu: return x / (1.0 + std::exp(-x));
+    default: return x;
+  }
+}
+
+// The operations' data for a call whose C is m x n in `layout`.
+struct PostData {
+  std::vector<float> bias, scale;
+  Stored residual;
+  std::vector<PostOp> ops;
+};
+
+PostData make_ops(const std::vector<PostOpKind>& kinds, int64_t m, int64_t n, Layout layout,
+                  std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  PostData d;
+  d.bias.resize(static_cast<std::size_t>(n));
+  d.scale.resize(static_cast<std::size_t>(n));
+  for (auto& x : d.bias) x = u(rng);
+  for (auto& x : d.scale) x = 0.5f + u(rng);
+  const bool row = layout == Layout::RowMajor;
+  d.residual = Stored(m, n, layout, (row ? n : m) + 2, 1);
+  d.residual.fill([&](int64_t, int64_t) { return u(rng); });
+  for (const PostOpKind k : kinds) {
+    PostOp op;
+    op.kind = k;
+    if (k == PostOpKind::Bias) op.data = d.bias.data();
+    if (k == PostOpKind::Scale) op.data = d.scale.data();
+    if (k == PostOpKind::Residual) op.data = d.residual.data(), op.ld = d.residual.ld();
+    d.ops.push_back(op);
+  }
+  return d;
+}
+
+// Applies the chain to the reference in double; the bound grows by each operation's factor
+// (|slope| <= 1.13 for the activations, the scale's value), plus each step's fp32 rounding and
+// the activations' approximation (a few ulp).
+void apply_reference(const PostData& d, Reference& r) {
+  for (int64_t i = 0; i < r.m; ++i)
+    for (int64_t j = 0; j < r.n; ++j) {
+      double& v = r.ref[static_cast<std::size_t>(i * r.n + j)];
+      double& b = r.bound[static_cast<std::size_t>(i * r.n + j)];
+      for (const PostOp& op : d.ops) {
+        switch (op.kind) {
+          case PostOpKind::Bias: v += d.bias[static_cast<std::size_t>(j)]; break;
+          case PostOpKind::Scale:
+            v *= d.scale[static_cast<std::size_t>(j)];
+            b *= std::fabs(d.scale[static_cast<std::size_t>(j)]);
+            break;
+          case PostOpKind::Residual: v += d.residual.at(i, j); break;
+          default:
+            v = act(op.kind, v);
+            b *= 1.13;
+            break;
+        }
+        b += 8.0 * std::numeric_limits<float>::epsilon() * std::fabs(v) + 1e-7;
+      }
+    }
+}
+
+const std::vector<std::vector<PostOpKind>> kChains = {
+    {PostOpKind::Bias},
+    {PostOpKind::Relu},
+    {PostOpKind::GeluTanh},
+    {PostOpKind::GeluErf},
+    {PostOpKind::Silu},
+    {PostOpKind::Residual},
+    {PostOpKind::Scale},
+    {PostOpKind::Bias, PostOpKind::GeluErf, PostOpKind::Scale, PostOpKind::Residual},
+    {PostOpKind::Scale, PostOpKind::Bias, PostOpKind::Silu, PostOpKind::Relu},
+};
+
+// Shapes that reach every plan kind (register tiles with tails, one and several depth blocks,
+// split-K on a deep K, dot plans on NT, rank-k rows at K <= 8, transposed plans for C of a few
+// columns, k = 0).
+struct Shape {
+  int64_t m, n, k;
+  Trans ta, tb;
+};
+const Shape kShapes[] = {
+    {1, 1, 1, Trans::No, Trans::No},      {7, 13, 29, Trans::No, Trans::No},
+    {64, 96, 300, Trans::No, Trans::No},  {33, 70, 700, Trans::Yes, Trans::No},
+    {4, 40, 3000, Trans::No, Trans::No},  {3, 37, 64, Trans::No, Trans::Yes},
+    {600, 300, 2, Trans::No, Trans::No},  {200, 5, 40, Trans::No, Trans::No},
+    {150, 3, 17, Trans::Yes, Trans::Yes}, {9, 11, 0, Trans::No, Trans::No},
+    {1, 257, 100, Trans::No, Trans::No},  {130, 1, 70, Trans::Yes, Trans::No},
+};
+
+TEST(PostOps, EveryOperationOnEveryPlanKind) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  int failures = 0, calls = 0;
+  for (auto& cfg : all_configs()) {
+    for (const Shape& s : kShapes)
+      for (const Layout layout : {Layout::RowMajor, Layout::ColMajor})
+        for (std::size_t ci = 0; ci < kChains.size() && failures < 10; ++ci) {
+          // Every chain on a few shapes, the long chains on all of them.
+          if (ci < 7 && (calls + ci) % 3 != 0) continue;
+          const bool row = layout == Layout::RowMajor;
+          const int64_t ar = transposed(s.ta) ? s.k : s.m, ac = transposed(s.ta) ? s.m : s.k;
+          const int64_t br = transposed(s.tb) ? s.n : s.k, bc = transposed(s.tb) ? s.k : s.n;
+          Stored a(ar, ac, layout, std::max<int64_t>(1, row ? ac : ar), 0);
+          Stored b(br, bc, layout, std::max<int64_t>(1, row ? bc : br) + 1, 0);
+          a.fill([&](int64_t, int64_t) { return u(rng); });
+          b.fill([&](int64_t, int64_t) { return u(rng); });
+          Stored c0(s.m, s.n, layout, (row ? s.n : s.m) + 1, 0);
+          c0.fill([&](int64_t, int64_t) { return u(rng); });
+          const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
+          if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
+          PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
+          Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
+          apply_reference(d, ref);
+          CallOptions o;
+          o.post_ops = d.ops.data();
+          o.post_op_count = static_cast<int>(d.ops.size());
+          o.residency = ci % 3 == 0 ? Residency::Memory : Residency::Cached;
+          Stored c = c0;
+          const Status st = gemm(layout, s.ta, s.tb, s.m, s.n, s.k, alpha, a.data(), a.ld(),
+                                 b.data(), b.ld(), beta, c.data(), c.ld(), o, *cfg.ctx);
+          ++calls;
+          const std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
+          if (!err.empty() && ++failures <= 10)
+            ADD_FAILURE() << cfg.name() << " " << s.m << "x" << s.n << "x" << s.k << " "
+                          << name(layout) << name(s.ta) << name(s.tb) << " chain " << ci << ":"
+                          << err;
+          // The view form, the same call.
+          if (ci == kChains.size() - 1) {
+            Stored c2 = c0;
+            const Status sv = gemm(s.ta, s.tb, alpha, a.cview(), b.cview(), beta, c2.view(), o,
+                                   *cfg.ctx);
+            EXPECT_EQ(sv, Status::Ok);
+            EXPECT_EQ(check_result(c2, ref), "") << "view form " << cfg.name();
+          }
+        }
+  }
+  EXPECT_GT(calls, 200);
+}
+
+TEST(PostOps, PackedWeights) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& cfg : all_configs()) {
+    const int64_t k = 150, n = 90;
+    Stored b(k, n, Layout::RowMajor, n, 0);
+    b.fill([&](int64_t, int64_t) { return u(rng); });
+    PackedWeights w;
+    ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, k, n, b.data(), b.ld(), w, {}, *cfg.ctx),
+              Status::Ok);
+    for (const int64_t m : {1, 5, 77}) {
+      Stored a(m, k, Layout::RowMajor, k, 0);
+      a.fill([&](int64_t, int64_t) { return u(rng); });
+      Stored c0(m, n, Layout::RowMajor, n, 0);
+      c0.fill([&](int64_t, int64_t) { return u(rng); });
+      PostData d = make_ops(kChains.back(), m, n, Layout::RowMajor, rng);
+      Reference ref = reference_gemm(Trans::No, Trans::No, m, n, k, 1.0f, a, b, 1.0f, c0);
+      apply_reference(d, ref);
+      CallOptions o;
+      o.post_ops = d.ops.data();
+      o.post_op_count = static_cast<int>(d.ops.size());
+      Stored c = c0;
+      ASSERT_EQ(gemm_packed(Layout::RowMajor, Trans::No, m, 1.0f, a.data(), a.ld(), w, 1.0f,
+                            c.data(), c.ld(), o, *cfg.ctx),
+                Status::Ok);
+      EXPECT_EQ(check_result(c, ref), "") << cfg.name() << " m " << m;
+    }
+  }
+}
+
+// The activations alone, against double, over a wide range of inputs (including where exp
+// saturates): within a few ulp of the exact value (absolute near zero).
+TEST(PostOps, ActivationAccuracy) {
+  const int64_t n = 4001;
+  std::vector<float> x(n);
+  for (int64_t j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = -100.0f + 0.05f * j;
+  for (const PostOpKind kind :
+       {PostOpKind::Relu, PostOpKind::GeluTanh, PostOpKind::GeluErf, PostOpKind::Silu}) {
+    std::vector<float> c(x);
+    std::vector<float> zero(1, 0.0f);
+    PostOp op;
+    op.kind = kind;
+    CallOptions o;
+    o.post_ops = &op;
+    o.post_op_count = 1;
+    // C = post(1 * C) through the trivial path (k = 0 scales C by beta).
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, 1, n, 0, 1.0f, zero.data(), 1,
+                   zero.data(), n, 1.0f, c.data(), n, o),
+              Status::Ok);
+    // Relative error where |f(x)| >= 1e-3, and in the negative tails down to 1e-30 (below,
+    // the fp32 exp underflows on the way), where the argument's own rounding, amplified by the
+    // exponential, dominates (|2u| ~ 80 at 1e-30: 80 x 6e-8).
+    double worst = 0.0, worst_tail = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double want = act(kind, x[static_cast<std::size_t>(j)]);
+      const double err = std::fabs(c[static_cast<std::size_t>(j)] - want) / std::fabs(want);
+      if (std::fabs(want) >= 1e-3)
+        worst = std::max(worst, err);
+      else if (std::fabs(want) > 1e-30)
+        worst_tail = std::max(worst_tail, err);
+    }
+    EXPECT_LT(worst, 2e-6) << "activation " << static_cast<int>(kind);
+    EXPECT_LT(worst_tail, 2e-5) << "activation " << static_cast<int>(kind) << " (tail)";
+  }
+}
+
+TEST(PostOps, Errors) {
+  std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 0.0f), v(8, 1.0f);
+  auto call = [&](const std::vector<PostOp>& ops, int count = 1000 /* the list's own size */, float* cc = nullptr) {
+    CallOptions o;
+    o.post_ops = ops.empty() ? nullptr : ops.data();
+    o.post_op_count = count != 1000 ? count : static_cast<int>(ops.size());
+    return gemm(Layout::RowMajor, Trans::No, Trans::No, 4, 8, 8, 1.0f, a.data(), 8, b.data(), 8,
+                0.0f, cc != nullptr ? cc : c.data(), 8, o);
+  };
+  EXPECT_EQ(call({}, kMaxPostOps + 1), Status::InvalidArgument);
+  EXPECT_EQ(call({}, -1), Status::InvalidArgument);
+  EXPECT_EQ(call({}, 2), Status::NullPointer);
+  EXPECT_EQ(call({PostOp{static_cast<PostOpKind>(99), nullptr, 0}}), Status::InvalidArgument);
+  EXPECT_EQ(call({PostOp{PostOpKind::Bias, nullptr, 0}}), Status::NullPointer);
+  EXPECT_EQ(call({PostOp{PostOpKind::Residual, v.data(), 7}}), Status::InvalidLeadingDimension);
+  // The bias inside C, the residual over C.
+  EXPECT_EQ(call({PostOp{PostOpKind::Bias, c.data() + 3, 0}}), Status::Aliasing);
+  EXPECT_EQ(call({PostOp{PostOpKind::Residual, c.data(), 8}}), Status::Aliasing);
+  // A list that fits the call runs.
+  EXPECT_EQ(call({PostOp{PostOpKind::Bias, v.data(), 0}, PostOp{PostOpKind::Relu, nullptr, 0}}),
+            Status::Ok);
+  EXPECT_EQ(c[0], 9.0f);
+  // The call's own checks come first.
+  CallOptions o;
+  PostOp bad{PostOpKind::Bias, nullptr, 0};
+  o.post_ops = &bad;
+  o.post_op_count = 1;
+  EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, -1, 8, 8, 1.0f, a.data(), 8, b.data(), 8,
+                 0.0f, c.data(), 8, o),
+            Status::InvalidDimension);
+}
+
+}  // namespace
+}  // namespace adaptcore::test
