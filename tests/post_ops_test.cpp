@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "adaptcore/adaptcore.h"
 #include "test_util.hpp"
 
 namespace adaptcore::test {
@@ -254,6 +255,52 @@ TEST(PostOps, Errors) {
   EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, Trans::No, -1, 8, 8, 1.0f, a.data(), 8, b.data(), 8,
                  0.0f, c.data(), 8, o),
             Status::InvalidDimension);
+}
+
+// The C API: the same chain through ac_sgemm_post and ac_gemm_packed_post, and its errors.
+TEST(PostOps, CApi) {
+  const int64_t m = 6, n = 20, k = 9;
+  std::vector<float> a(m * k), b(k * n), bias(n), c(m * n), c2(m * n);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 5) - 2.0f;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 3) - 1.0f;
+  for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) - 10.0f;
+  const ac_post_op ops[] = {{AC_POST_BIAS, bias.data(), 0}, {AC_POST_RELU, nullptr, 0}};
+  ASSERT_EQ(ac_sgemm_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f, a.data(), k,
+                          b.data(), n, 0.0f, c.data(), n, ops, 2),
+            AC_STATUS_OK);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double v = bias[static_cast<std::size_t>(j)];
+      for (int64_t p = 0; p < k; ++p)
+        v += double{a[static_cast<std::size_t>(i * k + p)]} * b[static_cast<std::size_t>(p * n + j)];
+      ASSERT_EQ(c[static_cast<std::size_t>(i * n + j)], static_cast<float>(std::max(v, 0.0)));
+    }
+  ac_packed_t w = nullptr;
+  ASSERT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 0, &w),
+            AC_STATUS_OK);
+  ASSERT_EQ(ac_gemm_packed_post(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), k, w, 0.0f,
+                                c2.data(), n, ops, 2),
+            AC_STATUS_OK);
+  EXPECT_EQ(c, c2);
+  ac_context* ctx = nullptr;
+  ASSERT_EQ(ac_context_create(nullptr, &ctx), AC_STATUS_OK);
+  std::fill(c2.begin(), c2.end(), 0.0f);
+  ASSERT_EQ(ac_sgemm_post_ctx(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f, a.data(), k,
+                              b.data(), n, 0.0f, c2.data(), n, ops, 2, ctx),
+            AC_STATUS_OK);
+  EXPECT_EQ(c, c2);
+  ac_context_destroy(ctx);
+  EXPECT_EQ(ac_sgemm_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f, a.data(), k,
+                          b.data(), n, 0.0f, c.data(), n, nullptr, 1),
+            AC_STATUS_NULL_POINTER);
+  EXPECT_EQ(ac_sgemm_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f, a.data(), k,
+                          b.data(), n, 0.0f, c.data(), n, ops, AC_MAX_POST_OPS + 1),
+            AC_STATUS_INVALID_ARGUMENT);
+  const ac_post_op bad[] = {{static_cast<ac_post_op_kind_t>(0), nullptr, 0}};
+  EXPECT_EQ(ac_sgemm_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f, a.data(), k,
+                          b.data(), n, 0.0f, c.data(), n, bad, 1),
+            AC_STATUS_INVALID_ARGUMENT);
+  ac_packed_destroy(w);
 }
 
 }  // namespace

@@ -95,6 +95,18 @@ class Baseline {
     throw std::runtime_error(name() + ": no packed-weights GEMM");
   }
   virtual void release_packed(const GemmCall&) {}
+  // Added members: the call with a fused epilogue (adaptcore_bench_epilogue): `ops` as
+  // adaptcore::PostOp's kinds (adaptcore/types.hpp) with their data; the first call of a shape
+  // and list prepares it. False from supports_post_ops: the library has none.
+  struct PostOp {
+    int kind;
+    const float* data;
+    int64_t ld;
+  };
+  virtual bool supports_post_ops() const { return false; }
+  virtual void run_post_ops(const GemmCall&, const std::vector<PostOp>&) {
+    throw std::runtime_error(name() + ": no fused epilogue");
+  }
 };
 
 struct LoadedBaseline {

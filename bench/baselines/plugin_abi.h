@@ -87,6 +87,25 @@ typedef struct ac_baseline_plugin_packed {
 
 typedef const ac_baseline_plugin_packed* (*ac_baseline_plugin_packed_entry)(void);
 
+/* Optional fourth table: GEMM with a fused epilogue (Baseline::run_post_ops); kinds and data
+ * as adaptcore::PostOp (adaptcore/types.hpp). */
+#define AC_BASELINE_PLUGIN_POST_ABI 1
+#define AC_BASELINE_PLUGIN_POST_ENTRY "adaptcore_baseline_plugin_post"
+
+typedef struct ac_bench_post_op {
+  int32_t kind;
+  const float* data;
+  int64_t ld;
+} ac_bench_post_op;
+
+typedef struct ac_baseline_plugin_post {
+  uint32_t abi; /* AC_BASELINE_PLUGIN_POST_ABI */
+  int (*run)(void* self, const ac_gemm_call* call, const ac_bench_post_op* ops, int count,
+             char* msg, size_t msg_len);
+} ac_baseline_plugin_post;
+
+typedef const ac_baseline_plugin_post* (*ac_baseline_plugin_post_entry)(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,12 +34,13 @@ class PluginBaseline final : public Baseline {
  public:
   PluginBaseline(std::string name, DynLib lib, const ac_baseline_plugin* table,
                  const ac_baseline_plugin_lowp* lowp, const ac_baseline_plugin_packed* packed,
-                 void* self)
+                 const ac_baseline_plugin_post* post, void* self)
       : name_(std::move(name)),
         lib_(std::move(lib)),
         table_(table),
         lowp_(lowp),
         packed_(packed),
+        post_(post),
         self_(self) {}
   ~PluginBaseline() override { table_->destroy(self_); }
   PluginBaseline(const PluginBaseline&) = delete;
@@ -134,12 +135,25 @@ class PluginBaseline final : public Baseline {
     packed_->release(self_, &c);
   }
 
+  bool supports_post_ops() const override { return post_ != nullptr; }
+
+  void run_post_ops(const GemmCall& call, const std::vector<PostOp>& ops) override {
+    if (post_ == nullptr) return Baseline::run_post_ops(call, ops);
+    const ac_gemm_call c = to_c(call);
+    std::vector<ac_bench_post_op> list;
+    for (const PostOp& p : ops) list.push_back({p.kind, p.data, p.ld});
+    char msg[kMessage];
+    if (post_->run(self_, &c, list.data(), static_cast<int>(list.size()), msg, sizeof msg) != 0)
+      throw std::runtime_error(name_ + ": " + msg);
+  }
+
  private:
   std::string name_;
   DynLib lib_;
   const ac_baseline_plugin* table_;
   const ac_baseline_plugin_lowp* lowp_;      // null: no low-precision operations
   const ac_baseline_plugin_packed* packed_;  // null: no packed weights
+  const ac_baseline_plugin_post* post_;      // null: no fused epilogue
   void* self_;
 };
 
@@ -183,10 +197,14 @@ LoadedBaseline load_plugin(const std::string& name, int threads) {
       lib.function<ac_baseline_plugin_packed_entry>(AC_BASELINE_PLUGIN_PACKED_ENTRY);
   const ac_baseline_plugin_packed* packed = packed_entry != nullptr ? packed_entry() : nullptr;
   if (packed != nullptr && packed->abi != AC_BASELINE_PLUGIN_PACKED_ABI) packed = nullptr;
+  auto post_entry = lib.function<ac_baseline_plugin_post_entry>(AC_BASELINE_PLUGIN_POST_ENTRY);
+  const ac_baseline_plugin_post* post = post_entry != nullptr ? post_entry() : nullptr;
+  if (post != nullptr && post->abi != AC_BASELINE_PLUGIN_POST_ABI) post = nullptr;
   char msg[kMessage] = {};
   void* self = table->create(threads, msg, sizeof msg);
   if (self == nullptr) return {nullptr, name + ": " + msg};
-  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, lowp, packed, self), ""};
+  return {std::make_unique<PluginBaseline>(name, std::move(lib), table, lowp, packed, post, self),
+          ""};
 }
 
 }  // namespace adaptcore::bench::detail

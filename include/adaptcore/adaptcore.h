@@ -152,6 +152,31 @@ AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, in
                                    const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
                                    float* C, int64_t ldc, ac_wq_parts_t parts) AC_NOEXCEPT;
 
+/* Fused epilogues (docs/EPILOGUES.md; adaptcore::PostOp): C = op_n(...op_1(alpha op(A) op(B)
+ * + beta C)), the operations in the order given (at most AC_MAX_POST_OPS). BIAS and SCALE take n
+ * values (one per column of C, in either layout), RESIDUAL a matrix R like C with its own
+ * leading dimension ld; none may overlap C. */
+typedef enum {
+  AC_POST_BIAS = 1,
+  AC_POST_SCALE = 2,
+  AC_POST_RESIDUAL = 3,
+  AC_POST_RELU = 4,
+  AC_POST_GELU_TANH = 5,
+  AC_POST_GELU_ERF = 6,
+  AC_POST_SILU = 7
+} ac_post_op_kind_t;
+#define AC_MAX_POST_OPS 8
+typedef struct ac_post_op {
+  ac_post_op_kind_t kind;
+  const float* data; /* BIAS, SCALE: n values; RESIDUAL: R; else NULL */
+  int64_t ld;        /* RESIDUAL: R's leading dimension; else 0 */
+} ac_post_op;
+
+AC_API ac_status_t ac_sgemm_post(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                                 int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                                 int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                                 int64_t ldc, const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+
 /* Prepacked fp32 weights (docs/PACKED.md). op(B), k x n, is packed once into the register
  * tiles' panel layout for the context's ISA path, the panel width chosen by the model for the
  * rows the caller expects (m_values, m_count of them, each with weight m_weights[i], or equal
@@ -171,6 +196,11 @@ AC_API int ac_packed_panel_cols(ac_packed_t packed) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_packed(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
                                   const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
                                   int64_t ldc) AC_NOEXCEPT;
+/* ac_gemm_packed with a fused epilogue (ac_post_op). */
+AC_API ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                       float alpha, const float* A, int64_t lda, ac_packed_t B,
+                                       float beta, float* C, int64_t ldc, const ac_post_op* ops,
+                                       int op_count) AC_NOEXCEPT;
 
 /* A short English description of a status code; never NULL. */
 AC_API const char* ac_status_string(ac_status_t status) AC_NOEXCEPT;
@@ -304,6 +334,12 @@ AC_API ac_status_t ac_gemm_wq_bf16_ctx(ac_layout_t layout, ac_transpose_t transa
                                        float* C, int64_t ldc, ac_wq_parts_t parts,
                                        ac_context* ctx) AC_NOEXCEPT;
 
+AC_API ac_status_t ac_sgemm_post_ctx(ac_layout_t layout, ac_transpose_t transa,
+                                     ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                     float alpha, const float* A, int64_t lda, const float* B,
+                                     int64_t ldb, float beta, float* C, int64_t ldc,
+                                     const ac_post_op* ops, int op_count,
+                                     ac_context* ctx) AC_NOEXCEPT;
 AC_API ac_status_t ac_pack_weights_ctx(ac_layout_t layout, ac_transpose_t transb, int64_t k,
                                        int64_t n, const float* B, int64_t ldb,
                                        const int64_t* m_values, const double* m_weights,

@@ -33,9 +33,61 @@ ac_status_t sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t tran
                               lda, B, ldb, beta, C, ldc, options, ctx));
 }
 
+// The C post-op list as the C++ one (the kinds have the same values; gemm checks them).
+adaptcore::CallOptions post_options(const ac_post_op* ops, int count,
+                                    adaptcore::PostOp (&out)[adaptcore::kMaxPostOps]) noexcept {
+  adaptcore::CallOptions o;
+  o.post_op_count = count;
+  if (ops == nullptr || count < 0 || count > adaptcore::kMaxPostOps) {
+    o.post_ops = ops == nullptr ? nullptr : out;  // gemm reports the count or the null list
+    return o;
+  }
+  for (int i = 0; i < count; ++i)
+    out[i] = adaptcore::PostOp{static_cast<adaptcore::PostOpKind>(ops[i].kind), ops[i].data,
+                               ops[i].ld};
+  o.post_ops = out;
+  return o;
+}
+
+ac_status_t sgemm_post(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
+                       int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                       const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                       const ac_post_op* ops, int op_count, Context& ctx) noexcept {
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = post_options(ops, op_count, list);
+  return to_c(adaptcore::gemm(to_cpp(layout), to_cpp(transa), to_cpp(transb), m, n, k, alpha, A,
+                              lda, B, ldb, beta, C, ldc, o, ctx));
+}
+
 }  // namespace
 
+namespace adaptcore::capi {
+CallOptions post_call_options(const ac_post_op* ops, int count,
+                              PostOp (&out)[kMaxPostOps]) noexcept {
+  return post_options(ops, count, out);
+}
+}  // namespace adaptcore::capi
+
 extern "C" {
+
+ac_status_t ac_sgemm_post(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                          int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                          const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                          const ac_post_op* ops, int op_count) noexcept {
+  return sgemm_post(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ops,
+                    op_count, adaptcore::default_context());
+}
+
+ac_status_t ac_sgemm_post_ctx(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
+                              int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+                              int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                              int64_t ldc, const ac_post_op* ops, int op_count,
+                              ac_context* ctx) noexcept {
+  return adaptcore::capi::on_context(ctx, [&](Context& c) {
+    return sgemm_post(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ops,
+                      op_count, c);
+  });
+}
 
 ac_status_t ac_sgemm(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb, int64_t m,
                      int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,

@@ -48,10 +48,12 @@ ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n
 
 ac_status_t run(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha, const float* A,
                 int64_t lda, ac_packed_t B, float beta, float* C, int64_t ldc,
-                Context& ctx) noexcept {
+                Context& ctx, const ac_post_op* ops = nullptr, int op_count = 0) noexcept {
   if (B == nullptr) return AC_STATUS_NULL_POINTER;
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
   return to_c(adaptcore::gemm_packed(to_cpp(layout), to_cpp(transa), m, alpha, A, lda, B->w, beta,
-                                     C, ldc, ctx));
+                                     C, ldc, o, ctx));
 }
 
 }  // namespace
@@ -76,6 +78,13 @@ ac_status_t ac_pack_weights_ctx(ac_layout_t layout, ac_transpose_t transb, int64
 }
 
 void ac_packed_destroy(ac_packed_t packed) noexcept { delete packed; }
+
+ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
+                                const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
+                                int64_t ldc, const ac_post_op* ops, int op_count) noexcept {
+  return run(layout, transa, m, alpha, A, lda, B, beta, C, ldc, adaptcore::default_context(), ops,
+             op_count);
+}
 
 int ac_packed_panel_cols(ac_packed_t packed) noexcept {
   return packed == nullptr ? 0 : packed->w.panel_cols();

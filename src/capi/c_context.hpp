@@ -46,4 +46,8 @@ ac_status_t on_context(ac_context* ctx, Call&& call) noexcept {
   return call(ctx->context);
 }
 
+// The C fused-epilogue list (ac_post_op) as CallOptions over `out` (c_api.cpp).
+CallOptions post_call_options(const ac_post_op* ops, int count,
+                              PostOp (&out)[kMaxPostOps]) noexcept;
+
 }  // namespace adaptcore::capi

@@ -15,18 +15,18 @@ namespace adaptcore::detail {
 namespace {
 
 // Calls that need no product: true when the call is complete.
-bool finish_trivial(const GemmProblem& p) noexcept {
+bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx) noexcept {
   if (p.m == 0 || p.n == 0) return true;
   if (p.k == 0 || p.alpha == 0.0f) {
     scale_c(p);
-    if (p.post != nullptr && !p.post->empty())  // C = post(beta C)
-      kernels::generic_kernels().post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);
+    if (p.post != nullptr && !p.post->empty())  // C = post(beta C), on the context's path
+      ctx.kernels().post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);
     return true;
   }
   return false;
 }
-bool finish_trivial(const LowpProblem& p) noexcept { return lowp_trivial(p); }
-bool finish_trivial(const WqProblem& p) noexcept { return p.m == 0; }
+bool finish_trivial(const LowpProblem& p, const ContextImpl&) noexcept { return lowp_trivial(p); }
+bool finish_trivial(const WqProblem& p, const ContextImpl&) noexcept { return p.m == 0; }
 
 // Where a problem's A and B lie (the residency of a call, ContextImpl::cold_call).
 const void* operand_a(const GemmProblem& p) noexcept { return p.a; }
@@ -70,7 +70,7 @@ bool execute_inline(const Plan&, const Problem&, const Kernels&, ContextImpl::Sm
 
 template <class Problem>
 Status ContextImpl::run(const Problem& prob, SmallRun* small, Residency residency) noexcept {
-  if (finish_trivial(prob)) return Status::Ok;
+  if (finish_trivial(prob, *this)) return Status::Ok;
   try {
     const CallLog log(verbose_);
     const auto section = reading();

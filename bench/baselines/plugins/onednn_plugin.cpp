@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "baselines/call_checks.hpp"
 #include "plugin_table.hpp"
@@ -179,6 +181,76 @@ class OnednnBaseline {
 
   void release_packed(const GemmCall& c) { packed_weights_.erase(c.b); }
 
+  // A fused epilogue: the matmul primitive with the list as oneDNN post-ops (binary add of a
+  // 1 x n bias or an m x n residual, binary multiply by a 1 x n scale, eltwise relu, gelu_tanh,
+  // gelu_erf, swish with alpha 1 for SiLU), made on a shape and list's first call.
+  void run_post_ops(const GemmCall& c, const std::vector<adaptcore::bench::Baseline::PostOp>& ops) {
+    apply_threads();
+    std::string key_text;
+    for (const auto& op : ops) key_text += std::to_string(op.kind) + "/" + std::to_string(op.ld) + ",";
+    const auto key = std::make_pair(shape_key(c), key_text);
+    auto it = prepared_post_.find(key);
+    if (it == prepared_post_.end()) {
+      const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
+      const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b);
+      const auto c_md = matrix(c.m, c.n, c.ldc, false);
+      dnnl::post_ops po;
+      std::vector<dnnl::memory::desc> extra;
+      for (const auto& op : ops) {
+        switch (op.kind) {
+          case 1:  // bias
+          case 2:  // scale
+          {
+            const dnnl::memory::desc v({1, c.n}, dt::f32, dnnl::memory::dims{c.n, 1});
+            po.append_binary(op.kind == 1 ? dnnl::algorithm::binary_add
+                                          : dnnl::algorithm::binary_mul,
+                             v);
+            extra.push_back(v);
+            break;
+          }
+          case 3: {  // residual
+            const auto r = matrix(c.m, c.n, op.ld, false);
+            po.append_binary(dnnl::algorithm::binary_add, r);
+            extra.push_back(r);
+            break;
+          }
+          case 4: po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); extra.emplace_back(); break;
+          case 5: po.append_eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f); extra.emplace_back(); break;
+          case 6: po.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f); extra.emplace_back(); break;
+          case 7: po.append_eltwise(dnnl::algorithm::eltwise_swish, 1.0f, 0.0f); extra.emplace_back(); break;
+          default: throw std::runtime_error("unknown post-op " + std::to_string(op.kind));
+        }
+      }
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(po);
+#if DNNL_VERSION_MAJOR >= 3
+      const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md, attr);
+#else
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, engine_);
+#endif
+      PostPrepared p;
+      p.primitive = dnnl::matmul(pd);
+      p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
+      p.b = dnnl::memory(b_md, engine_, const_cast<float*>(c.b));
+      p.c = dnnl::memory(c_md, engine_, c.c);
+      p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].data == nullptr) continue;
+        dnnl::memory m(extra[i], engine_, const_cast<float*>(ops[i].data));
+        p.extra.emplace_back(static_cast<int>(i), m);
+        p.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1] = m;
+      }
+      it = prepared_post_.emplace(key, std::move(p)).first;
+    }
+    PostPrepared& p = it->second;
+    p.a.set_data_handle(const_cast<float*>(c.a));
+    p.b.set_data_handle(const_cast<float*>(c.b));
+    p.c.set_data_handle(c.c);
+    for (auto& [i, m] : p.extra) m.set_data_handle(const_cast<float*>(ops[static_cast<std::size_t>(i)].data));
+    p.primitive.execute(stream_, p.args);
+    stream_.wait();
+  }
+
   // bf16: the matmul primitive; int8: dnnl_gemm_*, whose A offset is a u8 (u8s8) or an s8
   // (s8s8), so other zero points are unsupported.
   bool supports_lowp(const LowpGemmCall& c) const {
@@ -303,6 +375,13 @@ class OnednnBaseline {
   std::map<ShapeKey, Prepared> prepared_;  // std::map: references stay valid on insertion
   std::map<ShapeKey, Prepared> prepared_bf16_;
   std::map<ShapeKey, Prepared> prepared_packed_;
+  struct PostPrepared {
+    dnnl::matmul primitive;
+    dnnl::memory a, b, c;
+    std::vector<std::pair<int, dnnl::memory>> extra;  // (post-op index, its vector or matrix)
+    std::unordered_map<int, dnnl::memory> args;
+  };
+  std::map<std::pair<ShapeKey, std::string>, PostPrepared> prepared_post_;
   std::map<const float*, dnnl::memory> packed_weights_;  // reordered B by the caller's B
   ShapeKey last_key_{};
   Prepared* last_ = nullptr;
@@ -313,3 +392,4 @@ class OnednnBaseline {
 ADAPTCORE_BASELINE_PLUGIN(OnednnBaseline)
 ADAPTCORE_BASELINE_PLUGIN_LOWP(OnednnBaseline)
 ADAPTCORE_BASELINE_PLUGIN_PACKED(OnednnBaseline)
+ADAPTCORE_BASELINE_PLUGIN_POST(OnednnBaseline)

@@ -15,6 +15,7 @@
 #include <exception>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "baselines/baseline.hpp"
 #include "baselines/plugin_abi.h"
@@ -185,7 +186,36 @@ const ac_baseline_plugin_packed* plugin_packed_table() {
   return &table;
 }
 
+// The optional fused-epilogue table, for an adapter class that also provides
+//   void run_post_ops(const GemmCall&, const std::vector<Baseline::PostOp>&);
+template <class Impl>
+const ac_baseline_plugin_post* plugin_post_table() {
+  static const ac_baseline_plugin_post table = {
+      AC_BASELINE_PLUGIN_POST_ABI,
+      [](void* self, const ac_gemm_call* call, const ac_bench_post_op* ops, int count, char* msg,
+         std::size_t len) -> int {
+        try {
+          std::vector<Baseline::PostOp> list;
+          for (int i = 0; i < count; ++i) list.push_back({ops[i].kind, ops[i].data, ops[i].ld});
+          static_cast<Impl*>(self)->run_post_ops(to_call(*call), list);
+          return 0;
+        } catch (const std::exception& e) {
+          copy_text(e.what(), msg, len);
+          return 1;
+        }
+      },
+  };
+  return &table;
+}
+
 }  // namespace adaptcore::bench::plugin
+
+// The plugin's optional fourth symbol: GEMM with a fused epilogue.
+#define ADAPTCORE_BASELINE_PLUGIN_POST(Impl)                                       \
+  extern "C" __attribute__((visibility("default"))) const ac_baseline_plugin_post* \
+  adaptcore_baseline_plugin_post(void) {                                           \
+    return adaptcore::bench::plugin::plugin_post_table<Impl>();                    \
+  }
 
 // The plugin's optional third symbol: GEMM on weights packed ahead of time.
 #define ADAPTCORE_BASELINE_PLUGIN_PACKED(Impl)                                       \
