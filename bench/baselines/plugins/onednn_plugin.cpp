@@ -64,6 +64,17 @@ dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t ld, bool transpose
 
 char trans_char(bool t) { return t ? 'T' : 'N'; }
 
+// The matmul primitive descriptor of the API version the plugin is built against.
+dnnl::matmul::primitive_desc matmul_pd(const dnnl::engine& engine, const dnnl::memory::desc& a,
+                                       const dnnl::memory::desc& b, const dnnl::memory::desc& c,
+                                       const dnnl::primitive_attr& attr = {}) {
+#if DNNL_VERSION_MAJOR >= 3
+  return dnnl::matmul::primitive_desc(engine, a, b, c, attr);
+#else
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, engine);
+#endif
+}
+
 struct Prepared {
   dnnl::matmul primitive;
   dnnl::memory a, b, c;
@@ -119,11 +130,7 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
     const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b);
     const auto c_md = matrix(c.m, c.n, c.ldc, false);
-#if DNNL_VERSION_MAJOR >= 3
-    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
-#else
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
-#endif
+    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
     Prepared p;
     p.primitive = dnnl::matmul(pd);
     p.impl = pd.impl_info_str();
@@ -223,11 +230,7 @@ class OnednnBaseline {
       }
       dnnl::primitive_attr attr;
       attr.set_post_ops(po);
-#if DNNL_VERSION_MAJOR >= 3
-      const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md, attr);
-#else
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, engine_);
-#endif
+      const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md, attr);
       PostPrepared p;
       p.primitive = dnnl::matmul(pd);
       p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
@@ -271,11 +274,7 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a, dt::bf16);
     const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b, dt::bf16);
     const auto c_md = matrix(c.m, c.n, c.ldc, false, dt::f32);
-#if DNNL_VERSION_MAJOR >= 3
-    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
-#else
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
-#endif
+    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
     Prepared p;
     p.primitive = dnnl::matmul(pd);
     p.impl = pd.impl_info_str();
@@ -329,11 +328,7 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
     const dnnl::memory::desc b_md({c.k, c.n}, dt::f32, dnnl::memory::format_tag::any);
     const auto c_md = matrix(c.m, c.n, c.ldc, false);
-#if DNNL_VERSION_MAJOR >= 3
-    const dnnl::matmul::primitive_desc pd(engine_, a_md, b_md, c_md);
-#else
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
-#endif
+    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
     Prepared p;
     p.primitive = dnnl::matmul(pd);
     p.impl = pd.impl_info_str();

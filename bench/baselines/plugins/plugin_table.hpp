@@ -29,6 +29,27 @@ inline void copy_text(const std::string& s, char* buf, std::size_t len) {
   buf[n] = '\0';
 }
 
+// Runs f; 0, or 1 with the exception's message in msg (the tables' failing functions).
+template <class F>
+int guarded(char* msg, std::size_t len, F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    copy_text(e.what(), msg, len);
+    return 1;
+  }
+}
+// Runs a yes/no question; an exception answers no.
+template <class F>
+int answer(F&& f) {
+  try {
+    return f() ? 1 : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 inline GemmCall to_call(const ac_gemm_call& c) {
   return {c.m, c.n, c.k, c.trans_a != 0, c.trans_b != 0, c.a, c.lda, c.b, c.ldb, c.c, c.ldc};
 }
@@ -60,29 +81,13 @@ const ac_baseline_plugin* plugin_table() {
         }
       },
       [](void* self, const ac_gemm_call* call) -> int {
-        try {
-          return static_cast<const Impl*>(self)->supports(to_call(*call)) ? 1 : 0;
-        } catch (const std::exception&) {
-          return 0;
-        }
+        return answer([&] { return static_cast<const Impl*>(self)->supports(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->prepare(to_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->prepare(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->run(to_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->run(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* buf, std::size_t len) {
         try {
@@ -114,29 +119,13 @@ const ac_baseline_plugin_lowp* plugin_lowp_table() {
       [](void* self, const ac_lowp_call* call) -> int {
         if (call->type != AC_LOWP_BF16 && call->type != AC_LOWP_U8S8 && call->type != AC_LOWP_S8S8)
           return 0;
-        try {
-          return static_cast<const Impl*>(self)->supports_lowp(to_lowp_call(*call)) ? 1 : 0;
-        } catch (const std::exception&) {
-          return 0;
-        }
+        return answer([&] { return static_cast<const Impl*>(self)->supports_lowp(to_lowp_call(*call)); });
       },
       [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->prepare_lowp(to_lowp_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->prepare_lowp(to_lowp_call(*call)); });
       },
       [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->run_lowp(to_lowp_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->run_lowp(to_lowp_call(*call)); });
       },
   };
   return &table;
@@ -152,29 +141,13 @@ const ac_baseline_plugin_packed* plugin_packed_table() {
   static const ac_baseline_plugin_packed table = {
       AC_BASELINE_PLUGIN_PACKED_ABI,
       [](void* self, const ac_gemm_call* call) -> int {
-        try {
-          return static_cast<const Impl*>(self)->supports_packed(to_call(*call)) ? 1 : 0;
-        } catch (const std::exception&) {
-          return 0;
-        }
+        return answer([&] { return static_cast<const Impl*>(self)->supports_packed(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->pack(to_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->pack(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
-        try {
-          static_cast<Impl*>(self)->run_packed(to_call(*call));
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->run_packed(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call) {
         try {
@@ -194,15 +167,11 @@ const ac_baseline_plugin_post* plugin_post_table() {
       AC_BASELINE_PLUGIN_POST_ABI,
       [](void* self, const ac_gemm_call* call, const ac_bench_post_op* ops, int count, char* msg,
          std::size_t len) -> int {
-        try {
+        return guarded(msg, len, [&] {
           std::vector<Baseline::PostOp> list;
           for (int i = 0; i < count; ++i) list.push_back({ops[i].kind, ops[i].data, ops[i].ld});
           static_cast<Impl*>(self)->run_post_ops(to_call(*call), list);
-          return 0;
-        } catch (const std::exception& e) {
-          copy_text(e.what(), msg, len);
-          return 1;
-        }
+        });
       },
   };
   return &table;
