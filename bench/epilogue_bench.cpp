@@ -57,10 +57,14 @@ int main(int argc, char** argv) {
   double max_gflop = 4.0, pool_mib = 64.0, seconds = 0.3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--threads") threads = std::atoi(argv[i + 1]);
-    else if (a == "--max-gflop") max_gflop = std::atof(argv[i + 1]);
-    else if (a == "--pool-mib") pool_mib = std::atof(argv[i + 1]);
-    else if (a == "--seconds") seconds = std::atof(argv[i + 1]);
+    if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
+    else if (a == "--max-gflop")
+      max_gflop = std::atof(argv[i + 1]);
+    else if (a == "--pool-mib")
+      pool_mib = std::atof(argv[i + 1]);
+    else if (a == "--seconds")
+      seconds = std::atof(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -86,25 +90,24 @@ int main(int argc, char** argv) {
 
   std::printf("threads %d; B rotates over %.0f MiB; median of >= 7 calls, >= %.2f s\n", threads,
               pool_mib, seconds);
-  std::printf("%-18s %-14s %10s %10s %10s %10s %10s %9s %9s %9s\n", "shape", "post-ops",
-              "plain_us", "fused_us", "pass_us", "dnn_us", "dnn_po_us", "overhead", "vs_pass",
-              "vs_dnn");
+  std::printf("%-18s %-14s %10s %10s %10s %10s %10s %9s %9s %9s\n", "shape", "post-ops", "plain_us",
+              "fused_us", "pass_us", "dnn_us", "dnn_po_us", "overhead", "vs_pass", "vs_dnn");
   std::vector<double> overhead_big, vs_pass_decode, vs_pass_all, vs_dnn_all;
   for (const auto& [n, k] : nks)
     for (const int64_t m : ms) {
       if (2.0 * static_cast<double>(m * n * k) * 1e-9 > max_gflop) continue;
       const std::size_t b_elems = static_cast<std::size_t>(k * n);
       const std::size_t sets = std::max<std::size_t>(
-          1, static_cast<std::size_t>(pool_mib * 1024 * 1024 / (4.0 * static_cast<double>(b_elems))));
+          1,
+          static_cast<std::size_t>(pool_mib * 1024 * 1024 / (4.0 * static_cast<double>(b_elems))));
       std::vector<am::FloatBuffer> bs;
       for (std::size_t s = 0; s < sets; ++s) {
         bs.push_back(am::make_buffer(b_elems));
         am::fill_uniform(bs.back().get(), b_elems, 7 + s);
       }
       const std::size_t mn = static_cast<std::size_t>(m * n);
-      am::FloatBuffer a = am::make_buffer(static_cast<std::size_t>(m * k)),
-                      c = am::make_buffer(mn), r = am::make_buffer(mn),
-                      bias = am::make_buffer(static_cast<std::size_t>(n));
+      am::FloatBuffer a = am::make_buffer(static_cast<std::size_t>(m * k)), c = am::make_buffer(mn),
+                      r = am::make_buffer(mn), bias = am::make_buffer(static_cast<std::size_t>(n));
       am::fill_uniform(a.get(), static_cast<std::size_t>(m * k), 1);
       am::fill_uniform(r.get(), mn, 2);
       am::fill_uniform(bias.get(), static_cast<std::size_t>(n), 3);
@@ -142,8 +145,8 @@ int main(int argc, char** argv) {
         double t_dnn = 0, t_dnn_po = 0;
         if (dnn != nullptr) {
           auto call = [&](std::size_t i) {
-            return adaptcore::bench::GemmCall{m, n, k, false, false, a.get(), k, b_of(i), n,
-                                              c.get(), n};
+            return adaptcore::bench::GemmCall{m, n,       k, false,   false, a.get(),
+                                              k, b_of(i), n, c.get(), n};
           };
           t_dnn = median_time([&](std::size_t i) { dnn->run(call(i)); }, seconds);
           t_dnn_po = median_time([&](std::size_t i) { dnn->run_post_ops(call(i), dops); }, seconds);

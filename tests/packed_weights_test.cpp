@@ -68,10 +68,10 @@ TEST(PackedWeights, EveryCandidateIsCorrect) {
   struct Shape {
     int64_t m, n, k;
   };
-  constexpr Shape kShapes[] = {{1, 1, 1},    {1, 37, 64},   {5, 17, 33},   {16, 32, 256},
-                               {17, 33, 300}, {3, 70, 700}, {8, 8, 3000},  {2, 200, 2500},
-                               {100, 101, 129}, {37, 150, 5}, {133, 2, 3}, {70, 130, 19},
-                               {300, 1100, 700}, {2, 9, 1}, {4, 1, 1}};
+  constexpr Shape kShapes[] = {{1, 1, 1},        {1, 37, 64},  {5, 17, 33},  {16, 32, 256},
+                               {17, 33, 300},    {3, 70, 700}, {8, 8, 3000}, {2, 200, 2500},
+                               {100, 101, 129},  {37, 150, 5}, {133, 2, 3},  {70, 130, 19},
+                               {300, 1100, 700}, {2, 9, 1},    {4, 1, 1}};
   const HardwareProfile& hw = detected_hardware();
   std::map<int, std::unique_ptr<ThreadPool>> pools;
   auto pool = [&](int t) -> ThreadPool& {
@@ -113,8 +113,8 @@ TEST(PackedWeights, EveryCandidateIsCorrect) {
               ShapeKey key = make_key(g, isa, threads);
               key.cold = cold;
               std::vector<Plan> plans;
-              for (auto par : {ParallelClass::Serial, ParallelClass::ManyTiles,
-                               ParallelClass::FewTiles}) {
+              for (auto par :
+                   {ParallelClass::Serial, ParallelClass::ManyTiles, ParallelClass::FewTiles}) {
                 ShapeClass cls{CapacityClass::L2, par};
                 for (const Plan& p : enumerate_candidates(key, cls, hw, type_config(ks, hw)))
                   plans.push_back(p);
@@ -150,7 +150,8 @@ TEST(PackedWeights, EveryCandidateIsCorrect) {
 TEST(PackedWeights, RandomShapesThroughTheApi) {
   std::mt19937 rng(5);
   auto dim = [&](int64_t hi) {
-    return static_cast<int64_t>(std::exp(std::uniform_real_distribution<double>(0.0, std::log(hi))(rng)));
+    return static_cast<int64_t>(
+        std::exp(std::uniform_real_distribution<double>(0.0, std::log(hi))(rng)));
   };
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   int failures = 0;
@@ -208,9 +209,9 @@ TEST(PackedWeights, PanelWidthIsATileOfThePath) {
       PackOptions o;
       o.m_values = rows;
       PackedWeights w;
-      ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, 512, 1024, b.data(), b.ld(), w, o,
-                             *cfg.ctx),
-                Status::Ok);
+      ASSERT_EQ(
+          pack_weights(Layout::RowMajor, Trans::No, 512, 1024, b.data(), b.ld(), w, o, *cfg.ctx),
+          Status::Ok);
       bool found = false;
       for (const kernels::TileKernels& t : ks.tiles) found |= t.nr == w.panel_cols();
       EXPECT_TRUE(found) << cfg.name() << " nr " << w.panel_cols();
@@ -245,39 +246,40 @@ TEST(PackedWeights, Errors) {
             Status::SizeOverflow);
   EXPECT_FALSE(w.valid());
   // An empty handle.
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 8,
-                        ctx),
-            Status::NullPointer);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 8, ctx),
+      Status::NullPointer);
   ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 16, b.data(), 16, w, {}, ctx), Status::Ok);
-  EXPECT_EQ(gemm_packed(Layout::ColMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 16,
-                        ctx),
-            Status::InvalidLayout);
+  EXPECT_EQ(
+      gemm_packed(Layout::ColMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 16, ctx),
+      Status::InvalidLayout);
   EXPECT_EQ(gemm_packed(Layout::RowMajor, static_cast<Trans>(0), 4, 1.0f, a.data(), 8, w, 0.0f,
                         c.data(), 16, ctx),
             Status::InvalidTranspose);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, -1, 1.0f, a.data(), 8, w, 0.0f, c.data(), 16,
-                        ctx),
-            Status::InvalidDimension);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 7, w, 0.0f, c.data(), 16,
-                        ctx),
-            Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 15,
-                        ctx),
-            Status::InvalidLeadingDimension);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, nullptr, 8, w, 0.0f, c.data(), 16,
-                        ctx),
-            Status::NullPointer);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, nullptr, 16,
-                        ctx),
-            Status::NullPointer);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, -1, 1.0f, a.data(), 8, w, 0.0f, c.data(), 16, ctx),
+      Status::InvalidDimension);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 7, w, 0.0f, c.data(), 16, ctx),
+      Status::InvalidLeadingDimension);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 15, ctx),
+      Status::InvalidLeadingDimension);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, nullptr, 8, w, 0.0f, c.data(), 16, ctx),
+      Status::NullPointer);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, nullptr, 16, ctx),
+      Status::NullPointer);
   // C over A.
   EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 16, w, 0.0f, a.data() + 8,
                         16, ctx),
             Status::Aliasing);
   // C over the weights themselves.
   float* panels = const_cast<float*>(detail::impl_of(w)->data.get());
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, panels, 16, ctx),
-            Status::Aliasing);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, panels, 16, ctx),
+      Status::Aliasing);
   CallOptions bad_residency;
   bad_residency.residency = static_cast<Residency>(9);
   EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 1.0f, a.data(), 8, w, 0.0f, c.data(), 16,
@@ -285,13 +287,13 @@ TEST(PackedWeights, Errors) {
             Status::InvalidArgument);
   // alpha == 0 reads neither A nor the weights; m == 0 nothing.
   std::fill(c.begin(), c.end(), 2.0f);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 4, 0.0f, nullptr, 8, w, 0.5f, c.data(), 16,
-                        ctx),
-            Status::Ok);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 4, 0.0f, nullptr, 8, w, 0.5f, c.data(), 16, ctx),
+      Status::Ok);
   EXPECT_EQ(c[0], 1.0f);
-  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 0, 1.0f, nullptr, 8, w, 0.0f, nullptr, 16,
-                        ctx),
-            Status::Ok);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 0, 1.0f, nullptr, 8, w, 0.0f, nullptr, 16, ctx),
+      Status::Ok);
 }
 
 TEST(PackedWeights, HandleIsMoveOnly) {
@@ -348,21 +350,22 @@ TEST(PackedWeights, CApi) {
   EXPECT_EQ(w2, nullptr);
   ac_context_destroy(ctx);
   // Errors: no handle, a bad hint, a NULL handle, column-major.
-  EXPECT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 0,
-                            nullptr),
-            AC_STATUS_NULL_POINTER);
+  EXPECT_EQ(
+      ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 0, nullptr),
+      AC_STATUS_NULL_POINTER);
   ac_packed_t bad = nullptr;
-  EXPECT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 2, &bad),
-            AC_STATUS_NULL_POINTER);
+  EXPECT_EQ(
+      ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 2, &bad),
+      AC_STATUS_NULL_POINTER);
   EXPECT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, rows, nullptr, -1, &bad),
             AC_STATUS_INVALID_ARGUMENT);
   const int64_t zero[] = {0};
   EXPECT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, zero, nullptr, 1, &bad),
             AC_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(bad, nullptr);
-  EXPECT_EQ(ac_gemm_packed(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), k, nullptr, 0.0f,
-                           c.data(), n),
-            AC_STATUS_NULL_POINTER);
+  EXPECT_EQ(
+      ac_gemm_packed(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), k, nullptr, 0.0f, c.data(), n),
+      AC_STATUS_NULL_POINTER);
   EXPECT_EQ(ac_gemm_packed(AC_COL_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), m, w, 0.0f, c.data(), m),
             AC_STATUS_INVALID_LAYOUT);
   ac_packed_destroy(w);

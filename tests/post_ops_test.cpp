@@ -149,8 +149,8 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
           // The view form, the same call.
           if (ci == kChains.size() - 1) {
             Stored c2 = c0;
-            const Status sv = gemm(s.ta, s.tb, alpha, a.cview(), b.cview(), beta, c2.view(), o,
-                                   *cfg.ctx);
+            const Status sv =
+                gemm(s.ta, s.tb, alpha, a.cview(), b.cview(), beta, c2.view(), o, *cfg.ctx);
             EXPECT_EQ(sv, Status::Ok);
             EXPECT_EQ(check_result(c2, ref), "") << "view form " << cfg.name();
           }
@@ -227,7 +227,8 @@ TEST(PostOps, ActivationAccuracy) {
 
 TEST(PostOps, Errors) {
   std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 0.0f), v(8, 1.0f);
-  auto call = [&](const std::vector<PostOp>& ops, int count = 1000 /* the list's own size */, float* cc = nullptr) {
+  auto call = [&](const std::vector<PostOp>& ops, int count = 1000 /* the list's own size */,
+                  float* cc = nullptr) {
     CallOptions o;
     o.post_ops = ops.empty() ? nullptr : ops.data();
     o.post_op_count = count != 1000 ? count : static_cast<int>(ops.size());
@@ -272,14 +273,15 @@ TEST(PostOps, CApi) {
     for (int64_t j = 0; j < n; ++j) {
       double v = bias[static_cast<std::size_t>(j)];
       for (int64_t p = 0; p < k; ++p)
-        v += double{a[static_cast<std::size_t>(i * k + p)]} * b[static_cast<std::size_t>(p * n + j)];
+        v +=
+            double{a[static_cast<std::size_t>(i * k + p)]} * b[static_cast<std::size_t>(p * n + j)];
       ASSERT_EQ(c[static_cast<std::size_t>(i * n + j)], static_cast<float>(std::max(v, 0.0)));
     }
   ac_packed_t w = nullptr;
   ASSERT_EQ(ac_pack_weights(AC_ROW_MAJOR, AC_NO_TRANS, k, n, b.data(), n, nullptr, nullptr, 0, &w),
             AC_STATUS_OK);
-  ASSERT_EQ(ac_gemm_packed_post(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), k, w, 0.0f,
-                                c2.data(), n, ops, 2),
+  ASSERT_EQ(ac_gemm_packed_post(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, a.data(), k, w, 0.0f, c2.data(),
+                                n, ops, 2),
             AC_STATUS_OK);
   EXPECT_EQ(c, c2);
   ac_context* ctx = nullptr;

@@ -172,7 +172,8 @@ void run_bench(BenchArgs& a) {
   if (!bench::parse_dtype(a.dtype, a.run.dtype))
     throw std::runtime_error("unknown --dtype " + a.dtype);
   if (a.run.packed && a.run.dtype != bench::BenchDtype::F32)
-    throw std::runtime_error("--packed is for --dtype f32 (weight-quantized dtypes pack by design)");
+    throw std::runtime_error(
+        "--packed is for --dtype f32 (weight-quantized dtypes pack by design)");
   a.run.vendors = a.libs != "none";
   a.run.warm = a.operands == "warm";
   a.run.pool_bytes = a.pool_mib * 1024 * 1024;

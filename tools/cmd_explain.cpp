@@ -24,7 +24,7 @@ struct ExplainArgs {
   WqArgs wq;
   int top = 0;
   bool json = false;
-  bool cold = false;  // plan for operands in memory (ShapeKey::cold)
+  bool cold = false;    // plan for operands in memory (ShapeKey::cold)
   bool packed = false;  // B prepacked (pack_weights with its default rows)
   // A modeled NPU target instead of this CPU (cmd_ascend.cpp).
   std::string target;

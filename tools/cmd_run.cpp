@@ -101,8 +101,9 @@ void run_run(const RunArgs& args) {
   double pack_s = 0.0;
   if (args.packed) {
     Status ps = Status::Ok;
-    pack_s = time_once(
-        [&] { ps = pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b.get(), s.ldb(), packed, {}, *ctx); });
+    pack_s = time_once([&] {
+      ps = pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b.get(), s.ldb(), packed, {}, *ctx);
+    });
     if (ps != Status::Ok) {
       std::cerr << "error: pack_weights failed: " << to_string(ps) << '\n';
       throw CLI::RuntimeError(2);
@@ -188,10 +189,10 @@ void run_run(const RunArgs& args) {
             << "plan         " << describe(plan) << "  (" << to_string(plan.cls) << ", "
             << plan.threads() << " thread" << (plan.threads() == 1 ? "" : "s") << ", predicted "
             << format_fixed(plan.predicted_us, 1) << " us)\n"
-            << (args.packed ? "packed       panels of " + std::to_string(packed.panel_cols()) +
-                                  " columns, packed once in " + format_fixed(pack_s * 1e6, 1) +
-                                  " us\n"
-                            : std::string())
+            << (args.packed
+                    ? "packed       panels of " + std::to_string(packed.panel_cols()) +
+                          " columns, packed once in " + format_fixed(pack_s * 1e6, 1) + " us\n"
+                    : std::string())
             << "first call   " << format_fixed(first_s * 1e6, 1) << " us (includes planning)\n"
             << "time         median " << format_fixed(med * 1e6, 2) << " us, min "
             << format_fixed(best * 1e6, 2) << " us over " << reps << " reps\n"

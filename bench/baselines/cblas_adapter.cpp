@@ -2,9 +2,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <stdexcept>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 

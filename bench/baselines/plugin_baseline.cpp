@@ -125,8 +125,7 @@ class PluginBaseline final : public Baseline {
     if (packed_ == nullptr) return Baseline::run_packed(call);
     const ac_gemm_call c = to_c(call);
     char msg[kMessage];
-    if (packed_->run(self_, &c, msg, sizeof msg) != 0)
-      throw std::runtime_error(name_ + ": " + msg);
+    if (packed_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
   }
 
   void release_packed(const GemmCall& call) override {

@@ -147,9 +147,13 @@ Contender vendor_contender(Baseline& lib, bool packed) {
                      [&lib](const GemmCall& g) { return lib.pack(g); },
                      [&lib](const GemmCall& g) { lib.release_packed(g); },
                      {}};
-  return Contender{lib.name(), [&lib](const GemmCall& g) { return lib.supports(g); },
+  return Contender{lib.name(),
+                   [&lib](const GemmCall& g) { return lib.supports(g); },
                    [&lib](const GemmCall& g) { return lib.prepare(g); },
-                   [&lib](const GemmCall& g) { lib.run(g); }, {}, {}, {}};
+                   [&lib](const GemmCall& g) { lib.run(g); },
+                   {},
+                   {},
+                   {}};
 }
 
 class F32Shape final : public ShapeBench {
@@ -170,7 +174,8 @@ class F32Shape final : public ShapeBench {
     double packed = 0.0;
     for (const Contender& c : libs_)
       if (c.pack)
-        packed += static_cast<double>(pool_.sets()) * 4.0 * static_cast<double>(set_elems(shape_).b);
+        packed +=
+            static_cast<double>(pool_.sets()) * 4.0 * static_cast<double>(set_elems(shape_).b);
     return pool_.bytes() + packed;
   }
   bool supports(std::size_t lib) const override { return libs_[lib].supports(pool_.call(0)); }

@@ -290,10 +290,10 @@ class PackedWeights {
   PackedWeights& operator=(const PackedWeights&) = delete;
 
   bool valid() const noexcept { return impl_ != nullptr; }
-  int64_t k() const noexcept;  // depth (rows of op(B)); 0 when empty
-  int64_t n() const noexcept;  // output columns; 0 when empty
-  int panel_cols() const noexcept;           // nr, the columns of a panel; 0 when empty
-  Isa isa() const noexcept;                  // the path whose tiles the panels are cut for
+  int64_t k() const noexcept;                 // depth (rows of op(B)); 0 when empty
+  int64_t n() const noexcept;                 // output columns; 0 when empty
+  int panel_cols() const noexcept;            // nr, the columns of a panel; 0 when empty
+  Isa isa() const noexcept;                   // the path whose tiles the panels are cut for
   std::size_t packed_bytes() const noexcept;  // bytes of the panels (k * n * 4, aligned to 64)
 
  private:

@@ -43,8 +43,8 @@ adaptcore::CallOptions post_options(const ac_post_op* ops, int count,
     return o;
   }
   for (int i = 0; i < count; ++i)
-    out[i] = adaptcore::PostOp{static_cast<adaptcore::PostOpKind>(ops[i].kind), ops[i].data,
-                               ops[i].ld};
+    out[i] =
+        adaptcore::PostOp{static_cast<adaptcore::PostOpKind>(ops[i].kind), ops[i].data, ops[i].ld};
   o.post_ops = out;
   return o;
 }

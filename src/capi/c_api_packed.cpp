@@ -47,8 +47,8 @@ ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n
 }
 
 ac_status_t run(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha, const float* A,
-                int64_t lda, ac_packed_t B, float beta, float* C, int64_t ldc,
-                Context& ctx, const ac_post_op* ops = nullptr, int op_count = 0) noexcept {
+                int64_t lda, ac_packed_t B, float beta, float* C, int64_t ldc, Context& ctx,
+                const ac_post_op* ops = nullptr, int op_count = 0) noexcept {
   if (B == nullptr) return AC_STATUS_NULL_POINTER;
   adaptcore::PostOp list[adaptcore::kMaxPostOps];
   const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);

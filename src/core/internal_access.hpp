@@ -20,9 +20,7 @@ struct InternalAccess {
   // Defined beside each handle's state (wq_weights.cpp, packed_weights.cpp), where its type is
   // complete.
   static QuantizedWeights make_weights(std::unique_ptr<QuantizedWeightsImpl> impl) noexcept;
-  static const PackedWeightsImpl* weights(const PackedWeights& w) noexcept {
-    return w.impl_.get();
-  }
+  static const PackedWeightsImpl* weights(const PackedWeights& w) noexcept { return w.impl_.get(); }
   static PackedWeights make_packed(std::unique_ptr<PackedWeightsImpl> impl) noexcept;
 };
 

@@ -162,11 +162,12 @@ bool read_entry(Reader& r, ShapeKey& k, Plan& p, std::string& why) {
   std::uint8_t kflags = 0, dtype = 0, kind = 0, pflags = 0, tail = 0, cap = 0, par = 0;
   std::uint32_t kisa = 0, pisa = 0, group = 0;
   const bool ok = r.i64(k.m) && r.i64(k.n) && r.i64(k.k) && r.u8(kflags) && r.u8(k.a_ld_log2) &&
-                  r.u8(k.b_ld_log2) && r.u8(k.b_panel_nr) && r.u32(kisa) && r.i32(k.threads) && r.u8(dtype) &&
-                  r.u32(group) && r.u8(kind) && r.u32(pisa) && r.i32(p.tile) && r.i32(p.mr) &&
-                  r.i32(p.nr) && r.u8(pflags) && r.i64(p.mc) && r.i64(p.nc) && r.i64(p.kc) &&
-                  r.i32(p.pm) && r.i32(p.pn) && r.i32(p.pk) && r.i32(p.quantize_threads) &&
-                  r.u8(tail) && r.u8(cap) && r.u8(par) && r.f64(p.predicted_us);
+                  r.u8(k.b_ld_log2) && r.u8(k.b_panel_nr) && r.u32(kisa) && r.i32(k.threads) &&
+                  r.u8(dtype) && r.u32(group) && r.u8(kind) && r.u32(pisa) && r.i32(p.tile) &&
+                  r.i32(p.mr) && r.i32(p.nr) && r.u8(pflags) && r.i64(p.mc) && r.i64(p.nc) &&
+                  r.i64(p.kc) && r.i32(p.pm) && r.i32(p.pn) && r.i32(p.pk) &&
+                  r.i32(p.quantize_threads) && r.u8(tail) && r.u8(cap) && r.u8(par) &&
+                  r.f64(p.predicted_us);
   if (!ok) {
     why = "truncated entry";
     return false;

@@ -2,8 +2,8 @@
 // loaded into a context's plan cache (Context::load_plan_file, ADAPTCORE_PLAN_FILE), so a
 // process starts with its shapes already planned.
 //
-// Format (version 3: every plan kind, weight-quantized ones too, keys of prepacked weights), little-endian, fixed-width
-// fields, every field written explicitly:
+// Format (version 3: every plan kind, weight-quantized ones too, keys of prepacked weights),
+// little-endian, fixed-width fields, every field written explicitly:
 //
 //   magic        8 bytes  "ACPLAN\0\0"
 //   format       u32      kPlanFileFormat

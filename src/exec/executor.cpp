@@ -128,7 +128,9 @@ class F32Op : public F32Operands {
                        .a = reinterpret_cast<const float*>(t.a),
                        .a_stride = pack_a_ ? mr_ : a_stride_,
                        .b = reinterpret_cast<const float*>(t.b),
-                       .ldb = pack_b_ ? nr_ : b.panel_nr > 0 ? n : b.rs,
+                       .ldb = pack_b_          ? nr_
+                              : b.panel_nr > 0 ? n
+                                               : b.rs,
                        .c = static_cast<float*>(t.c),
                        .ldc = t.ldc,
                        .alpha = store_.alpha,

@@ -4,8 +4,8 @@ namespace adaptcore {
 
 std::optional<SmallPlan> small_plan(const Plan& p, const GemmProblem& g,
                                     const kernels::IsaKernels& ks) noexcept {
-  if (g.b_panel_nr != 0 || g.post != nullptr || !small_executor_runs(p, g.m, g.n, g.k, g.b_row_unit()) ||
-      !plan_matches(p, ks))
+  if (g.b_panel_nr != 0 || g.post != nullptr ||
+      !small_executor_runs(p, g.m, g.n, g.k, g.b_row_unit()) || !plan_matches(p, ks))
     return std::nullopt;
   // A transposed plan reads op(A)^T in place only where A is stored transposed (its rows are
   // op(A)'s columns).

@@ -184,8 +184,8 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         if constexpr (requires { op.sweep(t, nb, int64_t{}, true); }) {
           if (kb <= kSweepDepth && nb > nr && kb_next == 0 && op.can_sweep()) {
             const int64_t b_step = p.pack_b ? int64_t{nr} * steps * 4
-                                   : panels   ? panel_bytes
-                                              : nr * b_col_bytes;
+                                   : panels ? panel_bytes
+                                            : nr * b_col_bytes;
             t.b = p.pack_b ? s.b : b_block;
             for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
               place_row_tile(it, ir, 0);

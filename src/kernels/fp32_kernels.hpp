@@ -43,7 +43,7 @@ struct Fp32Kernels {
   // broadcast_is_free: the broadcast of A folds into the FMA's memory operand (AVX-512).
   static constexpr IsaKernels table(Isa isa, bool broadcast_is_free, PackAFn pack_a, PackBFn pack_b,
                                     TransposeFn transpose = &transpose_block) {
-    return {isa,  V::W, broadcast_is_free,   tiles,     pack_a,
+    return {isa,    V::W, broadcast_is_free,   tiles,     pack_a,
             pack_b, &dot, &RowsKernel<V>::run, transpose, &apply_post_ops};
   }
 };

@@ -12,8 +12,8 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdint>
 #include <bit>
+#include <cstdint>
 
 #include "core/post_ops.hpp"
 

@@ -122,8 +122,8 @@ using TransposeFn = void (*)(int64_t rows, int64_t cols, const float* src, int64
 
 // The fused epilogue on rows [i0, i1) x columns [j0, j1) of a normalised C (element (i, j) at
 // c[i * ldc + j]; kernels/post_ops_impl.hpp).
-using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0,
-                           int64_t i1, int64_t j0, int64_t j1);
+using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0, int64_t i1,
+                           int64_t j0, int64_t j1);
 
 // Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
 // narrowest; the planner may pick any of them.

@@ -135,7 +135,7 @@ double CpuModel::source_gbs(const ShapeKey& key, double bytes, int threads) cons
                k = static_cast<double>(key.k);
   const double footprint = cfg_.in_bytes * (m * k + k * n) + 4.0 * m * n;
   return footprint <= static_cast<double>(hw_.l3_warm_bytes) * threads ? hw_.bw_l3_gbs
-                                                                        : dram_gbs(threads);
+                                                                       : dram_gbs(threads);
 }
 
 double CpuModel::cycles_per_step(double m, double nr, double lanes, double rate,
@@ -462,10 +462,9 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     // x 6577 x 239: kc = 8 1.14-1.34x faster than 256). From four rows on the compute covers
     // them (two threads, 4 x 4096 x 512, 4 x 768 x 2048: kc = 256 1.4x faster than 8).
     double streams = 1.0;
-    const bool warm_l3 = !key.cold && !p.prefetch_b && b_src_bw < hw_.bw_l2_gbs &&
-                         m_t <= kWarmStreamingRows;
-    const bool b_streams =
-        warm_l3 || (direct_b ? bw_of(eb * k_t * n_t) : b_src_bw) == dram_bw;
+    const bool warm_l3 =
+        !key.cold && !p.prefetch_b && b_src_bw < hw_.bw_l2_gbs && m_t <= kWarmStreamingRows;
+    const bool b_streams = warm_l3 || (direct_b ? bw_of(eb * k_t * n_t) : b_src_bw) == dram_bw;
     if (b_streams && eb * n >= kSeparateRowBytes) {
       streams = dram_row_stream_efficiency(kc);
       if (row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(n_t, n);

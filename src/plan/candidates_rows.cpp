@@ -12,8 +12,7 @@ void add_rows_candidates(const ShapeKey& key, const ShapeClass& cls, const Hardw
   // Operands in memory only: C left in cache by the previous call (a warm key) is rewritten
   // there faster than non-temporal stores reach DRAM, whatever the profile's share of L3 says
   // (5025 x 829 x 1 warm, a 16 MiB C in the host's 32 MiB L3: 0.62 ms against 0.28 ms).
-  if (!cfg.rows || !key.cold || !key.b_row_unit || key.k > kRowsMaxK || key.b_panel_nr != 0)
-    return;
+  if (!cfg.rows || !key.cold || !key.b_row_unit || key.k > kRowsMaxK || key.b_panel_nr != 0) return;
   // Rows of at least four vectors: the two partial vectors at a row's ends and its set-up
   // are overhead (2997 x 28 x 1 cold: 1.5x slower than the register tiles).
   if (key.n < 4 * static_cast<int64_t>(cfg.lanes)) return;

@@ -194,7 +194,8 @@ class OnednnBaseline {
   void run_post_ops(const GemmCall& c, const std::vector<adaptcore::bench::Baseline::PostOp>& ops) {
     apply_threads();
     std::string key_text;
-    for (const auto& op : ops) key_text += std::to_string(op.kind) + "/" + std::to_string(op.ld) + ",";
+    for (const auto& op : ops)
+      key_text += std::to_string(op.kind) + "/" + std::to_string(op.ld) + ",";
     const auto key = std::make_pair(shape_key(c), key_text);
     auto it = prepared_post_.find(key);
     if (it == prepared_post_.end()) {
@@ -209,9 +210,8 @@ class OnednnBaseline {
           case 2:  // scale
           {
             const dnnl::memory::desc v({1, c.n}, dt::f32, dnnl::memory::dims{c.n, 1});
-            po.append_binary(op.kind == 1 ? dnnl::algorithm::binary_add
-                                          : dnnl::algorithm::binary_mul,
-                             v);
+            po.append_binary(
+                op.kind == 1 ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, v);
             extra.push_back(v);
             break;
           }
@@ -221,10 +221,22 @@ class OnednnBaseline {
             extra.push_back(r);
             break;
           }
-          case 4: po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); extra.emplace_back(); break;
-          case 5: po.append_eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f); extra.emplace_back(); break;
-          case 6: po.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f); extra.emplace_back(); break;
-          case 7: po.append_eltwise(dnnl::algorithm::eltwise_swish, 1.0f, 0.0f); extra.emplace_back(); break;
+          case 4:
+            po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+            extra.emplace_back();
+            break;
+          case 5:
+            po.append_eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+            extra.emplace_back();
+            break;
+          case 6:
+            po.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+            extra.emplace_back();
+            break;
+          case 7:
+            po.append_eltwise(dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
+            extra.emplace_back();
+            break;
           default: throw std::runtime_error("unknown post-op " + std::to_string(op.kind));
         }
       }
@@ -249,7 +261,8 @@ class OnednnBaseline {
     p.a.set_data_handle(const_cast<float*>(c.a));
     p.b.set_data_handle(const_cast<float*>(c.b));
     p.c.set_data_handle(c.c);
-    for (auto& [i, m] : p.extra) m.set_data_handle(const_cast<float*>(ops[static_cast<std::size_t>(i)].data));
+    for (auto& [i, m] : p.extra)
+      m.set_data_handle(const_cast<float*>(ops[static_cast<std::size_t>(i)].data));
     p.primitive.execute(stream_, p.args);
     stream_.wait();
   }

@@ -119,10 +119,12 @@ const ac_baseline_plugin_lowp* plugin_lowp_table() {
       [](void* self, const ac_lowp_call* call) -> int {
         if (call->type != AC_LOWP_BF16 && call->type != AC_LOWP_U8S8 && call->type != AC_LOWP_S8S8)
           return 0;
-        return answer([&] { return static_cast<const Impl*>(self)->supports_lowp(to_lowp_call(*call)); });
+        return answer(
+            [&] { return static_cast<const Impl*>(self)->supports_lowp(to_lowp_call(*call)); });
       },
       [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
-        return guarded(msg, len, [&] { static_cast<Impl*>(self)->prepare_lowp(to_lowp_call(*call)); });
+        return guarded(msg, len,
+                       [&] { static_cast<Impl*>(self)->prepare_lowp(to_lowp_call(*call)); });
       },
       [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
         return guarded(msg, len, [&] { static_cast<Impl*>(self)->run_lowp(to_lowp_call(*call)); });
@@ -141,7 +143,8 @@ const ac_baseline_plugin_packed* plugin_packed_table() {
   static const ac_baseline_plugin_packed table = {
       AC_BASELINE_PLUGIN_PACKED_ABI,
       [](void* self, const ac_gemm_call* call) -> int {
-        return answer([&] { return static_cast<const Impl*>(self)->supports_packed(to_call(*call)); });
+        return answer(
+            [&] { return static_cast<const Impl*>(self)->supports_packed(to_call(*call)); });
       },
       [](void* self, const ac_gemm_call* call, char* msg, std::size_t len) -> int {
         return guarded(msg, len, [&] { static_cast<Impl*>(self)->pack(to_call(*call)); });
