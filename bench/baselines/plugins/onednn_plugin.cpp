@@ -222,21 +222,16 @@ class OnednnBaseline {
             break;
           }
           case 4:
-            po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-            extra.emplace_back();
-            break;
           case 5:
-            po.append_eltwise(dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
-            extra.emplace_back();
-            break;
           case 6:
-            po.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+          case 7: {  // relu, gelu_tanh, gelu_erf, silu (swish with alpha 1)
+            static constexpr dnnl::algorithm kEltwise[] = {
+                dnnl::algorithm::eltwise_relu, dnnl::algorithm::eltwise_gelu_tanh,
+                dnnl::algorithm::eltwise_gelu_erf, dnnl::algorithm::eltwise_swish};
+            po.append_eltwise(kEltwise[op.kind - 4], op.kind == 7 ? 1.0f : 0.0f, 0.0f);
             extra.emplace_back();
             break;
-          case 7:
-            po.append_eltwise(dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
-            extra.emplace_back();
-            break;
+          }
           default: throw std::runtime_error("unknown post-op " + std::to_string(op.kind));
         }
       }
