@@ -165,8 +165,11 @@ int main(int argc, char** argv) {
         if (t_dnn_po > 0) vs_dnn_all.push_back(t_dnn_po / t_fused);
       }
     }
-  std::printf("\nfused over plain GEMM, M >= 64: geomean %+.2f%% (%zu cases)\n",
-              100.0 * (geomean(overhead_big) - 1.0), overhead_big.size());
+  if (overhead_big.empty())
+    std::printf("\nfused over plain GEMM, M >= 64: no case within --max-gflop\n");
+  else
+    std::printf("\nfused over plain GEMM, M >= 64: geomean %+.2f%% (%zu cases)\n",
+                100.0 * (geomean(overhead_big) - 1.0), overhead_big.size());
   std::printf("GEMM + separate pass over fused, M <= 16: geomean %.3fx (%zu cases); all: %.3fx\n",
               geomean(vs_pass_decode), vs_pass_decode.size(), geomean(vs_pass_all));
   if (!vs_dnn_all.empty())
