@@ -4,6 +4,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/packed_weights.hpp"
+
 namespace adaptcore::cli {
 
 void add_context_options(CLI::App& cmd, ContextArgs& args) {
@@ -63,14 +65,7 @@ Status shape_problem(const ShapeArgs& s, GemmProblem& out) {
 }
 
 GemmProblem shape_problem_packed(const ShapeArgs& s, int nr) {
-  GemmProblem g;
-  g.m = s.m, g.n = s.n, g.k = s.k;
-  g.a_rs = s.transa ? 1 : s.lda(), g.a_cs = s.transa ? s.lda() : 1;
-  if (s.m == 1) g.a_rs = 1;
-  if (s.k == 1) g.a_cs = 1;
-  g.b_rs = nr, g.b_cs = 1, g.b_panel_nr = nr;
-  g.ldc = s.ldc();
-  return g;
+  return packed_problem(s.m, s.n, s.k, s.transa, s.lda(), s.ldc(), nr);
 }
 
 bool parse_dtype(const std::string& text, DType& out) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/packed_weights.hpp"
 #include "core/problem.hpp"
 #include "dispatch/internal_access.hpp"
 #include "harness/runner_parts.hpp"
@@ -27,7 +28,7 @@ struct Contender {
   std::function<bool(const GemmCall&)> supports;
   std::function<double(const GemmCall&)> prepare;  // setup seconds
   std::function<void(const GemmCall&)> run;
-  // --packed: packs op(B) of a call (by its B pointer), seconds; and frees every packed copy.
+  // --packed: packs op(B) of a call (by its B pointer), seconds; frees the copy of a call's B.
   std::function<double(const GemmCall&)> pack;
   std::function<void(const GemmCall&)> release;
   std::function<int(const GemmCall&)> panel_cols;  // adaptcore --packed: the handle's nr
@@ -254,7 +255,7 @@ ModelView model_view(Context& ctx, const SuiteShape& s, bool cold, int panel_nr)
   if (make_problem(Layout::RowMajor, op(s.trans_a), op(s.trans_b), s.m, s.n, s.k, 0.0f, &dummy,
                    s.lda, &dummy, s.ldb, 0.0f, &out, s.ldc, prob) != Status::Ok)
     throw std::runtime_error("invalid shape " + shape_text(s));
-  if (panel_nr > 0) prob.b_rs = panel_nr, prob.b_cs = 1, prob.b_panel_nr = panel_nr;
+  if (panel_nr > 0) prob = packed_problem(s.m, s.n, s.k, s.trans_a, s.lda, s.ldc, panel_nr);
   const ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(ctx);
   const Explanation e = impl.explain(impl.key_for(prob, cold));
   const CandidateCost& chosen = e.candidates.at(e.chosen);

@@ -38,6 +38,19 @@ void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, con
     for (int64_t j = 0; j < w; ++j) tail[p * w + j] = src[p * b_rs + j * b_cs];
 }
 
+GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, bool trans_a, int64_t lda, int64_t ldc,
+                           int nr) noexcept {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a_rs = trans_a ? 1 : lda, p.a_cs = trans_a ? lda : 1;
+  // Strides of an extent-1 dimension made unit (make_problem's rule).
+  if (m == 1) p.a_rs = 1;
+  if (k == 1) p.a_cs = 1;
+  p.b_rs = nr, p.b_cs = 1, p.b_panel_nr = nr;
+  p.ldc = ldc;
+  return p;
+}
+
 Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
                            int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
                            GemmProblem& out) noexcept {
@@ -57,16 +70,9 @@ Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, 
   const ByteOperand B{pw->data.get(), k, n, n, 1, 4};
   const bool reads_ab = m > 0 && alpha != 0.0f;
   if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
-  GemmProblem p;
-  p.m = m, p.n = n, p.k = k;
-  p.a = a, p.a_rs = A.rs, p.a_cs = A.cs;
-  p.b = pw->data.get(), p.b_rs = pw->nr, p.b_cs = 1;
-  p.b_panel_nr = pw->nr;
-  p.c = c, p.ldc = ldc;
+  GemmProblem p = packed_problem(m, n, k, ta, lda, ldc, pw->nr);
+  p.a = a, p.b = pw->data.get(), p.c = c;
   p.alpha = alpha, p.beta = beta;
-  // Strides of an extent-1 dimension made unit (make_problem's rule).
-  if (m == 1) p.a_rs = 1;
-  if (k == 1) p.a_cs = 1;
   out = p;
   return Status::Ok;
 }

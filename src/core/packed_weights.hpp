@@ -46,6 +46,13 @@ std::unique_ptr<float, FreeDeleter> weight_storage(int64_t k, int64_t n);
 void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
                         int64_t b_rs, int64_t b_cs, int nr, float* out);
 
+// The normalised problem of a gemm_packed call without its operands (pointers null, alpha 1,
+// beta 0): row-major op(A) (m x k, stored transposed or not with leading dimension lda) and C
+// (ldc), op(B) from panels of nr columns. What the call, the planner's width choice and the
+// tools' explain/run plan with.
+GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, bool trans_a, int64_t lda, int64_t ldc,
+                           int nr) noexcept;
+
 // Validates a gemm_packed call and builds its problem. Checks in this order: layout (row-major
 // only), transpose, m (InvalidDimension when negative), handle (NullPointer when empty), leading
 // dimensions, size overflow, null operands, C overlapping A or the weights (Aliasing).

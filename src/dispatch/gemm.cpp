@@ -1,7 +1,5 @@
 // Public GEMM entry points: validate and normalise, then hand over to the context.
 #include "adaptcore/adaptcore.hpp"
-#include "core/operand_bytes.hpp"
-#include "core/post_ops.hpp"
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"

@@ -44,14 +44,10 @@ bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
   return false;
 }
 
-// The key of M rows of a row-major A against panels of nr columns, where the context plans it.
+// The key of M rows of a dense row-major A against panels of nr columns, where the context
+// plans it.
 ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, int nr, bool cold) {
-  GemmProblem g;
-  g.m = m, g.n = n, g.k = k;
-  g.a_rs = m == 1 ? 1 : k, g.a_cs = 1;
-  g.b_rs = nr, g.b_cs = 1;
-  g.b_panel_nr = nr;
-  return ctx.key_for(g, cold);
+  return ctx.key_for(packed_problem(m, n, k, false, k, n, nr), cold);
 }
 
 }  // namespace
@@ -74,13 +70,12 @@ int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const Pac
   std::vector<std::vector<double>> times;
   for (const kernels::TileKernels& t : ks.tiles) {
     if (t.nr > 255 || std::find(widths.begin(), widths.end(), t.nr) != widths.end()) continue;
+    // Every width has register-tile plans on its panels (candidates_blocked.cpp), so each key
+    // is planned once, through the cache the calls will find the plans in.
     std::vector<double> row(rows.size(), kNone);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (weights[i] <= 0.0) continue;
-      const ShapeKey key = panel_key(ctx, rows[i], n, k, t.nr, cold);
-      if (ctx.explain(key).candidates.empty()) break;  // no plan reads panels of this width
-      row[i] = ctx.plan_for(key).predicted_us;
-    }
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (weights[i] > 0.0)
+        row[i] = ctx.plan_for(panel_key(ctx, rows[i], n, k, t.nr, cold)).predicted_us;
     widths.push_back(t.nr);
     times.push_back(std::move(row));
   }
@@ -102,17 +97,17 @@ int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const Pac
 namespace {
 
 Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
-                  const PackedWeights& b, float beta, float* c, int64_t ldc, Residency residency,
-                  const CallOptions* options, Context& ctx) noexcept {
+                  const PackedWeights& b, float beta, float* c, int64_t ldc,
+                  const CallOptions& options, Context& ctx) noexcept {
   GemmProblem prob;
   const Status s = make_packed_problem(layout, transa, m, alpha, a, lda, b, beta, c, ldc, prob);
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl& impl = detail::impl_of(ctx);
   if (!has_tile_of_width(impl.kernels(), prob.b_panel_nr)) return Status::InvalidArgument;
-  if (options != nullptr && options->post_op_count != 0)
-    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, *options, ctx);
-  return impl.run(prob, nullptr, residency);
+  if (options.post_op_count != 0)
+    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx);
+  return impl.run(prob, nullptr, options.residency);
 }
 
 }  // namespace
@@ -152,16 +147,14 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    Context& ctx) noexcept {
-  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, Residency::Auto, nullptr,
-                    ctx);
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, CallOptions{}, ctx);
 }
 
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    const CallOptions& options, Context& ctx) noexcept {
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options.residency, &options,
-                    ctx);
+  return run_packed(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options, ctx);
 }
 
 }  // namespace adaptcore

@@ -334,14 +334,14 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
 
   if (p.transpose_c && p.kind != PlanKind::Blocked)
     return "C stored transposed by a plan that is not a register-tile plan";
-  // Prepacked weights: an fp32 key with B in panels, and a register-tile plan reading them in
-  // place with tiles of the panels' width (the kind's validator checks the tile).
+  // Prepacked weights: an fp32 key with B in panels, read by a register-tile plan (whose
+  // validator, check_blocked_plan, holds the plan's rules: the tile's width, no packing or
+  // prefetching of B, no transposed store, masked tails).
   if (key.b_panel_nr != 0) {
     if (key.dtype != DType::F32) return "prepacked B in a key of another type than fp32";
     if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a prepacked key";
-    if (p.kind != PlanKind::Blocked || p.pack_b || p.transpose_c || p.prefetch_b ||
-        p.nr != key.b_panel_nr || p.tail != TailStrategy::Masked)
-      return "plan does not read prepacked B panels in place with tiles of their width";
+    if (p.kind != PlanKind::Blocked)
+      return "prepacked B read by a plan that is not a register-tile plan";
   }
 
   // The plan kind's own rules, by the implementation that plans the key (planning.hpp).

@@ -40,12 +40,13 @@ struct F32Operands {
 class F32Op : public F32Operands {
  public:
   // post: the fused epilogue applied to each finished tile (null: none, or a split-K slice
-  // whose sums are not final), over the C of `c_problem` (C's own, also for a transposed plan).
+  // whose sums are not final), over the caller's normalised C at c_base, rows c_ld apart (also
+  // for a transposed plan, whose loops run over C^T).
   F32Op(const Plan& p, const GemmProblem& g, const kernels::IsaKernels& ks, CTarget c,
         LinearStore store, const PostOpChain* post = nullptr, float* c_base = nullptr,
         int64_t c_ld = 0) noexcept
       : F32Operands(g, c),
-        post_(post != nullptr && !post->empty() ? post : nullptr),
+        post_(post),
         c_base_(c_base),
         c_ld_(c_ld),
         ks_(ks),
@@ -267,13 +268,13 @@ void scale_c(const GemmProblem& g) noexcept {
 Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernels& ks,
                ThreadPool& pool) noexcept {
   if (!plan_matches(p, ks)) return Status::InternalError;
-  // A transposed plan runs the loops over C^T = op(B)^T op(A)^T (plan_matches: one depth
-  // slice, a blocked plan) and its kernels store into C transposed.
   // Prepacked B runs only as register tiles of its panels' width reading it in place.
   if (given.b_panel_nr != 0 &&
       (p.kind != PlanKind::Blocked || p.pack_b || p.transpose_c || p.prefetch_b ||
        p.nr != given.b_panel_nr || p.tail != TailStrategy::Masked))
     return Status::InternalError;
+  // A transposed plan runs the loops over C^T = op(B)^T op(A)^T (plan_matches: one depth
+  // slice, a blocked plan) and its kernels store into C transposed.
   const GemmProblem g = p.transpose_c ? transposed_operands(given) : given;
   const int threads = p.threads();
   // The fused epilogue, over C as the caller's normalised problem has it (also for a transposed

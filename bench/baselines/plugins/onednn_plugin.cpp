@@ -83,6 +83,25 @@ struct Prepared {
   dnnl::memory::desc weights_md;  // packed-weights shapes: the layout oneDNN chose for B
 };
 
+// The primitive of pd and its memory objects, made on the first call's buffers and re-pointed
+// by every run (b null: the weights come with each call, Prepared::weights_md their layout).
+Prepared prepared_matmul(const dnnl::engine& engine, const dnnl::matmul::primitive_desc& pd,
+                         const dnnl::memory::desc& a_md, const dnnl::memory::desc& c_md,
+                         const void* a, const dnnl::memory::desc* b_md, const void* b, void* c) {
+  Prepared p;
+  p.primitive = dnnl::matmul(pd);
+  p.impl = pd.impl_info_str();
+  p.weights_md = pd.weights_desc();
+  p.a = dnnl::memory(a_md, engine, const_cast<void*>(a));
+  p.c = dnnl::memory(c_md, engine, c);
+  p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_DST, p.c}};
+  if (b_md != nullptr) {
+    p.b = dnnl::memory(*b_md, engine, const_cast<void*>(b));
+    p.args[DNNL_ARG_WEIGHTS] = p.b;
+  }
+  return p;
+}
+
 class OnednnBaseline {
  public:
   explicit OnednnBaseline(int threads) : threads_(threads) {
@@ -130,16 +149,8 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
     const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b);
     const auto c_md = matrix(c.m, c.n, c.ldc, false);
-    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
-    Prepared p;
-    p.primitive = dnnl::matmul(pd);
-    p.impl = pd.impl_info_str();
-    // The memory objects are created once on the prepare call's buffers and re-pointed in run().
-    p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
-    p.b = dnnl::memory(b_md, engine_, const_cast<float*>(c.b));
-    p.c = dnnl::memory(c_md, engine_, c.c);
-    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
-    prepared_.emplace(key, std::move(p));
+    prepared_.emplace(key, prepared_matmul(engine_, matmul_pd(engine_, a_md, b_md, c_md), a_md,
+                                           c_md, c.a, &b_md, c.b, c.c));
   }
 
   void run(const GemmCall& c) {
@@ -238,25 +249,21 @@ class OnednnBaseline {
       dnnl::primitive_attr attr;
       attr.set_post_ops(po);
       const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md, attr);
-      PostPrepared p;
-      p.primitive = dnnl::matmul(pd);
-      p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
-      p.b = dnnl::memory(b_md, engine_, const_cast<float*>(c.b));
-      p.c = dnnl::memory(c_md, engine_, c.c);
-      p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
+      PostPrepared p{prepared_matmul(engine_, pd, a_md, c_md, c.a, &b_md, c.b, c.c), {}};
       for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].data == nullptr) continue;
         dnnl::memory m(extra[i], engine_, const_cast<float*>(ops[i].data));
         p.extra.emplace_back(static_cast<int>(i), m);
-        p.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1] = m;
+        p.base.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1] = m;
       }
       it = prepared_post_.emplace(key, std::move(p)).first;
     }
-    PostPrepared& p = it->second;
+    PostPrepared& pp = it->second;
+    Prepared& p = pp.base;
     p.a.set_data_handle(const_cast<float*>(c.a));
     p.b.set_data_handle(const_cast<float*>(c.b));
     p.c.set_data_handle(c.c);
-    for (auto& [i, m] : p.extra)
+    for (auto& [i, m] : pp.extra)
       m.set_data_handle(const_cast<float*>(ops[static_cast<std::size_t>(i)].data));
     p.primitive.execute(stream_, p.args);
     stream_.wait();
@@ -282,15 +289,8 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a, dt::bf16);
     const auto b_md = matrix(c.k, c.n, c.ldb, c.trans_b, dt::bf16);
     const auto c_md = matrix(c.m, c.n, c.ldc, false, dt::f32);
-    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
-    Prepared p;
-    p.primitive = dnnl::matmul(pd);
-    p.impl = pd.impl_info_str();
-    p.a = dnnl::memory(a_md, engine_, const_cast<void*>(c.a));
-    p.b = dnnl::memory(b_md, engine_, const_cast<void*>(c.b));
-    p.c = dnnl::memory(c_md, engine_, c.c);
-    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_WEIGHTS, p.b}, {DNNL_ARG_DST, p.c}};
-    prepared_bf16_.emplace(key, std::move(p));
+    prepared_bf16_.emplace(key, prepared_matmul(engine_, matmul_pd(engine_, a_md, b_md, c_md), a_md,
+                                                c_md, c.a, &b_md, c.b, c.c));
   }
 
   void run_lowp(const LowpGemmCall& c) {
@@ -336,15 +336,10 @@ class OnednnBaseline {
     const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a);
     const dnnl::memory::desc b_md({c.k, c.n}, dt::f32, dnnl::memory::format_tag::any);
     const auto c_md = matrix(c.m, c.n, c.ldc, false);
-    const dnnl::matmul::primitive_desc pd = matmul_pd(engine_, a_md, b_md, c_md);
-    Prepared p;
-    p.primitive = dnnl::matmul(pd);
-    p.impl = pd.impl_info_str();
-    p.a = dnnl::memory(a_md, engine_, const_cast<float*>(c.a));
-    p.c = dnnl::memory(c_md, engine_, c.c);
-    p.args = {{DNNL_ARG_SRC, p.a}, {DNNL_ARG_DST, p.c}};
-    p.weights_md = pd.weights_desc();
-    return prepared_packed_.emplace(key, std::move(p)).first->second;
+    return prepared_packed_
+        .emplace(key, prepared_matmul(engine_, matmul_pd(engine_, a_md, b_md, c_md), a_md, c_md,
+                                      c.a, nullptr, nullptr, c.c))
+        .first->second;
   }
 
   Prepared& find_or_prepare(const GemmCall& c) {
@@ -379,10 +374,8 @@ class OnednnBaseline {
   std::map<ShapeKey, Prepared> prepared_bf16_;
   std::map<ShapeKey, Prepared> prepared_packed_;
   struct PostPrepared {
-    dnnl::matmul primitive;
-    dnnl::memory a, b, c;
+    Prepared base;
     std::vector<std::pair<int, dnnl::memory>> extra;  // (post-op index, its vector or matrix)
-    std::unordered_map<int, dnnl::memory> args;
   };
   std::map<std::pair<ShapeKey, std::string>, PostPrepared> prepared_post_;
   std::map<const float*, dnnl::memory> packed_weights_;  // reordered B by the caller's B
