@@ -1,7 +1,5 @@
 // The prepacked-weights C API: an opaque handle around PackedWeights, thin wrappers over the C++
 // functions on the default context or on a handle's context.
-#include <new>
-
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
 #include "capi/c_context.hpp"
@@ -13,6 +11,7 @@ struct ac_packed_s {
 namespace {
 
 using adaptcore::Context;
+using adaptcore::capi::make_handle;
 using adaptcore::capi::on_context;
 using adaptcore::capi::to_c;
 using adaptcore::capi::to_cpp;
@@ -24,26 +23,14 @@ ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n
   *out = nullptr;
   if (m_count < 0) return AC_STATUS_INVALID_ARGUMENT;
   if (m_count > 0 && m_values == nullptr) return AC_STATUS_NULL_POINTER;
-  try {
+  return make_handle(out, [&](adaptcore::PackedWeights& w) {
     adaptcore::PackOptions options;
     if (m_count > 0) {
       options.m_values.assign(m_values, m_values + m_count);
       if (m_weights != nullptr) options.m_weights.assign(m_weights, m_weights + m_count);
     }
-    auto* h = new ac_packed_s;
-    const auto s =
-        adaptcore::pack_weights(to_cpp(layout), to_cpp(transb), k, n, B, ldb, h->w, options, ctx);
-    if (s != adaptcore::Status::Ok) {
-      delete h;
-      return to_c(s);
-    }
-    *out = h;
-    return AC_STATUS_OK;
-  } catch (const std::bad_alloc&) {
-    return AC_STATUS_OUT_OF_MEMORY;
-  } catch (...) {
-    return AC_STATUS_INTERNAL_ERROR;
-  }
+    return adaptcore::pack_weights(to_cpp(layout), to_cpp(transb), k, n, B, ldb, w, options, ctx);
+  });
 }
 
 ac_status_t run(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha, const float* A,

@@ -1,6 +1,5 @@
 // The weight-quantized C API: an opaque handle around QuantizedWeights, thin wrappers over the
 // C++ functions on the default context or on a handle's context.
-#include <new>
 
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
@@ -14,6 +13,7 @@ namespace {
 
 using adaptcore::Context;
 using adaptcore::capi::as_bf16;
+using adaptcore::capi::make_handle;
 using adaptcore::capi::on_context;
 using adaptcore::capi::to_c;
 using adaptcore::capi::to_cpp;
@@ -23,26 +23,6 @@ adaptcore::WeightQuantSpec spec_of(ac_weight_format_t format, int64_t group_size
   spec.format = to_cpp(format);
   spec.group_size = group_size;
   return spec;
-}
-
-template <class F>
-ac_status_t make_handle(ac_weights_t* out, F&& quantize) noexcept {
-  if (out == nullptr) return AC_STATUS_NULL_POINTER;
-  *out = nullptr;
-  try {
-    auto* h = new ac_weights_s;
-    const auto s = quantize(h->w);
-    if (s != adaptcore::Status::Ok) {
-      delete h;
-      return to_c(s);
-    }
-    *out = h;
-    return AC_STATUS_OK;
-  } catch (const std::bad_alloc&) {
-    return AC_STATUS_OUT_OF_MEMORY;
-  } catch (...) {
-    return AC_STATUS_INTERNAL_ERROR;
-  }
 }
 
 ac_status_t quantize_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k, int64_t n,

@@ -3,6 +3,8 @@
 // and bf16 buffers.
 #pragma once
 
+#include <new>
+
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
 
@@ -44,6 +46,29 @@ template <class Call>
 ac_status_t on_context(ac_context* ctx, Call&& call) noexcept {
   if (ctx == nullptr) return AC_STATUS_NULL_POINTER;
   return call(ctx->context);
+}
+
+// A new handle H (a struct holding the C++ object as `w`) filled by make(h->w) -> Status, stored
+// in *out on success; *out is NULL on any failure (NullPointer for a NULL out, the call's status,
+// OutOfMemory, InternalError).
+template <class H, class Make>
+ac_status_t make_handle(H** out, Make&& make) noexcept {
+  if (out == nullptr) return AC_STATUS_NULL_POINTER;
+  *out = nullptr;
+  try {
+    auto* h = new H;
+    const Status s = make(h->w);
+    if (s != Status::Ok) {
+      delete h;
+      return to_c(s);
+    }
+    *out = h;
+    return AC_STATUS_OK;
+  } catch (const std::bad_alloc&) {
+    return AC_STATUS_OUT_OF_MEMORY;
+  } catch (...) {
+    return AC_STATUS_INTERNAL_ERROR;
+  }
 }
 
 // The C fused-epilogue list (ac_post_op) as CallOptions over `out` (c_api.cpp).
