@@ -48,6 +48,20 @@ class PluginBaseline final : public Baseline {
 
   std::string name() const override { return name_; }
 
+  // One table call f(msg, len) -> 0 or nonzero with a message: thrown as the library's error;
+  // timed returns the call's seconds (a per-shape setup or a pack).
+  template <class F>
+  void checked(F&& f) const {
+    char msg[kMessage] = {};
+    if (f(msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+  }
+  template <class F>
+  double timed(F&& f) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    checked(f);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
   std::string version() const override {
     char buf[kMessage] = {};
     table_->version(self_, buf, sizeof buf);
@@ -61,18 +75,12 @@ class PluginBaseline final : public Baseline {
 
   double prepare(const GemmCall& call) override {
     const ac_gemm_call c = to_c(call);
-    char msg[kMessage] = {};
-    const auto t0 = std::chrono::steady_clock::now();
-    const int rc = table_->prepare(self_, &c, msg, sizeof msg);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
-    return std::chrono::duration<double>(t1 - t0).count();
+    return timed([&](char* msg, std::size_t len) { return table_->prepare(self_, &c, msg, len); });
   }
 
   void run(const GemmCall& call) override {
     const ac_gemm_call c = to_c(call);
-    char msg[kMessage];
-    if (table_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+    checked([&](char* msg, std::size_t len) { return table_->run(self_, &c, msg, len); });
   }
 
   std::string detail(const GemmCall& call) const override {
@@ -90,19 +98,13 @@ class PluginBaseline final : public Baseline {
   double prepare_lowp(const LowpGemmCall& call) override {
     if (lowp_ == nullptr) return Baseline::prepare_lowp(call);
     const ac_lowp_call c = to_c(call);
-    char msg[kMessage] = {};
-    const auto t0 = std::chrono::steady_clock::now();
-    const int rc = lowp_->prepare(self_, &c, msg, sizeof msg);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
-    return std::chrono::duration<double>(t1 - t0).count();
+    return timed([&](char* msg, std::size_t len) { return lowp_->prepare(self_, &c, msg, len); });
   }
 
   void run_lowp(const LowpGemmCall& call) override {
     if (lowp_ == nullptr) return Baseline::run_lowp(call);
     const ac_lowp_call c = to_c(call);
-    char msg[kMessage];
-    if (lowp_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+    checked([&](char* msg, std::size_t len) { return lowp_->run(self_, &c, msg, len); });
   }
 
   bool supports_packed(const GemmCall& call) const override {
@@ -113,19 +115,13 @@ class PluginBaseline final : public Baseline {
   double pack(const GemmCall& call) override {
     if (packed_ == nullptr) return Baseline::pack(call);
     const ac_gemm_call c = to_c(call);
-    char msg[kMessage] = {};
-    const auto t0 = std::chrono::steady_clock::now();
-    const int rc = packed_->pack(self_, &c, msg, sizeof msg);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (rc != 0) throw std::runtime_error(name_ + ": " + msg);
-    return std::chrono::duration<double>(t1 - t0).count();
+    return timed([&](char* msg, std::size_t len) { return packed_->pack(self_, &c, msg, len); });
   }
 
   void run_packed(const GemmCall& call) override {
     if (packed_ == nullptr) return Baseline::run_packed(call);
     const ac_gemm_call c = to_c(call);
-    char msg[kMessage];
-    if (packed_->run(self_, &c, msg, sizeof msg) != 0) throw std::runtime_error(name_ + ": " + msg);
+    checked([&](char* msg, std::size_t len) { return packed_->run(self_, &c, msg, len); });
   }
 
   void release_packed(const GemmCall& call) override {
@@ -141,9 +137,9 @@ class PluginBaseline final : public Baseline {
     const ac_gemm_call c = to_c(call);
     std::vector<ac_bench_post_op> list;
     for (const PostOp& p : ops) list.push_back({p.kind, p.data, p.ld});
-    char msg[kMessage];
-    if (post_->run(self_, &c, list.data(), static_cast<int>(list.size()), msg, sizeof msg) != 0)
-      throw std::runtime_error(name_ + ": " + msg);
+    checked([&](char* msg, std::size_t len) {
+      return post_->run(self_, &c, list.data(), static_cast<int>(list.size()), msg, len);
+    });
   }
 
  private:
