@@ -202,6 +202,32 @@ AC_API ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa
                                        float beta, float* C, int64_t ldc, const ac_post_op* ops,
                                        int op_count) AC_NOEXCEPT;
 
+/* Grouped GEMM for Mixture-of-Experts over prepacked weights (docs/GROUPED.md; the C++
+ * adaptcore::GroupedGemm says every field's meaning and the checks). E experts of equal k and n,
+ * expert e on expert_rows[e] routed rows (routed rows in expert order, R in all); routed row r
+ * reads A's row gather[r] (row r when gather is NULL) and its result goes to C's row r, or with
+ * a scatter is added into C's row scatter[r] times scatter_weights[r] (C = beta C + the sums,
+ * over all c_rows rows). weights[e] may be NULL for an expert without rows. */
+typedef struct ac_grouped_gemm {
+  int64_t experts;
+  const int64_t* expert_rows;
+  const ac_packed_t* weights;
+  int64_t k, n;
+  const float* A;
+  int64_t lda, a_rows;
+  const int64_t* gather;
+  float* C;
+  int64_t ldc, c_rows;
+  const int64_t* scatter;
+  const float* scatter_weights;
+  float alpha, beta;
+} ac_grouped_gemm;
+
+/* Runs a grouped call with an optional fused epilogue over each routed row's result (ops may be
+ * NULL when op_count is 0); AC_STATUS_NULL_POINTER for a NULL call. */
+AC_API ac_status_t ac_gemm_grouped(const ac_grouped_gemm* call, const ac_post_op* ops,
+                                   int op_count) AC_NOEXCEPT;
+
 /* A short English description of a status code; never NULL. */
 AC_API const char* ac_status_string(ac_status_t status) AC_NOEXCEPT;
 
@@ -349,6 +375,9 @@ AC_API ac_status_t ac_gemm_packed_ctx(ac_layout_t layout, ac_transpose_t transa,
                                       float alpha, const float* A, int64_t lda, ac_packed_t B,
                                       float beta, float* C, int64_t ldc,
                                       ac_context* ctx) AC_NOEXCEPT;
+
+AC_API ac_status_t ac_gemm_grouped_ctx(const ac_grouped_gemm* call, const ac_post_op* ops,
+                                       int op_count, ac_context* ctx) AC_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -323,6 +323,65 @@ Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const fl
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    const CallOptions& options, Context& ctx = default_context()) noexcept;
 
+// ---- Grouped GEMM for Mixture-of-Experts (fp32 prepacked weights, docs/GROUPED.md).
+//
+// One call runs E experts of the same k and n, expert e on M_e routed rows (zero allowed).
+// Routed rows are numbered in expert order (expert 0's M_0 rows first), R = sum M_e in all.
+// Routed row r of expert e reads A's row gather[r] (or row r without a gather) and produces
+// y_r = op-list(alpha * A_row * W_e) (post-ops: per-column vectors shared by the experts, a
+// residual matrix indexed by routed row). Without a scatter, y_r goes to C's row r
+// (C[r] = y_r + beta * C[r] before the post-ops, as gemm does). With a scatter, C's rows are
+// tokens: C[t] = beta * C[t] + sum over r with scatter[r] = t of weight[r] * y_r, summed in
+// routed-row order (the top-k combine; deterministic whatever the threads), and every one of
+// C's c_rows rows gets its beta * C[t].
+//
+// The planner prices every (expert, column chunk) unit with the model, splits hot experts over
+// column chunks and balances predicted time across the cores (explain_grouped shows it).
+struct GroupedGemm {
+  int64_t experts = 0;                            // E >= 0
+  const int64_t* expert_rows = nullptr;           // M_e, E values >= 0
+  const PackedWeights* const* weights = nullptr;  // E handles of equal k and n (null: M_e == 0)
+  int64_t k = 0, n = 0;                           // the handles' depth and columns (checked)
+  const float* a = nullptr;                       // row-major, a_rows x k
+  int64_t lda = 0;
+  int64_t a_rows = 0;               // rows of A: the gather's range, else >= R
+  const int64_t* gather = nullptr;  // R rows of A, or null
+  float* c = nullptr;               // row-major, c_rows x n
+  int64_t ldc = 0;
+  int64_t c_rows = 0;                      // rows of C: the scatter's range, else >= R
+  const int64_t* scatter = nullptr;        // R rows of C, or null
+  const float* scatter_weights = nullptr;  // R routing weights (scatter only; null: all 1)
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// The schedule of a grouped call: its units (an expert's rows over a chunk of its columns, on
+// one core, in the order that core runs them), each core's predicted time, and after a
+// gemm_grouped asked for it, each core's measured time of the product phase.
+struct GroupedSchedule {
+  struct Unit {
+    int64_t expert = 0, rows = 0, col0 = 0, cols = 0;
+    int core = 0;
+    double predicted_us = 0.0;
+    std::string plan;  // the unit's plan, as explain prints it
+  };
+  std::vector<Unit> units;
+  std::vector<double> core_predicted_us;
+  std::vector<double> core_measured_us;  // gemm_grouped with a schedule to fill; else empty
+  int threads = 1;
+};
+
+// Checks (in this order): experts and counts (InvalidDimension: negative, or R overflowing),
+// null pointers (NullPointer: counts, A, C, a handle of an expert with rows), handles (an empty
+// or another ISA's: InvalidArgument; k or n other than the call's: ShapeMismatch), leading
+// dimensions, row ranges (a_rows / c_rows below R without gather / scatter: InvalidDimension;
+// an index outside its range: InvalidArgument), size overflow, C overlapping A or a handle
+// (Aliasing), then the post-op list as gemm checks it (residual: R rows).
+Status gemm_grouped(const GroupedGemm& call, const CallOptions& options = {},
+                    Context& ctx = default_context(), GroupedSchedule* schedule = nullptr) noexcept;
+// The schedule gemm_grouped would run for this call, without running it (same checks).
+Status explain_grouped(const GroupedGemm& call, GroupedSchedule& out,
+                       Context& ctx = default_context()) noexcept;
+
 const char* version() noexcept;
 
 }  // namespace adaptcore

@@ -3,10 +3,7 @@
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
 #include "capi/c_context.hpp"
-
-struct ac_packed_s {
-  adaptcore::PackedWeights w;
-};
+#include "capi/c_packed_handle.hpp"
 
 namespace {
 

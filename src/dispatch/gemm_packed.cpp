@@ -37,13 +37,6 @@ Status check_options(const PackOptions& o) noexcept {
   return Status::Ok;
 }
 
-// Whether a table has a full-width register tile nr columns wide (a panel width it can read).
-bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
-  for (const kernels::TileKernels& t : ks.tiles)
-    if (t.nr == nr) return true;
-  return false;
-}
-
 // The key of M rows of a dense row-major A against panels of nr columns, where the context
 // plans it.
 ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, int nr, bool cold) {
@@ -51,6 +44,12 @@ ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, in
 }
 
 }  // namespace
+
+bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
+  for (const kernels::TileKernels& t : ks.tiles)
+    if (t.nr == nr) return true;
+  return false;
+}
 
 // Each expected M's predicted time on a width against the best width's for that M (the
 // regret), as a log so that a decode step and a prefill chunk count alike, weighted by how often

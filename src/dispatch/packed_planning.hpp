@@ -12,6 +12,10 @@
 
 namespace adaptcore {
 
+// Whether a kernel table has a full-width register tile nr columns wide (a panel width its
+// plans can read).
+bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept;
+
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& options);
 
 }  // namespace adaptcore
