@@ -37,15 +37,17 @@ std::unique_ptr<Context> make_context(const ContextArgs& args) {
   return ctx;
 }
 
+void require_shape(const CLI::App& cmd, bool m_too) {
+  for (const char* name : {"--m", "--n", "--k"})
+    if ((m_too || std::string(name) != "--m") && cmd.count(name) == 0)
+      throw CLI::RequiredError(name);
+}
+
 void add_shape_options(CLI::App& cmd, ShapeArgs& args) {
-  cmd.add_option("-m,--m", args.m, "rows of C and op(A)")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("-n,--n", args.n, "columns of C and op(B)")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
+  // Required unless the command runs a grouped call (require_shape, checked by the callback).
+  cmd.add_option("-m,--m", args.m, "rows of C and op(A)")->check(CLI::NonNegativeNumber);
+  cmd.add_option("-n,--n", args.n, "columns of C and op(B)")->check(CLI::NonNegativeNumber);
   cmd.add_option("-k,--k", args.k, "depth: columns of op(A), rows of op(B)")
-      ->required()
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--transa", args.transa, "A is stored k x m (op(A) = A^T)");
   cmd.add_flag("--transb", args.transb, "B is stored n x k (op(B) = B^T)");

@@ -42,6 +42,8 @@ struct ShapeArgs {
   }
 };
 void add_shape_options(CLI::App& cmd, ShapeArgs& args);
+// Throws CLI's RequiredError unless --n, --k (and with m_too, --m) were given.
+void require_shape(const CLI::App& cmd, bool m_too = true);
 
 // Validates and normalises the shape without operands (alpha = 0, so A and B are not needed;
 // C points at a dummy and is never touched): what the planner sees for a real call.

@@ -13,6 +13,7 @@
 #include "harness/report_model.hpp"
 #include "harness/results_csv.hpp"
 #include "harness/runner.hpp"
+#include "harness/runner_moe.hpp"
 #include "harness/suites.hpp"
 
 namespace adaptcore::cli {
@@ -184,6 +185,16 @@ void run_bench(BenchArgs& a) {
       if (!name.empty()) a.run.libs.push_back(name);
   }
   fs::create_directories(a.out);
+  if (a.run.suite == "moe") {
+    // Mixture-of-Experts: whole expert FFN halves, grouped (harness/runner_moe.hpp).
+    const nlohmann::ordered_json doc = bench::run_moe_suite(a.run, &std::cerr);
+    write_file(fs::path(a.out) / "moe.json", doc.dump(1) + "\n");
+    write_file(fs::path(a.out) / "moe.csv", bench::moe_csv(doc));
+    bench::print_moe_summary(doc, std::cout);
+    std::cout << "\nrecords: " << (fs::path(a.out) / "moe.json").string() << ", "
+              << (fs::path(a.out) / "moe.csv").string() << '\n';
+    return;
+  }
   nlohmann::ordered_json doc = bench::run_benchmark(a.run, &std::cerr);
   if (a.run.suite == "full") {
     // Every shape of the full suite graded by the model (no run); written apart, not in the report.
@@ -211,6 +222,7 @@ void register_bench(CLI::App& app) {
       "bench", "grade adaptcore against the vendor libraries on a shape suite (HTML report)");
   std::string names;
   for (const auto& n : bench::suite_names()) names += (names.empty() ? "" : ", ") + n;
+  names += ", moe";
   cmd->add_option("--suite", a->run.suite, "suite name (" + names + ") or a suite file")
       ->capture_default_str();
   std::string dtypes;

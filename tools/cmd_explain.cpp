@@ -26,6 +26,7 @@ struct ExplainArgs {
   bool json = false;
   bool cold = false;    // plan for operands in memory (ShapeKey::cold)
   bool packed = false;  // B prepacked (pack_weights with its default rows)
+  GroupedArgs grouped;
   // A modeled NPU target instead of this CPU (cmd_ascend.cpp).
   std::string target;
   std::string npu_profile;
@@ -242,10 +243,17 @@ void register_explain(CLI::App& app) {
   cmd->add_flag("--packed", args->packed,
                 "f32: the call on weights prepacked by pack_weights (the panel width it would "
                 "choose), with the plan on B as stored for comparison");
+  add_grouped_options(*cmd, args->grouped);
   cmd->add_flag("--cold", args->cold,
                 "plan for operands in memory (a call with other operands than the previous one; "
                 "default: operands cached as far as they fit, a repeated call)");
-  cmd->callback([args] {
+  cmd->callback([args, cmd] {
+    if (!args->grouped.model.empty()) {
+      if (args->grouped.model == "custom") require_shape(*cmd, false);
+      run_grouped(args->grouped, args->shape, args->ctx, false, 0.0);
+      return;
+    }
+    require_shape(*cmd);
 #ifdef ADAPTCORE_WITH_ASCEND
     if (!args->target.empty()) {
       const ShapeArgs& s = args->shape;

@@ -32,6 +32,7 @@ struct RunArgs {
   WqArgs wq;
   bool compare = true;
   bool packed = false;  // f32: B packed once by pack_weights, then gemm_packed
+  GroupedArgs grouped;
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -233,7 +234,15 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--packed", args->packed,
                 "f32: pack B once with pack_weights (time reported apart), then time gemm_packed");
-  cmd->callback([args] {
+  add_grouped_options(*cmd, args->grouped);
+  cmd->callback([args, cmd] {
+    if (!args->grouped.model.empty()) {
+      if (args->grouped.model == "custom") require_shape(*cmd, false);
+      run_grouped(args->grouped, args->shape, args->ctx, true,
+                  args->seconds > 0 ? args->seconds : 1.0);
+      return;
+    }
+    require_shape(*cmd);
     if (args->packed && args->dtype != "f32" && args->dtype != "fp32") {
       std::cerr << "error: --packed is for --dtype f32\n";
       throw CLI::RuntimeError(1);

@@ -16,6 +16,23 @@ void register_precompile(CLI::App& app);      // cmd_precompile.cpp
 void register_validate_model(CLI::App& app);  // cmd_validate_model.cpp
 void register_calibrate(CLI::App& app);       // cmd_calibrate.cpp
 void register_bench(CLI::App& app);           // cmd_bench.cpp
+
+// `explain --grouped` / `run --grouped` (cmd_grouped.cpp): a grouped (Mixture-of-Experts) call
+// from a model of the moe suite and a routing, or from explicit expert row counts.
+struct GroupedArgs {
+  std::string model;  // empty: not a grouped call
+  std::string half = "up";
+  int64_t tokens = 16;
+  std::string routing = "uniform";
+  std::uint64_t seed = 1;
+  std::string expert_rows;
+};
+struct ShapeArgs;
+struct ContextArgs;
+void add_grouped_options(CLI::App& cmd, GroupedArgs& args);
+// explain (run false): the schedule; run: times the call, with each core's measured time.
+void run_grouped(const GroupedArgs& args, const ShapeArgs& shape, const ContextArgs& ctx, bool run,
+                 double seconds);
 // The modeled NPU target, built with ADAPTCORE_TARGET_ASCEND (ADAPTCORE_WITH_ASCEND defined).
 void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
 void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)

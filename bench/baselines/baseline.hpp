@@ -103,6 +103,14 @@ class Baseline {
     const float* data;
     int64_t ld;
   };
+  // Added members: independent calls through one batched entry point (adaptcore_bench_moe):
+  // MKL's cblas_sgemm_batch with one group per call (each call its own M), or with
+  // `one_group`, every call of one shape in a single group (a padded batched GEMM). False from
+  // supports_batch: the library has none.
+  virtual bool supports_batch() const { return false; }
+  virtual void run_batch(const std::vector<GemmCall>&, bool /*one_group*/) {
+    throw std::runtime_error(name() + ": no batched GEMM");
+  }
   virtual bool supports_post_ops() const { return false; }
   virtual void run_post_ops(const GemmCall&, const std::vector<PostOp>&) {
     throw std::runtime_error(name() + ": no fused epilogue");

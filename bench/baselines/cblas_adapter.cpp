@@ -40,6 +40,12 @@ using ComputeFn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, I
                            Int ldc);
 
 template <class Int>
+using BatchFn = void (*)(int layout, const int* trans_a, const int* trans_b, const Int* m,
+                         const Int* n, const Int* k, const float* alpha, const float** a,
+                         const Int* lda, const float** b, const Int* ldb, const float* beta,
+                         float** c, const Int* ldc, Int group_count, const Int* group_size);
+
+template <class Int>
 using GemmBf16Fn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k, float alpha,
                             const uint16_t* a, Int lda, const uint16_t* b, Int ldb, float beta,
                             float* c, Int ldc);
@@ -133,6 +139,15 @@ class CblasBaseline final : public Baseline {
 
   void release_packed(const GemmCall& c) override { packed_.erase(c.b); }
 
+  bool supports_batch() const override { return lib_.sgemm_batch != nullptr; }
+  void run_batch(const std::vector<GemmCall>& calls, bool one_group) override {
+    apply_threads();
+    if (lib_.ilp64)
+      batch_as<int64_t>(calls, one_group);
+    else
+      batch_as<int32_t>(calls, one_group);
+  }
+
   void run(const GemmCall& c) override {
     apply_threads();
     const int ta = c.trans_a ? kTrans : kNoTrans;
@@ -171,6 +186,32 @@ class CblasBaseline final : public Baseline {
         kColMajor, c.trans_b ? kTrans : kNoTrans, c.trans_a ? kTrans : kNoTrans, kFixOffset, I(c.n),
         I(c.m), I(c.k), 1.0f, c.b, I(c.ldb), int8_t{0}, a, I(c.lda), static_cast<int8_t>(bo), 0.0f,
         static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
+  }
+
+  // The batch's arrays: one entry per group, a group per call or one group of them all.
+  template <class Int>
+  void batch_as(const std::vector<GemmCall>& calls, bool one_group) {
+    const std::size_t groups = one_group ? (calls.empty() ? 0 : 1) : calls.size();
+    std::vector<int> ta(groups), tb(groups);
+    std::vector<Int> m(groups), n(groups), k(groups), lda(groups), ldb(groups), ldc(groups),
+        size(groups, one_group ? static_cast<Int>(calls.size()) : Int{1});
+    std::vector<float> alpha(groups, 1.0f), beta(groups, 0.0f);
+    std::vector<const float*> a, b;
+    std::vector<float*> c;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const GemmCall& x = calls[i];
+      a.push_back(x.a), b.push_back(x.b), c.push_back(x.c);
+      if (i >= groups) continue;
+      ta[i] = x.trans_a ? kTrans : kNoTrans, tb[i] = x.trans_b ? kTrans : kNoTrans;
+      m[i] = static_cast<Int>(x.m), n[i] = static_cast<Int>(x.n), k[i] = static_cast<Int>(x.k);
+      lda[i] = static_cast<Int>(x.lda), ldb[i] = static_cast<Int>(x.ldb);
+      ldc[i] = static_cast<Int>(x.ldc);
+    }
+    if (groups == 0) return;
+    reinterpret_cast<BatchFn<Int>>(lib_.sgemm_batch)(
+        kRowMajor, ta.data(), tb.data(), m.data(), n.data(), k.data(), alpha.data(), a.data(),
+        lda.data(), b.data(), ldb.data(), beta.data(), c.data(), ldc.data(),
+        static_cast<Int>(groups), size.data());
   }
 
   template <class Int>

@@ -35,6 +35,8 @@ struct CblasLibrary {
   void* sgemm_pack_get_size = nullptr;
   void* sgemm_pack = nullptr;
   void* sgemm_compute = nullptr;
+  // Batched sgemm where the library has it (MKL): cblas_sgemm_batch (groups of calls).
+  void* sgemm_batch = nullptr;
 };
 
 // Applies `threads` once, then wraps the library. `library.sgemm` and `set_threads` are set.

@@ -109,6 +109,7 @@ LoadedBaseline load_mkl(int threads) {
   entry.sgemm_pack_get_size = lib.symbol("cblas_sgemm_pack_get_size");
   entry.sgemm_pack = lib.symbol("cblas_sgemm_pack");
   entry.sgemm_compute = lib.symbol("cblas_sgemm_compute");
+  entry.sgemm_batch = lib.symbol("cblas_sgemm_batch");
   entry.lib = std::move(lib);
   return {make_cblas_baseline(std::move(entry), threads), ""};
 }

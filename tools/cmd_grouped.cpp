@@ -1,0 +1,207 @@
+// `adaptcore explain --grouped` / `adaptcore run --grouped`: a grouped (Mixture-of-Experts) call,
+// from a model of the moe suite with a routing of its tokens, or from explicit expert row
+// counts; explain prints the schedule (units per core with their plans, predicted core times),
+// run times the call and adds each core's measured time.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "harness/moe_routing.hpp"
+#include "measure/bench_util.hpp"
+
+namespace adaptcore::cli {
+namespace {
+
+namespace am = adaptcore::measure;
+namespace ab = adaptcore::bench;
+
+// The call's operands: experts packed once, inputs, outputs and the routing.
+struct GroupedSetup {
+  std::string title;
+  int64_t k = 0, n = 0;
+  ab::MoeRouting route;
+  bool gather = false, scatter = false;
+  int64_t tokens = 0;
+  std::vector<am::FloatBuffer> raw;
+  std::vector<PackedWeights> packed;
+  std::vector<const PackedWeights*> handles;
+  am::FloatBuffer in, out;
+  GroupedGemm call;
+};
+
+std::vector<int64_t> parse_rows(const std::string& text) {
+  std::vector<int64_t> rows;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) rows.push_back(std::stoll(item));
+  return rows;
+}
+
+std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& shape,
+                                         Context& ctx) {
+  auto s = std::make_unique<GroupedSetup>();
+  if (!g.expert_rows.empty()) {
+    s->route.expert_rows = parse_rows(g.expert_rows);
+    int64_t routed = 0;
+    for (const int64_t m : s->route.expert_rows) routed += std::max<int64_t>(m, 0);
+    s->route.token.resize(static_cast<std::size_t>(routed));
+    s->route.weight.assign(static_cast<std::size_t>(routed), 1.0f);
+    s->k = shape.k, s->n = shape.n;
+    s->tokens = routed;
+    s->title = std::to_string(s->route.expert_rows.size()) + " experts, " + std::to_string(s->k) +
+               " -> " + std::to_string(s->n) + ", rows " + g.expert_rows;
+  } else {
+    const auto& models = ab::moe_models();
+    const auto it = std::find_if(models.begin(), models.end(),
+                                 [&](const ab::MoeModel& m) { return m.name == g.model; });
+    if (it == models.end()) throw std::runtime_error("unknown model " + g.model);
+    ab::Routing routing{};
+    if (!ab::parse_routing(g.routing, routing))
+      throw std::runtime_error("unknown routing " + g.routing);
+    const bool up = g.half == "up";
+    s->k = up ? it->hidden : it->ffn, s->n = up ? it->ffn : it->hidden;
+    s->tokens = g.tokens;
+    s->route = ab::route_tokens(*it, g.tokens, routing, g.seed);
+    s->gather = up, s->scatter = !up;
+    s->title = it->name + " " + g.half + " (" + std::to_string(s->k) + " -> " +
+               std::to_string(s->n) + "), " + std::to_string(g.tokens) + " tokens, top-" +
+               std::to_string(it->top_k) + " of " + std::to_string(it->experts) + ", " + g.routing +
+               " routing";
+  }
+  const auto experts = s->route.expert_rows.size();
+  s->packed.resize(experts);
+  for (std::size_t e = 0; e < experts; ++e) {
+    s->handles.push_back(nullptr);
+    if (s->route.expert_rows[e] <= 0) continue;
+    s->raw.push_back(am::make_buffer(static_cast<std::size_t>(s->k * s->n)));
+    am::fill_uniform(s->raw.back().get(), static_cast<std::size_t>(s->k * s->n), e + 1);
+    const Status st = pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, s->raw.back().get(),
+                                   s->n, s->packed[e], {}, ctx);
+    if (st != Status::Ok) throw std::runtime_error(std::string("pack_weights: ") + to_string(st));
+    s->handles.back() = &s->packed[e];
+  }
+  const int64_t routed = s->route.routed();
+  const int64_t in_rows = s->gather ? s->tokens : routed;
+  const int64_t out_rows = s->scatter ? s->tokens : routed;
+  s->in = am::make_buffer(static_cast<std::size_t>(std::max<int64_t>(in_rows, 1) * s->k));
+  am::fill_uniform(s->in.get(), static_cast<std::size_t>(std::max<int64_t>(in_rows, 1) * s->k), 99);
+  s->out = am::make_buffer(static_cast<std::size_t>(std::max<int64_t>(out_rows, 1) * s->n));
+  GroupedGemm& c = s->call;
+  c.experts = static_cast<int64_t>(experts);
+  c.expert_rows = s->route.expert_rows.data();
+  c.weights = s->handles.data();
+  c.k = s->k, c.n = s->n;
+  c.a = s->in.get(), c.lda = s->k, c.a_rows = in_rows;
+  c.gather = s->gather ? s->route.token.data() : nullptr;
+  c.c = s->out.get(), c.ldc = s->n, c.c_rows = out_rows;
+  c.scatter = s->scatter ? s->route.token.data() : nullptr;
+  c.scatter_weights = s->scatter ? s->route.weight.data() : nullptr;
+  return s;
+}
+
+void print_schedule(const GroupedSetup& s, const GroupedSchedule& sched, bool measured) {
+  int64_t active = 0;
+  for (const int64_t m : s.route.expert_rows) active += m > 0 ? 1 : 0;
+  std::cout << "grouped      " << s.title << "\n"
+            << "             " << s.route.routed() << " routed rows over " << active
+            << " active experts, " << sched.units.size() << " units on " << sched.threads << " core"
+            << (sched.threads == 1 ? "" : "s") << "\n";
+  double hi = 0.0, sum = 0.0;
+  for (int core = 0; core < sched.threads; ++core) {
+    const double p = sched.core_predicted_us[static_cast<std::size_t>(core)];
+    hi = std::max(hi, p), sum += p;
+    std::cout << "core " << core << "       predicted " << format_fixed(p, 1) << " us";
+    if (measured) {
+      const double m = sched.core_measured_us[static_cast<std::size_t>(core)];
+      std::cout << ", measured " << format_fixed(m, 1) << " us";
+    }
+    std::cout << "\n";
+    for (const auto& u : sched.units)
+      if (u.core == core)
+        std::cout << "  expert " << std::setw(4) << u.expert << "  " << std::setw(5) << u.rows
+                  << " rows  cols [" << u.col0 << ", " << u.col0 + u.cols << ")  "
+                  << format_fixed(u.predicted_us, 1) << " us  " << u.plan << "\n";
+  }
+  const double mean = sum / std::max(sched.threads, 1);
+  std::cout << "spread       predicted " << format_fixed(mean > 0 ? 100.0 * (hi / mean - 1) : 0, 1)
+            << "% (busiest core over the mean)";
+  if (measured) {
+    double mh = 0.0, ms = 0.0;
+    for (const double v : sched.core_measured_us) mh = std::max(mh, v), ms += v;
+    ms /= std::max<double>(1.0, static_cast<double>(sched.core_measured_us.size()));
+    std::cout << ", measured " << format_fixed(ms > 0 ? 100.0 * (mh / ms - 1) : 0, 1) << "%";
+  }
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void add_grouped_options(CLI::App& cmd, GroupedArgs& args) {
+  cmd.add_option("--grouped", args.model,
+                 "a grouped (Mixture-of-Experts) call of a model's expert FFN half: "
+                 "mixtral-8x7b, deepseek-v2-lite, qwen3-30b-a3b; or 'custom' with --expert-rows, "
+                 "--n and --k");
+  cmd.add_option("--half", args.half,
+                 "grouped: up (hidden -> ffn, tokens gathered) or down "
+                 "(ffn -> hidden, weighted scatter into the tokens)")
+      ->check(CLI::IsMember({"up", "down"}))
+      ->capture_default_str();
+  cmd.add_option("--tokens", args.tokens, "grouped: tokens of the step")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 24))
+      ->capture_default_str();
+  cmd.add_option("--routing", args.routing, "grouped: uniform, zipf or hot")
+      ->check(CLI::IsMember({"uniform", "zipf", "hot"}))
+      ->capture_default_str();
+  cmd.add_option("--seed", args.seed, "grouped: routing seed")->capture_default_str();
+  cmd.add_option("--expert-rows", args.expert_rows,
+                 "grouped custom: rows of each expert, comma-separated (e.g. 5,0,300)");
+}
+
+void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs& ctx_args,
+                 bool run, double seconds) {
+  auto ctx = make_context(ctx_args);
+  if (!ctx) throw CLI::RuntimeError(1);
+  const auto s = make_setup(g, shape, *ctx);
+  if (!run) {
+    GroupedSchedule sched;
+    const Status st = explain_grouped(s->call, sched, *ctx);
+    if (st != Status::Ok)
+      throw std::runtime_error(std::string("explain_grouped: ") + to_string(st));
+    print_schedule(*s, sched, false);
+    return;
+  }
+  auto call = [&] {
+    const Status st = gemm_grouped(s->call, {}, *ctx);
+    if (st != Status::Ok) throw std::runtime_error(std::string("gemm_grouped: ") + to_string(st));
+  };
+  const double first = am::time_once(call);
+  std::vector<double> t;
+  const double start = am::now_seconds();
+  while ((am::now_seconds() - start < seconds || t.size() < 5) && t.size() < 10000)
+    t.push_back(am::time_once(call));
+  GroupedSchedule sched;
+  std::vector<std::vector<double>> cores;
+  for (int rep = 0; rep < 7; ++rep) {
+    if (gemm_grouped(s->call, {}, *ctx, &sched) != Status::Ok) break;
+    cores.resize(sched.core_measured_us.size());
+    for (std::size_t c = 0; c < cores.size(); ++c) cores[c].push_back(sched.core_measured_us[c]);
+  }
+  for (std::size_t c = 0; c < cores.size(); ++c) sched.core_measured_us[c] = am::median(cores[c]);
+  print_schedule(*s, sched, true);
+  const double med = am::median(t);
+  const double flops = 2.0 * static_cast<double>(s->route.routed()) * static_cast<double>(s->k) *
+                       static_cast<double>(s->n);
+  double bytes = 0.0;
+  for (const auto* h : s->handles)
+    bytes += h != nullptr ? static_cast<double>(h->packed_bytes()) : 0;
+  std::cout << "first call   " << format_fixed(first * 1e6, 1) << " us (includes planning)\n"
+            << "time         median " << format_fixed(med * 1e6, 1) << " us over " << t.size()
+            << " calls: " << format_fixed(flops / med / 1e9, 1) << " GFLOP/s, weights "
+            << format_fixed(bytes / med / 1e9, 1) << " GB/s\n";
+}
+
+}  // namespace adaptcore::cli
