@@ -33,6 +33,7 @@ struct RunArgs {
   bool compare = true;
   bool packed = false;  // f32: B packed once by pack_weights, then gemm_packed
   GroupedArgs grouped;
+  bool cold = false;  // w8a16/w4a16: the timed calls rotate over weights filling 256 MiB
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -73,7 +74,8 @@ void run_run(const RunArgs& args) {
   parse_dtype(args.dtype, dtype);
   if (is_weight_quantized(dtype)) {
     run_wq(args.ctx, args.shape, dtype, args.wq,
-           WqRunOptions{args.reps, args.seconds, args.check, args.peak, args.json, args.compare});
+           WqRunOptions{args.reps, args.seconds, args.check, args.peak, args.json, args.compare,
+                        args.cold});
     return;
   }
   if (dtype != DType::F32) {
@@ -235,6 +237,9 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--packed", args->packed,
                 "f32: pack B once with pack_weights (time reported apart), then time gemm_packed");
   add_grouped_options(*cmd, args->grouped);
+  cmd->add_flag("--cold", args->cold,
+                "w8a16/w4a16: time calls rotating over copies of the weights filling 256 MiB "
+                "(weights in memory, as a model's next layer finds them)");
   cmd->callback([args, cmd] {
     if (!args->grouped.model.empty()) {
       if (args->grouped.model == "custom") require_shape(*cmd, false);

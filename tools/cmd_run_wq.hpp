@@ -12,6 +12,9 @@ struct WqRunOptions {
   bool peak = true;
   bool json = false;
   bool compare = true;
+  // The timed gemm_quantized calls rotate over copies of the weights filling 256 MiB (each call
+  // finds its weights in memory, as a model's next layer does); the comparisons stay warm.
+  bool cold = false;
 };
 
 // Quantizes random Gaussian weights (op(W) k x n) once, times gemm_quantized for M x K Gaussian

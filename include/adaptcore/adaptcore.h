@@ -221,6 +221,10 @@ typedef struct ac_grouped_gemm {
   const int64_t* scatter;
   const float* scatter_weights;
   float alpha, beta;
+  /* Weight-quantized experts instead of `weights` (exactly one of the two non-NULL), the
+   * activations split into `parts` parts; alpha must be 1. */
+  const ac_weights_t* quantized_weights;
+  ac_wq_parts_t parts;
 } ac_grouped_gemm;
 
 /* Runs a grouped call with an optional fused epilogue over each routed row's result (ops may be

@@ -352,6 +352,11 @@ struct GroupedGemm {
   const int64_t* scatter = nullptr;        // R rows of C, or null
   const float* scatter_weights = nullptr;  // R routing weights (scatter only; null: all 1)
   float alpha = 1.0f, beta = 0.0f;
+  // Weight-quantized experts (W8A16, W4A16; docs/QUANT.md): handles of quantize_weights instead
+  // of `weights` (exactly one of the two is given), the activations split into `parts` int8
+  // parts as gemm_quantized does; alpha must be 1 (gemm_quantized has none).
+  const QuantizedWeights* const* quantized_weights = nullptr;
+  ActivationParts parts = ActivationParts::Two;
 };
 
 // The schedule of a grouped call: its units (an expert's rows over a chunk of its columns, on
@@ -371,8 +376,10 @@ struct GroupedSchedule {
 };
 
 // Checks (in this order): experts and counts (InvalidDimension: negative, or R overflowing),
-// null pointers (NullPointer: counts, A, C, a handle of an expert with rows), handles (an empty
-// or another ISA's: InvalidArgument; k or n other than the call's: ShapeMismatch), leading
+// null pointers (NullPointer: counts, A, C, the handle of an expert with rows or an empty one),
+// handles (both kinds given, quantized with alpha other than 1 or unknown parts:
+// InvalidArgument; k or n other than the call's: ShapeMismatch; a panel width the context's
+// kernels cannot read: InvalidArgument), leading
 // dimensions, row ranges (a_rows / c_rows below R without gather / scatter: InvalidDimension;
 // an index outside its range: InvalidArgument), size overflow, C overlapping A or a handle
 // (Aliasing), then the post-op list as gemm checks it (residual: R rows).

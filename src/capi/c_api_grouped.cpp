@@ -24,7 +24,16 @@ ac_status_t run(const ac_grouped_gemm* call, const ac_post_op* ops, int op_count
         if (call->weights[e] != nullptr)
           handles[static_cast<std::size_t>(e)] = &call->weights[e]->w;
     }
+    std::vector<const adaptcore::QuantizedWeights*> quantized;
+    if (call->experts > 0 && call->quantized_weights != nullptr) {
+      quantized.resize(static_cast<std::size_t>(call->experts), nullptr);
+      for (int64_t e = 0; e < call->experts; ++e)
+        if (call->quantized_weights[e] != nullptr)
+          quantized[static_cast<std::size_t>(e)] = &call->quantized_weights[e]->w;
+    }
     adaptcore::GroupedGemm g;
+    g.quantized_weights = call->quantized_weights != nullptr ? quantized.data() : nullptr;
+    g.parts = static_cast<adaptcore::ActivationParts>(call->parts);
     g.experts = call->experts;
     g.expert_rows = call->expert_rows;
     g.weights = call->weights != nullptr ? handles.data() : nullptr;

@@ -4,10 +4,7 @@
 #include "adaptcore/adaptcore.h"
 #include "adaptcore/adaptcore.hpp"
 #include "capi/c_context.hpp"
-
-struct ac_weights_s {
-  adaptcore::QuantizedWeights w;
-};
+#include "capi/c_packed_handle.hpp"
 
 namespace {
 

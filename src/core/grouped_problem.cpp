@@ -15,6 +15,10 @@ bool indices_within(const int64_t* idx, int64_t count, int64_t rows) noexcept {
 
 }  // namespace
 
+int64_t GroupedProblem::panel_cols(int64_t e) const noexcept {
+  return quantized() ? kWqNr : weights[static_cast<std::size_t>(e)]->nr;
+}
+
 Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
                             GroupedProblem& out) noexcept {
   if (g.experts < 0 || g.k < 1 || g.n < 1) return Status::InvalidDimension;
@@ -30,16 +34,35 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
     }
     const bool scatter = g.scatter != nullptr;
     const bool writes_c = routed > 0 || (scatter && g.c_rows > 0);
-    if (routed > 0 && (g.a == nullptr || g.weights == nullptr)) return Status::NullPointer;
+    const bool quantized = g.quantized_weights != nullptr;
+    if (routed > 0 && (g.a == nullptr || (g.weights == nullptr && !quantized)))
+      return Status::NullPointer;
     if (writes_c && g.c == nullptr) return Status::NullPointer;
-    out.weights.assign(static_cast<std::size_t>(g.experts), nullptr);
+    if (quantized && g.weights != nullptr) return Status::InvalidArgument;
+    if (quantized &&
+        (g.alpha != 1.0f || (g.parts != ActivationParts::One && g.parts != ActivationParts::Two)))
+      return Status::InvalidArgument;
+    out.parts = static_cast<int>(g.parts);
+    if (quantized)
+      out.qweights.assign(static_cast<std::size_t>(g.experts), nullptr);
+    else
+      out.weights.assign(static_cast<std::size_t>(g.experts), nullptr);
     for (int64_t e = 0; e < g.experts; ++e) {
       if (g.expert_rows[e] == 0) continue;
-      const PackedWeights* h = g.weights[e];
-      const detail::PackedWeightsImpl* w = h != nullptr ? detail::impl_of(*h) : nullptr;
-      if (w == nullptr) return Status::NullPointer;
-      if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
-      out.weights[static_cast<std::size_t>(e)] = w;
+      const auto at = static_cast<std::size_t>(e);
+      if (quantized) {
+        const QuantizedWeights* h = g.quantized_weights[e];
+        const detail::QuantizedWeightsImpl* w = h != nullptr ? detail::impl_of(*h) : nullptr;
+        if (w == nullptr) return Status::NullPointer;
+        if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
+        out.qweights[at] = w;
+      } else {
+        const PackedWeights* h = g.weights[e];
+        const detail::PackedWeightsImpl* w = h != nullptr ? detail::impl_of(*h) : nullptr;
+        if (w == nullptr) return Status::NullPointer;
+        if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
+        out.weights[at] = w;
+      }
     }
     if ((routed > 0 && g.lda < g.k) || (writes_c && g.ldc < g.n))
       return Status::InvalidLeadingDimension;
@@ -63,6 +86,12 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
       if (w == nullptr) continue;
       const ByteOperand B{w->data.get(), w->k, w->n, w->n, 1, 4};
       if (overlaps(C, c_len, B, span_bytes(B))) return Status::Aliasing;
+    }
+    for (const detail::QuantizedWeightsImpl* w : out.qweights) {
+      if (w == nullptr) continue;
+      const auto len = static_cast<int64_t>(w->packed_size());
+      const ByteOperand B{w->packed.get(), 1, len, len, 1, 1};
+      if (overlaps(C, c_len, B, len)) return Status::Aliasing;
     }
     // The epilogue runs over the routed rows' results (R x n): in C without a scatter, in the
     // call's own buffer with one.

@@ -21,8 +21,12 @@ struct WqProblem {
   float beta = 0.0f;
   int parts = 2;
   const detail::QuantizedWeightsImpl* w = nullptr;
+  // The columns computed: [col0, col0 + cols) of the weights (col0 a multiple of the 32-column
+  // panels), C's first column being col0's; cols 0: all of them. A grouped call's unit runs a
+  // chunk of an expert's columns this way.
+  int64_t col0 = 0, cols = 0;
 
-  int64_t n() const noexcept { return w->n; }
+  int64_t n() const noexcept { return cols > 0 ? cols : w->n; }
   int64_t k() const noexcept { return w->k; }
 };
 

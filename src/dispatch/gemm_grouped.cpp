@@ -8,6 +8,7 @@
 #include "core/exception_status.hpp"
 #include "core/grouped_problem.hpp"
 #include "core/shape_key.hpp"
+#include "core/wq_problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
 #include "dispatch/packed_planning.hpp"
@@ -47,24 +48,24 @@ Status prepare(const GroupedGemm& call, const CallOptions& options, detail::Cont
   const int64_t ldc = scatter ? grouped_row_stride(g.n) : g.ldc;
   const Isa isa = ctx.isa();
   // The one-core plan of a chunk, through the context's cache.
+  const float beta = scatter ? 0.0f : g.beta;
   auto plan_of = [&](int64_t e, int64_t col0, int64_t cols) {
-    const GemmProblem p =
-        unit_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, scatter ? 0.0f : g.beta);
-    ShapeKey key = make_key(p, isa, 1);
+    ShapeKey key =
+        g.quantized()
+            ? make_key(unit_wq_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa, 1)
+            : make_key(unit_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa, 1);
     key.cold = cold;
     return ctx.plan_for(key);
   };
   auto chunk_cols = [&](int64_t e, int64_t panel0, int64_t panels, int64_t& col0) {
-    const int64_t nr = g.weights[static_cast<std::size_t>(e)]->nr;
+    const int64_t nr = g.panel_cols(e);
     col0 = panel0 * nr;
     return std::min(panels * nr, g.n - col0);
   };
   std::vector<int64_t> panels(static_cast<std::size_t>(g.experts), 0);
   for (int64_t e = 0; e < g.experts; ++e)
-    if (g.rows(e) > 0) {
-      const int64_t nr = g.weights[static_cast<std::size_t>(e)]->nr;
-      panels[static_cast<std::size_t>(e)] = (g.n + nr - 1) / nr;
-    }
+    if (g.rows(e) > 0)
+      panels[static_cast<std::size_t>(e)] = (g.n + g.panel_cols(e) - 1) / g.panel_cols(e);
   const GroupedPlacement placement =
       schedule_grouped(panels, out.cores, [&](int64_t e, int64_t panel0, int64_t count) {
         int64_t col0 = 0;
@@ -109,8 +110,9 @@ Status gemm_grouped(const GroupedGemm& call, const CallOptions& options, Context
     const double busiest =
         s.core_us.empty() ? 0.0 : *std::max_element(s.core_us.begin(), s.core_us.end());
     std::vector<double> measured(static_cast<std::size_t>(s.cores), 0.0);
-    const Status st = execute_grouped(s.g, s.units, s.cores, impl.kernels(), impl.pool(), busiest,
-                                      schedule != nullptr ? measured.data() : nullptr);
+    const Status st =
+        execute_grouped(s.g, s.units, s.cores, impl.kernels(), impl.wq_kernels(impl.isa()),
+                        impl.pool(), busiest, schedule != nullptr ? measured.data() : nullptr);
     if (st == Status::Ok && schedule != nullptr) {
       fill_schedule(s, *schedule);
       schedule->core_measured_us = std::move(measured);

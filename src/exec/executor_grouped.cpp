@@ -7,6 +7,7 @@
 
 #include "core/int_math.hpp"
 #include "exec/executor.hpp"
+#include "exec/executor_wq.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/workspace.hpp"
 
@@ -67,9 +68,25 @@ GemmProblem unit_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64
   return p;
 }
 
+WqProblem unit_wq_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
+                          const float* a, int64_t lda, float* c, int64_t ldc, float beta) noexcept {
+  const int64_t row0 = g.first_row[static_cast<std::size_t>(e)];
+  WqProblem p;
+  p.m = g.rows(e);
+  p.a = a != nullptr ? a + row0 * lda : nullptr;
+  p.a_rs = lda, p.a_cs = 1;
+  p.c = c != nullptr ? c + row0 * ldc + col0 : nullptr;
+  p.c_rs = p.m == 1 ? 1 : ldc, p.c_cs = 1;
+  p.beta = beta;
+  p.parts = g.parts;
+  p.w = g.qweights[static_cast<std::size_t>(e)];
+  p.col0 = col0, p.cols = cols;
+  return p;
+}
+
 Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& units, int cores,
-                       const kernels::IsaKernels& ks, ThreadPool& pool, double predicted_us,
-                       double* core_us) noexcept {
+                       const kernels::IsaKernels& ks, const kernels::WqKernels& wks,
+                       ThreadPool& pool, double predicted_us, double* core_us) noexcept {
   const bool gather = g.gather != nullptr, scatter = g.scatter != nullptr;
   const int64_t R = g.routed, ldx = grouped_row_stride(g.k), ldy = grouped_row_stride(g.n);
   // Workspace: gathered A (R x ldx), results (R x ldy), the combine's token index (c_rows + 1
@@ -77,8 +94,9 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
   const std::size_t x_floats = gather ? static_cast<std::size_t>(R * ldx) : 0;
   const std::size_t y_floats = scatter ? static_cast<std::size_t>(R * ldy) : 0;  // ldy even
   const std::size_t index_words = scatter ? static_cast<std::size_t>(g.c_rows + 1 + R) : 0;
-  float* ws = grouped_workspace().reserve(x_floats + y_floats + 2 * index_words);
-  if (ws == nullptr) return Status::OutOfMemory;
+  const std::size_t ws_floats = x_floats + y_floats + 2 * index_words;
+  float* ws = ws_floats > 0 ? grouped_workspace().reserve(ws_floats) : nullptr;
+  if (ws_floats > 0 && ws == nullptr) return Status::OutOfMemory;
   float* x = ws;
   float* y = ws + x_floats;
   // x_floats and y_floats are even (ldx, ldy multiples of 16): the index is 8-byte aligned.
@@ -102,14 +120,24 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
     const auto start = std::chrono::steady_clock::now();
     for (const GroupedWork& u : units) {
       if (u.core != core) continue;
-      GemmProblem p = scatter
-                          ? unit_problem(g, u.expert, u.col0, u.cols, a, lda, y, ldy, 0.0f)
-                          : unit_problem(g, u.expert, u.col0, u.cols, a, lda, g.c, g.ldc, g.beta);
+      float* out = scatter ? y : g.c;
+      const int64_t ldo = scatter ? ldy : g.ldc;
+      const float beta = scatter ? 0.0f : g.beta;
       PostOpChain chain;
-      if (!g.post.empty()) {
+      if (!g.post.empty())
         chain = unit_chain(g.post, g.first_row[static_cast<std::size_t>(u.expert)], u.col0);
-        p.post = &chain;
+      if (g.quantized()) {
+        const WqProblem q = unit_wq_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
+        const Status s = execute(u.plan, q, wks, pool);
+        if (s != Status::Ok) status[static_cast<std::size_t>(core)].store(static_cast<int>(s));
+        // The epilogue over the unit's block, just written (in L2 for decode-sized units).
+        if (!g.post.empty() && q.m > 0)
+          ks.post_ops(chain, out + g.first_row[static_cast<std::size_t>(u.expert)] * ldo + u.col0,
+                      ldo, 0, q.m, 0, u.cols);
+        continue;
       }
+      GemmProblem p = unit_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
+      if (!g.post.empty()) p.post = &chain;
       if (g.alpha == 0.0f) {  // BLAS: A and the weights are not read
         scale_c(p);
         if (p.post != nullptr) ks.post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);

@@ -9,8 +9,10 @@
 
 #include "core/grouped_problem.hpp"
 #include "core/problem.hpp"
+#include "core/wq_problem.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/ukernel.hpp"
+#include "kernels/wq.hpp"
 #include "plan/plan.hpp"
 
 namespace adaptcore {
@@ -33,10 +35,15 @@ int64_t grouped_row_stride(int64_t floats) noexcept;
 GemmProblem unit_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
                          const float* a, int64_t lda, float* c, int64_t ldc, float beta) noexcept;
 
-// Runs the units on `cores` tasks. core_us (cores entries, or null): each task's time in the
-// unit phase, measured. predicted_us: the schedule's busiest core (the pool's wake-up rule).
+// The same for quantized experts: the chunk of columns of the expert's quantized panels.
+WqProblem unit_wq_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
+                          const float* a, int64_t lda, float* c, int64_t ldc, float beta) noexcept;
+
+// Runs the units on `cores` tasks (wks: the weight-quantized kernels, for quantized experts).
+// core_us (cores entries, or null): each task's time in the unit phase, measured. predicted_us: the
+// schedule's busiest core (the pool's wake-up rule).
 Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& units, int cores,
-                       const kernels::IsaKernels& ks, ThreadPool& pool, double predicted_us,
-                       double* core_us) noexcept;
+                       const kernels::IsaKernels& ks, const kernels::WqKernels& wks,
+                       ThreadPool& pool, double predicted_us, double* core_us) noexcept;
 
 }  // namespace adaptcore

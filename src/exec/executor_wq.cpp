@@ -111,8 +111,10 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   // (a block's activations stay cached while the core's panels stream past).
   const bool int4 = w.int4();
   const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
+  // Panels are numbered from the call's first column (WqProblem::col0, a panel boundary).
+  const int64_t first_panel = prob.col0 / kWqNr, n = prob.n();
   run_tasks(pool, threads, [&](int tid) {
-    const Block blk = grid_cell(plan, tid, prob.m, w.n, w.k, mr, kWqNr).block;
+    const Block blk = grid_cell(plan, tid, prob.m, n, w.k, mr, kWqNr).block;
     if (blk.empty()) return;
     const int64_t t0 = blk.m0 / mr, t1 = ceil_div(blk.m1, int64_t{mr});
     const int64_t p0 = blk.n0 / kWqNr, p1 = ceil_div(blk.n1, kWqNr);
@@ -124,10 +126,11 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
     for (int64_t tb = t0; tb < t1; tb += block_tiles) {
       const int64_t te = std::min(t1, tb + block_tiles);
       for (int64_t pnl = p0; pnl < p1; ++pnl) {
-        args.w = w.panel(pnl);
-        args.w_group_scale = w.group_scale ? w.group_scale.get() + pnl * w.groups * 32 : nullptr;
-        args.w_col_scale = w.col_scale ? w.col_scale.get() + pnl * 32 : nullptr;
-        args.n = static_cast<int>(std::min<int64_t>(32, w.n - pnl * 32));
+        const int64_t wp = first_panel + pnl;  // the panel of the weights
+        args.w = w.panel(wp);
+        args.w_group_scale = w.group_scale ? w.group_scale.get() + wp * w.groups * 32 : nullptr;
+        args.w_col_scale = w.col_scale ? w.col_scale.get() + wp * 32 : nullptr;
+        args.n = static_cast<int>(std::min<int64_t>(32, n - pnl * 32));
         for (int64_t t = tb; t < te; ++t) {
           const int m = static_cast<int>(std::min<int64_t>(mr, prob.m - t * mr));
           args.a = buf.tile(t);
