@@ -40,6 +40,12 @@ struct WqArgs {
   int64_t c_rs, c_cs;
   float beta;  // C = result + beta C (beta == 0: C not read)
   int n;       // valid columns, 1..32
+  // Lines of the next weight panel to bring into L2 while this tile runs: prefetch_lines lines
+  // per activation group from w_prefetch on (null: none). The executor spreads the next panel
+  // over the row tiles of the current one, so the weight stream from DRAM runs under all of
+  // their dot products instead of stalling the first tile (kernels may ignore it).
+  const std::uint8_t* w_prefetch = nullptr;
+  int prefetch_lines = 0;
 };
 using WqFn = void (*)(const WqArgs&);
 

@@ -128,8 +128,13 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
   const std::uint8_t* wp = a.w;
   const std::int8_t* ap = a.a.parts;
   const bool group_scaled = a.w_group_scale != nullptr;
+  const std::uint8_t* pf = a.w_prefetch;
+  const int pf_lines = pf != nullptr ? a.prefetch_lines : 0;
   for (int64_t g = 0; g < groups; ++g) {
     const std::int64_t meta = g * a.a.mr;
+    for (int l = 0; l < pf_lines; ++l)  // this group's share of the next panel, into L2
+      _mm_prefetch(reinterpret_cast<const char*>(pf + l * 64), _MM_HINT_T1);
+    pf += pf_lines * 64;
     __m512i raw[M * P * 2];
     start_sums<M, P>(a.a.comp + meta, raw);
 #pragma GCC unroll 64
