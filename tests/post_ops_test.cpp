@@ -159,6 +159,69 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
   EXPECT_GT(calls, 200);
 }
 
+// The bf16 GEMM with an fp32 C (gemm_bf16 with CallOptions): the chains on every plan kind
+// its planner may pick, both layouts, every ISA path and thread count, against the double
+// reference of the bf16-rounded operands.
+TEST(PostOps, Bf16Gemm) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto bf16_round = [](float x) { return bf16_to_float(float_to_bf16(x)); };
+  int failures = 0, calls = 0;
+  for (auto& cfg : all_configs())
+    for (const Shape& s : kShapes)
+      for (const Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
+        const std::size_t ci = static_cast<std::size_t>(calls) % kChains.size();
+        const bool row = layout == Layout::RowMajor;
+        const int64_t ar = transposed(s.ta) ? s.k : s.m, ac = transposed(s.ta) ? s.m : s.k;
+        const int64_t br = transposed(s.tb) ? s.n : s.k, bc = transposed(s.tb) ? s.k : s.n;
+        Stored a(ar, ac, layout, std::max<int64_t>(1, row ? ac : ar), 0);
+        Stored b(br, bc, layout, std::max<int64_t>(1, row ? bc : br) + 1, 0);
+        a.fill([&](int64_t, int64_t) { return bf16_round(u(rng)); });
+        b.fill([&](int64_t, int64_t) { return bf16_round(u(rng)); });
+        std::vector<bf16> a16(a.memory().size()), b16(b.memory().size());
+        for (std::size_t i = 0; i < a16.size(); ++i) a16[i] = bf16(a.memory()[i]);
+        for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = bf16(b.memory()[i]);
+        Stored c0(s.m, s.n, layout, (row ? s.n : s.m) + 1, 0);
+        c0.fill([&](int64_t, int64_t) { return u(rng); });
+        const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
+        if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
+        PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
+        Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
+        apply_reference(d, ref);
+        CallOptions o;
+        o.post_ops = d.ops.data();
+        o.post_op_count = static_cast<int>(d.ops.size());
+        Stored c = c0;
+        const auto* ap = a16.data() + (a.data() - a.memory().data());
+        const auto* bp = b16.data() + (b.data() - b.memory().data());
+        const Status st = gemm_bf16(layout, s.ta, s.tb, s.m, s.n, s.k, alpha, ap, a.ld(), bp,
+                                    b.ld(), beta, c.data(), c.ld(), o, *cfg.ctx);
+        ++calls;
+        const std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
+        if (!err.empty() && ++failures <= 10)
+          ADD_FAILURE() << cfg.name() << " " << s.m << "x" << s.n << "x" << s.k << " "
+                        << name(layout) << name(s.ta) << name(s.tb) << " chain " << ci << ":"
+                        << err;
+      }
+  EXPECT_GT(calls, 100);
+  // C API, and an invalid list.
+  const int64_t m = 5, n = 9, k = 7;
+  std::vector<std::uint16_t> a(m * k, float_to_bf16(0.5f)), b(k * n, float_to_bf16(0.25f));
+  std::vector<float> c(m * n, 0.0f);
+  const ac_post_op relu_bias[] = {{AC_POST_BIAS, nullptr, 0}, {AC_POST_RELU, nullptr, 0}};
+  std::vector<float> bias(n, -1.0f);
+  ac_post_op ops[2] = {relu_bias[0], relu_bias[1]};
+  ops[0].data = bias.data();
+  ASSERT_EQ(ac_gemm_bf16bf16f32_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f,
+                                     a.data(), k, b.data(), n, 0.0f, c.data(), n, ops, 2),
+            AC_STATUS_OK);
+  for (const float x : c) EXPECT_FLOAT_EQ(x, 0.0f);  // 7 * 0.125 - 1 < 0, then relu
+  ops[0].data = nullptr;
+  EXPECT_EQ(ac_gemm_bf16bf16f32_post(AC_ROW_MAJOR, AC_NO_TRANS, AC_NO_TRANS, m, n, k, 1.0f,
+                                     a.data(), k, b.data(), n, 0.0f, c.data(), n, ops, 2),
+            AC_STATUS_NULL_POINTER);
+}
+
 TEST(PostOps, PackedWeights) {
   std::mt19937 rng(8);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);

@@ -176,6 +176,13 @@ AC_API ac_status_t ac_sgemm_post(ac_layout_t layout, ac_transpose_t transa, ac_t
                                  int64_t m, int64_t n, int64_t k, float alpha, const float* A,
                                  int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                                  int64_t ldc, const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+/* ac_gemm_bf16bf16f32 with a fused epilogue (ac_post_op) over the fp32 C. */
+AC_API ac_status_t ac_gemm_bf16bf16f32_post(ac_layout_t layout, ac_transpose_t transa,
+                                            ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                            float alpha, const uint16_t* A, int64_t lda,
+                                            const uint16_t* B, int64_t ldb, float beta, float* C,
+                                            int64_t ldc, const ac_post_op* ops,
+                                            int op_count) AC_NOEXCEPT;
 
 /* Prepacked fp32 weights (docs/PACKED.md). op(B), k x n, is packed once into the register
  * tiles' panel layout for the context's ISA path, the panel width chosen by the model for the

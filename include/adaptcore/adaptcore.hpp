@@ -130,6 +130,12 @@ Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
                  bf16* c, int64_t ldc, Context& ctx = default_context()) noexcept;
+// With an fp32 C: CallOptions (residency, and the fused post-ops of docs/EPILOGUES.md, applied
+// to each finished panel of C). Checks as gemm_bf16, then the post-op list as gemm checks it.
+Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 float* c, int64_t ldc, const CallOptions& options,
+                 Context& ctx = default_context()) noexcept;
 
 // Zero points of an int8 operand: count 0 (none; values may be null), 1 (one for the whole
 // matrix), or one per row of op(A) (count m) / per column of op(B) (count n).

@@ -94,6 +94,18 @@ ac_status_t int8_gemm(Int8Gemm<AType> gemm, ac_layout_t layout, ac_transpose_t t
 extern "C" {
 
 AC_DEFINE_BF16_GEMM(ac_gemm_bf16bf16f32, float)
+
+ac_status_t ac_gemm_bf16bf16f32_post(ac_layout_t layout, ac_transpose_t transa,
+                                     ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                     float alpha, const uint16_t* A, int64_t lda, const uint16_t* B,
+                                     int64_t ldb, float beta, float* C, int64_t ldc,
+                                     const ac_post_op* ops, int op_count) noexcept {
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
+  return to_c(adaptcore::gemm_bf16(to_cpp(layout), to_cpp(transa), to_cpp(transb), m, n, k, alpha,
+                                   as_bf16(A), lda, as_bf16(B), ldb, beta, C, ldc, o,
+                                   adaptcore::default_context()));
+}
 AC_DEFINE_BF16_GEMM(ac_gemm_bf16bf16bf16, uint16_t)
 AC_DEFINE_INT8_GEMM(ac_gemm_u8s8s32, uint8_t, adaptcore::gemm_u8s8s32)
 AC_DEFINE_INT8_GEMM(ac_gemm_s8s8s32, int8_t, adaptcore::gemm_s8s8s32)

@@ -47,6 +47,9 @@ struct LowpProblem {
   int64_t ldc = 1;
   float alpha = 1.0f, beta = 0.0f;  // bf16
   std::int32_t ibeta = 0;           // int8: C = ... + ibeta * C (0: C not read)
+  // bf16 inputs with an fp32 C only: the fused epilogue, normalised to this problem's C (the
+  // caller's transposed for a column-major C), owned by the entry point (null: none).
+  const struct PostOpChain* post = nullptr;
 
   DType dtype() const noexcept { return dtype_of(kind); }
   bool bf16_out() const noexcept { return kind == LowpKind::Bf16Bf16; }

@@ -25,7 +25,12 @@ bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx) noexcept {
   }
   return false;
 }
-bool finish_trivial(const LowpProblem& p, const ContextImpl&) noexcept { return lowp_trivial(p); }
+bool finish_trivial(const LowpProblem& p, const ContextImpl& ctx) noexcept {
+  if (!lowp_trivial(p)) return false;
+  if (p.post != nullptr && !p.post->empty() && p.m > 0 && p.n > 0)  // C = post(beta C)
+    ctx.kernels().post_ops(*p.post, static_cast<float*>(p.c), p.ldc, 0, p.m, 0, p.n);
+  return true;
+}
 bool finish_trivial(const WqProblem& p, const ContextImpl&) noexcept { return p.m == 0; }
 
 // Where a problem's A and B lie (the residency of a call, ContextImpl::cold_call).

@@ -1,6 +1,8 @@
 // Public low-precision entry points: validate and normalise, then hand over to the context.
 #include "adaptcore/adaptcore.hpp"
 #include "core/lowp_problem.hpp"
+#include "core/operand_bytes.hpp"
+#include "core/post_ops.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
 
@@ -111,6 +113,24 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
     return name(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,        \
                 COffset{}, ctx);                                                                  \
   }
+
+Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 float* c, int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  const LowpCall call = bf16_call(LowpKind::Bf16F32, layout, transa, transb, m, n, k, alpha, a, lda,
+                                  b, ldb, beta, c, ldc);
+  LowpProblem prob;
+  if (const Status s = make_lowp_problem(call, prob); s != Status::Ok) return s;
+  PostOpChain chain;
+  const bool row = layout == Layout::RowMajor;
+  const ByteOperand C = stored_operand(c, m, n, row, false, ldc, 4);
+  if (const Status s = make_post_op_chain(options, layout, m, n, C, !row, chain); s != Status::Ok)
+    return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  prob.post = chain.empty() ? nullptr : &chain;
+  return detail::impl_of(ctx).run(prob, nullptr, options.residency);
+}
 
 ADAPTCORE_DEFINE_BF16_GEMM(float, LowpKind::Bf16F32)
 ADAPTCORE_DEFINE_BF16_GEMM(bf16, LowpKind::Bf16Bf16)

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/int_math.hpp"
+#include "core/post_ops.hpp"
 #include "exec/epilogue.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/macro_kernel.hpp"
@@ -61,7 +62,10 @@ class LowpOp {
         colsum_(epilogue.needs_colsum() ? buffers.colsum : nullptr),
         mr_(p.mr),
         nr_(p.nr),
-        swapped_(g.dtype() == DType::U8S8 && g.a.is_signed) {}
+        swapped_(g.dtype() == DType::U8S8 && g.a.is_signed),
+        post_(g.post != nullptr && !g.post->empty() && g.kind == LowpKind::Bf16F32 ? g.post
+                                                                                   : nullptr),
+        post_fn_(post_ != nullptr ? kernels::kernels_for(ks.isa)->post_ops : nullptr) {}
 
   void prepare(const Block& blk) const noexcept { epilogue_.prepare(blk.m0, blk.m1, buffers_); }
   CTarget begin_panel(const CBlock& panel) const noexcept {
@@ -70,8 +74,14 @@ class LowpOp {
       return {reinterpret_cast<unsigned char*>(buffers_.acc), panel.width(), panel.m0, panel.n0};
     return {static_cast<unsigned char*>(g_.c), g_.ldc, 0, 0};
   }
-  void finish(const CBlock& panel) const noexcept { epilogue_.apply(panel, buffers_); }
-  // No fused post-ops for the low-precision types (yet): their stages run in finish().
+  // The epilogue's stages, then the fused post-ops of a bf16 GEMM's fp32 C over the panel just
+  // finished (in L2: a panel is the core's rows x nc columns).
+  void finish(const CBlock& panel) const noexcept {
+    epilogue_.apply(panel, buffers_);
+    if (post_ != nullptr)
+      post_fn_(*post_, static_cast<float*>(g_.c), g_.ldc, panel.m0, panel.m1, panel.n0, panel.n1);
+  }
+  // Per tile: none (the stages above run per panel, after every depth block).
   static constexpr bool has_post_ops() noexcept { return false; }
   void post_ops(int64_t, int64_t, int64_t, int64_t) const noexcept {}
 
@@ -160,7 +170,9 @@ class LowpOp {
   const kernels::IsaKernels* words_;
   std::int32_t* colsum_;
   int mr_, nr_;
-  bool swapped_;  // int8 with A the s8 side (column-major C swapped the operands)
+  bool swapped_;             // int8 with A the s8 side (column-major C swapped the operands)
+  const PostOpChain* post_;  // bf16 with an fp32 C: the fused epilogue (null: none)
+  kernels::PostOpsFn post_fn_;
 };
 
 // Whether the plan can run on this table and problem (see plan_matches in executor.cpp): a
