@@ -250,7 +250,7 @@ void register_explain(CLI::App& app) {
   cmd->callback([args, cmd] {
     if (!args->grouped.model.empty()) {
       if (args->grouped.model == "custom") require_shape(*cmd, false);
-      run_grouped(args->grouped, args->shape, args->ctx, false, 0.0);
+      run_grouped(args->grouped, args->shape, args->ctx, args->dtype, args->wq, false, 0.0);
       return;
     }
     require_shape(*cmd);

@@ -25,9 +25,11 @@ struct GroupedSetup {
   ab::MoeRouting route;
   bool gather = false, scatter = false;
   int64_t tokens = 0;
-  std::vector<am::FloatBuffer> raw;
   std::vector<PackedWeights> packed;
   std::vector<const PackedWeights*> handles;
+  std::vector<QuantizedWeights> quantized;  // --dtype w8a16 / w4a16
+  std::vector<const QuantizedWeights*> qhandles;
+  double weight_bytes = 0.0;
   am::FloatBuffer in, out;
   GroupedGemm call;
 };
@@ -42,7 +44,11 @@ std::vector<int64_t> parse_rows(const std::string& text) {
 }
 
 std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& shape,
+                                         const std::string& dtype_name, const WqArgs& wq,
                                          Context& ctx) {
+  DType dtype = DType::F32;
+  if (!parse_dtype(dtype_name, dtype) || (dtype != DType::F32 && !is_weight_quantized(dtype)))
+    throw std::runtime_error("--grouped takes --dtype f32, w8a16 or w4a16");
   auto s = std::make_unique<GroupedSetup>();
   if (!g.expert_rows.empty()) {
     s->route.expert_rows = parse_rows(g.expert_rows);
@@ -73,17 +79,31 @@ std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& 
                " routing";
   }
   const auto experts = s->route.expert_rows.size();
+  const bool quantized = dtype != DType::F32;
+  const WeightQuantSpec spec{dtype == DType::W4A16 ? WeightFormat::Int4 : WeightFormat::Int8,
+                             quantized ? wq_effective_group(dtype, wq) : 0};
   s->packed.resize(experts);
+  s->quantized.resize(experts);
   for (std::size_t e = 0; e < experts; ++e) {
     s->handles.push_back(nullptr);
+    s->qhandles.push_back(nullptr);
     if (s->route.expert_rows[e] <= 0) continue;
-    s->raw.push_back(am::make_buffer(static_cast<std::size_t>(s->k * s->n)));
-    am::fill_uniform(s->raw.back().get(), static_cast<std::size_t>(s->k * s->n), e + 1);
-    const Status st = pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, s->raw.back().get(),
-                                   s->n, s->packed[e], {}, ctx);
-    if (st != Status::Ok) throw std::runtime_error(std::string("pack_weights: ") + to_string(st));
-    s->handles.back() = &s->packed[e];
+    am::FloatBuffer w = am::make_buffer(static_cast<std::size_t>(s->k * s->n));
+    am::fill_uniform(w.get(), static_cast<std::size_t>(s->k * s->n), e + 1);
+    const Status st = quantized ? quantize_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(),
+                                                   s->n, spec, s->quantized[e], ctx)
+                                : pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(),
+                                               s->n, s->packed[e], {}, ctx);
+    if (st != Status::Ok) throw std::runtime_error(std::string("packing: ") + to_string(st));
+    if (quantized) {
+      s->qhandles.back() = &s->quantized[e];
+      s->weight_bytes += static_cast<double>(s->quantized[e].packed_bytes());
+    } else {
+      s->handles.back() = &s->packed[e];
+      s->weight_bytes += static_cast<double>(s->packed[e].packed_bytes());
+    }
   }
+  s->title += std::string(", ") + to_string(dtype);
   const int64_t routed = s->route.routed();
   const int64_t in_rows = s->gather ? s->tokens : routed;
   const int64_t out_rows = s->scatter ? s->tokens : routed;
@@ -93,7 +113,9 @@ std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& 
   GroupedGemm& c = s->call;
   c.experts = static_cast<int64_t>(experts);
   c.expert_rows = s->route.expert_rows.data();
-  c.weights = s->handles.data();
+  c.weights = quantized ? nullptr : s->handles.data();
+  c.quantized_weights = quantized ? s->qhandles.data() : nullptr;
+  c.parts = wq.parts == 1 ? ActivationParts::One : ActivationParts::Two;
   c.k = s->k, c.n = s->n;
   c.a = s->in.get(), c.lda = s->k, c.a_rows = in_rows;
   c.gather = s->gather ? s->route.token.data() : nullptr;
@@ -162,10 +184,10 @@ void add_grouped_options(CLI::App& cmd, GroupedArgs& args) {
 }
 
 void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs& ctx_args,
-                 bool run, double seconds) {
+                 const std::string& dtype, const WqArgs& wq, bool run, double seconds) {
   auto ctx = make_context(ctx_args);
   if (!ctx) throw CLI::RuntimeError(1);
-  const auto s = make_setup(g, shape, *ctx);
+  const auto s = make_setup(g, shape, dtype, wq, *ctx);
   if (!run) {
     GroupedSchedule sched;
     const Status st = explain_grouped(s->call, sched, *ctx);
@@ -195,9 +217,7 @@ void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs
   const double med = am::median(t);
   const double flops = 2.0 * static_cast<double>(s->route.routed()) * static_cast<double>(s->k) *
                        static_cast<double>(s->n);
-  double bytes = 0.0;
-  for (const auto* h : s->handles)
-    bytes += h != nullptr ? static_cast<double>(h->packed_bytes()) : 0;
+  const double bytes = s->weight_bytes;
   std::cout << "first call   " << format_fixed(first * 1e6, 1) << " us (includes planning)\n"
             << "time         median " << format_fixed(med * 1e6, 1) << " us over " << t.size()
             << " calls: " << format_fixed(flops / med / 1e9, 1) << " GFLOP/s, weights "

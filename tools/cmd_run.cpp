@@ -243,7 +243,7 @@ void register_run(CLI::App& app) {
   cmd->callback([args, cmd] {
     if (!args->grouped.model.empty()) {
       if (args->grouped.model == "custom") require_shape(*cmd, false);
-      run_grouped(args->grouped, args->shape, args->ctx, true,
+      run_grouped(args->grouped, args->shape, args->ctx, args->dtype, args->wq, true,
                   args->seconds > 0 ? args->seconds : 1.0);
       return;
     }

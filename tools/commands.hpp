@@ -29,10 +29,12 @@ struct GroupedArgs {
 };
 struct ShapeArgs;
 struct ContextArgs;
+struct WqArgs;
 void add_grouped_options(CLI::App& cmd, GroupedArgs& args);
 // explain (run false): the schedule; run: times the call, with each core's measured time.
-void run_grouped(const GroupedArgs& args, const ShapeArgs& shape, const ContextArgs& ctx, bool run,
-                 double seconds);
+// dtype f32 (prepacked experts) or w8a16 / w4a16 (quantized experts, wq's parts and group).
+void run_grouped(const GroupedArgs& args, const ShapeArgs& shape, const ContextArgs& ctx,
+                 const std::string& dtype, const WqArgs& wq, bool run, double seconds);
 // The modeled NPU target, built with ADAPTCORE_TARGET_ASCEND (ADAPTCORE_WITH_ASCEND defined).
 void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
 void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)
