@@ -131,18 +131,18 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
         args.w_group_scale = w.group_scale ? w.group_scale.get() + wp * w.groups * 32 : nullptr;
         args.w_col_scale = w.col_scale ? w.col_scale.get() + wp * 32 : nullptr;
         args.n = static_cast<int>(std::min<int64_t>(32, n - pnl * 32));
-        // Each row tile over an int8 panel brings its share of the next panel into L2
-        // (WqArgs::w_prefetch): the DRAM stream then runs under every tile's dot products
-        // instead of stalling the first (2 threads, 8 x 14336 x 4096 W8A16 from memory:
-        // 2.81-2.93 ms without, 2.46-2.59 ms with; 16 rows 5.0-5.1 against 4.8; one thread, 3
-        // and 4 rows: 3.07-3.28 against 2.57-2.87 ms). Not below 3 rows, where the call is the
-        // stream alone and the prefetches only compete with the hardware prefetcher (1 row:
-        // 2.6-3.0 ms without, 3.1-3.3 with), nor for int4 panels, half the bytes and bound by the
-        // dot products (no gain measured).
+        // Plans that say so (Plan::prefetch_b, wq_planner.cpp: int8 panels, 3 rows a block or
+        // more, two panels and the block's activations within the L2): each row tile brings its
+        // share of the next panel into L2 (WqArgs::w_prefetch), so the DRAM stream runs under
+        // every tile's dot products instead of stalling the first (2 threads, 8 x 14336 x 4096
+        // W8A16 from memory: 2.81-2.93 ms without, 2.46-2.59 ms with; 16 rows 5.0-5.1 against
+        // 4.8; one thread, 3 and 4 rows: 3.07-3.28 against 2.57-2.87 ms). One row is the
+        // stream alone, where the prefetches only compete with the hardware prefetcher (2.6-3.0
+        // ms without, 3.1-3.3 with); int4 panels, half the bytes, are bound by the dot products.
         const int64_t row_tiles = te - tb;
         const int64_t block_rows = std::min(prob.m, te * mr) - tb * mr;
         const int per_group =
-            block_rows >= 3 && pnl + 1 < p1 && !int4
+            plan.prefetch_b && block_rows >= 3 && pnl + 1 < p1 && !int4
                 ? static_cast<int>(
                       ceil_div(static_cast<int64_t>(w.panel_bytes / 64), row_tiles * w.groups))
                 : 0;

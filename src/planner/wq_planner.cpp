@@ -27,7 +27,7 @@ ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
 }
 
 std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
-                             const kernels::WqKernels& ks) {
+                             const kernels::WqKernels& ks, const HardwareProfile& hw) {
   const int mr = ks.mr(wq_dtype_parts(key.dtype));
   const int64_t tiles = ceil_div(key.m, int64_t{mr}), panels = ceil_div(key.n, kWqNr);
   std::vector<Plan> out;
@@ -59,6 +59,15 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       p.kc = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
       p.pm = g.pm, p.pn = g.pn, p.pk = 1;
       p.quantize_threads = quantize_threads;
+      // int8 panels from 3 rows a block on: each row tile prefetches its share of the next
+      // panel into L2 (executor_wq.cpp), where the L2 holds two panels and the block's split
+      // activations besides (a 14336-deep panel is 458 KB: with 12 rows' activations the next
+      // one would evict the current one, 42% of the roofline measured against 74% without).
+      const double panel_bytes = static_cast<double>(ceil_div(key.k, int64_t{4})) * 128.0;
+      const double block_a = static_cast<double>(std::min(p.mc, key.m)) *
+                             wq_dtype_parts(key.dtype) * static_cast<double>(key.k);
+      p.prefetch_b = !wq_dtype_int4(key.dtype) && std::min(p.mc, key.m) >= 3 &&
+                     2.0 * panel_bytes + block_a <= 0.75 * static_cast<double>(hw.l2_bytes);
       p.cls = cls;
       out.push_back(p);
     }
@@ -73,7 +82,7 @@ Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
   const ShapeClass cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
   const WqModel model(hw, ks);
   Explanation e = rank_by_model(
-      cls, candidates(key, cls, ks), [&](const Plan& p) { return model.predict(key, p); },
+      cls, candidates(key, cls, ks, hw), [&](const Plan& p) { return model.predict(key, p); },
       [](Plan& p, const CostBreakdown& c) { p.predicted_us = c.total_us; });
   // Compute-bound candidates often tie on the predicted time (the memory streams hide under
   // the dot products in the model); among those within 1% the one moving the fewest bytes
