@@ -109,6 +109,27 @@ const Shape kShapes[] = {
     {1, 257, 100, Trans::No, Trans::No},  {130, 1, 70, Trans::Yes, Trans::No},
 };
 
+// A shape's operands in `layout` (leading dimensions padded), values uniform in [-1, 1) passed
+// through `round` (the identity, or to bf16), and C0 (NaN where beta is 0: never read).
+struct Operands {
+  Stored a, b, c0;
+};
+Operands make_operands(
+    const Shape& s, Layout layout, float beta, std::mt19937& rng,
+    float (*round)(float) = [](float x) { return x; }) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const bool row = layout == Layout::RowMajor;
+  const int64_t ar = transposed(s.ta) ? s.k : s.m, ac = transposed(s.ta) ? s.m : s.k;
+  const int64_t br = transposed(s.tb) ? s.n : s.k, bc = transposed(s.tb) ? s.k : s.n;
+  Operands o{Stored(ar, ac, layout, std::max<int64_t>(1, row ? ac : ar), 0),
+             Stored(br, bc, layout, std::max<int64_t>(1, row ? bc : br) + 1, 0),
+             Stored(s.m, s.n, layout, (row ? s.n : s.m) + 1, 0)};
+  o.a.fill([&](int64_t, int64_t) { return round(u(rng)); });
+  o.b.fill([&](int64_t, int64_t) { return round(u(rng)); });
+  o.c0.fill([&](int64_t, int64_t) { return beta == 0.0f ? qnan() : u(rng); });
+  return o;
+}
+
 TEST(PostOps, EveryOperationOnEveryPlanKind) {
   std::mt19937 rng(21);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -119,17 +140,9 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
         for (std::size_t ci = 0; ci < kChains.size() && failures < 10; ++ci) {
           // Every chain on a few shapes, the long chains on all of them.
           if (ci < 7 && (calls + ci) % 3 != 0) continue;
-          const bool row = layout == Layout::RowMajor;
-          const int64_t ar = transposed(s.ta) ? s.k : s.m, ac = transposed(s.ta) ? s.m : s.k;
-          const int64_t br = transposed(s.tb) ? s.n : s.k, bc = transposed(s.tb) ? s.k : s.n;
-          Stored a(ar, ac, layout, std::max<int64_t>(1, row ? ac : ar), 0);
-          Stored b(br, bc, layout, std::max<int64_t>(1, row ? bc : br) + 1, 0);
-          a.fill([&](int64_t, int64_t) { return u(rng); });
-          b.fill([&](int64_t, int64_t) { return u(rng); });
-          Stored c0(s.m, s.n, layout, (row ? s.n : s.m) + 1, 0);
-          c0.fill([&](int64_t, int64_t) { return u(rng); });
           const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
-          if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
+          const Operands x = make_operands(s, layout, beta, rng);
+          const Stored &a = x.a, &b = x.b, &c0 = x.c0;
           PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
           Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
           apply_reference(d, ref);
@@ -165,26 +178,18 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
 TEST(PostOps, Bf16Gemm) {
   std::mt19937 rng(31);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  auto bf16_round = [](float x) { return bf16_to_float(float_to_bf16(x)); };
+  auto bf16_round = +[](float x) { return bf16_to_float(float_to_bf16(x)); };
   int failures = 0, calls = 0;
   for (auto& cfg : all_configs())
     for (const Shape& s : kShapes)
       for (const Layout layout : {Layout::RowMajor, Layout::ColMajor}) {
         const std::size_t ci = static_cast<std::size_t>(calls) % kChains.size();
-        const bool row = layout == Layout::RowMajor;
-        const int64_t ar = transposed(s.ta) ? s.k : s.m, ac = transposed(s.ta) ? s.m : s.k;
-        const int64_t br = transposed(s.tb) ? s.n : s.k, bc = transposed(s.tb) ? s.k : s.n;
-        Stored a(ar, ac, layout, std::max<int64_t>(1, row ? ac : ar), 0);
-        Stored b(br, bc, layout, std::max<int64_t>(1, row ? bc : br) + 1, 0);
-        a.fill([&](int64_t, int64_t) { return bf16_round(u(rng)); });
-        b.fill([&](int64_t, int64_t) { return bf16_round(u(rng)); });
+        const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
+        const Operands x = make_operands(s, layout, beta, rng, bf16_round);
+        const Stored &a = x.a, &b = x.b, &c0 = x.c0;
         std::vector<bf16> a16(a.memory().size()), b16(b.memory().size());
         for (std::size_t i = 0; i < a16.size(); ++i) a16[i] = bf16(a.memory()[i]);
         for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = bf16(b.memory()[i]);
-        Stored c0(s.m, s.n, layout, (row ? s.n : s.m) + 1, 0);
-        c0.fill([&](int64_t, int64_t) { return u(rng); });
-        const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
-        if (beta == 0.0f) c0.fill([](int64_t, int64_t) { return qnan(); });
         PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
         Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
         apply_reference(d, ref);

@@ -248,11 +248,9 @@ void register_explain(CLI::App& app) {
                 "plan for operands in memory (a call with other operands than the previous one; "
                 "default: operands cached as far as they fit, a repeated call)");
   cmd->callback([args, cmd] {
-    if (!args->grouped.model.empty()) {
-      if (args->grouped.model == "custom") require_shape(*cmd, false);
-      run_grouped(args->grouped, args->shape, args->ctx, args->dtype, args->wq, false, 0.0);
+    if (run_grouped_if_asked(*cmd, args->grouped, args->shape, args->ctx, args->dtype, args->wq,
+                             false, 0.0))
       return;
-    }
     require_shape(*cmd);
 #ifdef ADAPTCORE_WITH_ASCEND
     if (!args->target.empty()) {

@@ -183,8 +183,11 @@ void add_grouped_options(CLI::App& cmd, GroupedArgs& args) {
                  "grouped custom: rows of each expert, comma-separated (e.g. 5,0,300)");
 }
 
-void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs& ctx_args,
-                 const std::string& dtype, const WqArgs& wq, bool run, double seconds) {
+bool run_grouped_if_asked(const CLI::App& cmd, const GroupedArgs& g, const ShapeArgs& shape,
+                          const ContextArgs& ctx_args, const std::string& dtype, const WqArgs& wq,
+                          bool run, double seconds) {
+  if (g.model.empty()) return false;
+  if (g.model == "custom") require_shape(cmd, false);
   auto ctx = make_context(ctx_args);
   if (!ctx) throw CLI::RuntimeError(1);
   const auto s = make_setup(g, shape, dtype, wq, *ctx);
@@ -194,7 +197,7 @@ void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs
     if (st != Status::Ok)
       throw std::runtime_error(std::string("explain_grouped: ") + to_string(st));
     print_schedule(*s, sched, false);
-    return;
+    return true;
   }
   auto call = [&] {
     const Status st = gemm_grouped(s->call, {}, *ctx);
@@ -222,6 +225,7 @@ void run_grouped(const GroupedArgs& g, const ShapeArgs& shape, const ContextArgs
             << "time         median " << format_fixed(med * 1e6, 1) << " us over " << t.size()
             << " calls: " << format_fixed(flops / med / 1e9, 1) << " GFLOP/s, weights "
             << format_fixed(bytes / med / 1e9, 1) << " GB/s\n";
+  return true;
 }
 
 }  // namespace adaptcore::cli

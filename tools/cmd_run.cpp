@@ -241,12 +241,9 @@ void register_run(CLI::App& app) {
                 "w8a16/w4a16: time calls rotating over copies of the weights filling 256 MiB "
                 "(weights in memory, as a model's next layer finds them)");
   cmd->callback([args, cmd] {
-    if (!args->grouped.model.empty()) {
-      if (args->grouped.model == "custom") require_shape(*cmd, false);
-      run_grouped(args->grouped, args->shape, args->ctx, args->dtype, args->wq, true,
-                  args->seconds > 0 ? args->seconds : 1.0);
+    if (run_grouped_if_asked(*cmd, args->grouped, args->shape, args->ctx, args->dtype, args->wq,
+                             true, args->seconds > 0 ? args->seconds : 1.0))
       return;
-    }
     require_shape(*cmd);
     if (args->packed && args->dtype != "f32" && args->dtype != "fp32") {
       std::cerr << "error: --packed is for --dtype f32\n";

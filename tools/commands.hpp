@@ -31,10 +31,12 @@ struct ShapeArgs;
 struct ContextArgs;
 struct WqArgs;
 void add_grouped_options(CLI::App& cmd, GroupedArgs& args);
-// explain (run false): the schedule; run: times the call, with each core's measured time.
-// dtype f32 (prepacked experts) or w8a16 / w4a16 (quantized experts, wq's parts and group).
-void run_grouped(const GroupedArgs& args, const ShapeArgs& shape, const ContextArgs& ctx,
-                 const std::string& dtype, const WqArgs& wq, bool run, double seconds);
+// When the command was given --grouped: runs the grouped call and returns true (explain, run
+// false: the schedule; run: times the call, with each core's measured time); dtype f32
+// (prepacked experts) or w8a16 / w4a16 (quantized experts, wq's parts and group). Else false.
+bool run_grouped_if_asked(const CLI::App& cmd, const GroupedArgs& args, const ShapeArgs& shape,
+                          const ContextArgs& ctx, const std::string& dtype, const WqArgs& wq,
+                          bool run, double seconds);
 // The modeled NPU target, built with ADAPTCORE_TARGET_ASCEND (ADAPTCORE_WITH_ASCEND defined).
 void register_plan_export(CLI::App& app);  // cmd_ascend.cpp (modeled NPU target)
 void register_ascend_eval(CLI::App& app);  // cmd_ascend_eval.cpp (modeled NPU target)
