@@ -87,8 +87,11 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
   const double passes = ceil_div(tiles_t, block_tiles);
   const double dram = std::min(hw_.bw_dram_core_gbs, hw_.bw_dram_total_gbs / threads);
   const double w_total = weight_bytes(key);
+  // The first pass reads the weights from the L3 where they fit and the call finds them there
+  // (a repeated call); from DRAM for a cold key (ShapeKey::cold: other operands than the
+  // previous call's, a grouped call's experts, or Residency::Memory) or weights beyond the L3.
   const double first_gbs =
-      w_total <= static_cast<double>(hw_.l3_bytes) * threads ? hw_.bw_l3_gbs : dram;
+      !key.cold && w_total <= static_cast<double>(hw_.l3_bytes) * threads ? hw_.bw_l3_gbs : dram;
   const double weights_us =
       (w_t / first_gbs + (passes - 1.0) * w_t / level_gbs(w_t, threads)) / 1e3;
   const double tile_act = quads * mr * parts * 4.0;
