@@ -130,6 +130,27 @@ Operands make_operands(
   return o;
 }
 
+// The reference of a call with a chain: the product in double, then the chain applied.
+Reference chain_reference(const Shape& s, float alpha, float beta, const Operands& x,
+                          const PostData& d) {
+  Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, x.a, x.b, beta, x.c0);
+  apply_reference(d, ref);
+  return ref;
+}
+CallOptions options_of(const PostData& d) {
+  CallOptions o;
+  o.post_ops = d.ops.data();
+  o.post_op_count = static_cast<int>(d.ops.size());
+  return o;
+}
+// What a failure message names: configuration, shape, layout and transposes, chain.
+std::string case_name(const Config& cfg, const Shape& s, Layout layout, std::size_t ci) {
+  std::ostringstream os;
+  os << cfg.name() << " " << s.m << "x" << s.n << "x" << s.k << " " << name(layout) << name(s.ta)
+     << name(s.tb) << " chain " << ci << ":";
+  return os.str();
+}
+
 TEST(PostOps, EveryOperationOnEveryPlanKind) {
   std::mt19937 rng(21);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -143,12 +164,9 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
           const float alpha = 1.5f, beta = ci % 2 ? 0.5f : 0.0f;
           const Operands x = make_operands(s, layout, beta, rng);
           const Stored &a = x.a, &b = x.b, &c0 = x.c0;
-          PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
-          Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
-          apply_reference(d, ref);
-          CallOptions o;
-          o.post_ops = d.ops.data();
-          o.post_op_count = static_cast<int>(d.ops.size());
+          const PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
+          const Reference ref = chain_reference(s, alpha, beta, x, d);
+          CallOptions o = options_of(d);
           o.residency = ci % 3 == 0 ? Residency::Memory : Residency::Cached;
           Stored c = c0;
           const Status st = gemm(layout, s.ta, s.tb, s.m, s.n, s.k, alpha, a.data(), a.ld(),
@@ -156,9 +174,7 @@ TEST(PostOps, EveryOperationOnEveryPlanKind) {
           ++calls;
           const std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
           if (!err.empty() && ++failures <= 10)
-            ADD_FAILURE() << cfg.name() << " " << s.m << "x" << s.n << "x" << s.k << " "
-                          << name(layout) << name(s.ta) << name(s.tb) << " chain " << ci << ":"
-                          << err;
+            ADD_FAILURE() << case_name(cfg, s, layout, ci) << err;
           // The view form, the same call.
           if (ci == kChains.size() - 1) {
             Stored c2 = c0;
@@ -190,12 +206,9 @@ TEST(PostOps, Bf16Gemm) {
         std::vector<bf16> a16(a.memory().size()), b16(b.memory().size());
         for (std::size_t i = 0; i < a16.size(); ++i) a16[i] = bf16(a.memory()[i]);
         for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = bf16(b.memory()[i]);
-        PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
-        Reference ref = reference_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a, b, beta, c0);
-        apply_reference(d, ref);
-        CallOptions o;
-        o.post_ops = d.ops.data();
-        o.post_op_count = static_cast<int>(d.ops.size());
+        const PostData d = make_ops(kChains[ci], s.m, s.n, layout, rng);
+        const Reference ref = chain_reference(s, alpha, beta, x, d);
+        const CallOptions o = options_of(d);
         Stored c = c0;
         const auto* ap = a16.data() + (a.data() - a.memory().data());
         const auto* bp = b16.data() + (b.data() - b.memory().data());
@@ -203,10 +216,7 @@ TEST(PostOps, Bf16Gemm) {
                                     b.ld(), beta, c.data(), c.ld(), o, *cfg.ctx);
         ++calls;
         const std::string err = st == Status::Ok ? check_result(c, ref) : to_string(st);
-        if (!err.empty() && ++failures <= 10)
-          ADD_FAILURE() << cfg.name() << " " << s.m << "x" << s.n << "x" << s.k << " "
-                        << name(layout) << name(s.ta) << name(s.tb) << " chain " << ci << ":"
-                        << err;
+        if (!err.empty() && ++failures <= 10) ADD_FAILURE() << case_name(cfg, s, layout, ci) << err;
       }
   EXPECT_GT(calls, 100);
   // C API, and an invalid list.
@@ -245,9 +255,7 @@ TEST(PostOps, PackedWeights) {
       PostData d = make_ops(kChains.back(), m, n, Layout::RowMajor, rng);
       Reference ref = reference_gemm(Trans::No, Trans::No, m, n, k, 1.0f, a, b, 1.0f, c0);
       apply_reference(d, ref);
-      CallOptions o;
-      o.post_ops = d.ops.data();
-      o.post_op_count = static_cast<int>(d.ops.size());
+      const CallOptions o = options_of(d);
       Stored c = c0;
       ASSERT_EQ(gemm_packed(Layout::RowMajor, Trans::No, m, 1.0f, a.data(), a.ld(), w, 1.0f,
                             c.data(), c.ld(), o, *cfg.ctx),

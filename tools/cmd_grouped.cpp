@@ -10,6 +10,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "harness/moe_routing.hpp"
+#include "harness/runner_moe.hpp"
 #include "measure/bench_util.hpp"
 
 namespace adaptcore::cli {
@@ -132,10 +133,8 @@ void print_schedule(const GroupedSetup& s, const GroupedSchedule& sched, bool me
             << "             " << s.route.routed() << " routed rows over " << active
             << " active experts, " << sched.units.size() << " units on " << sched.threads << " core"
             << (sched.threads == 1 ? "" : "s") << "\n";
-  double hi = 0.0, sum = 0.0;
   for (int core = 0; core < sched.threads; ++core) {
     const double p = sched.core_predicted_us[static_cast<std::size_t>(core)];
-    hi = std::max(hi, p), sum += p;
     std::cout << "core " << core << "       predicted " << format_fixed(p, 1) << " us";
     if (measured) {
       const double m = sched.core_measured_us[static_cast<std::size_t>(core)];
@@ -148,15 +147,12 @@ void print_schedule(const GroupedSetup& s, const GroupedSchedule& sched, bool me
                   << " rows  cols [" << u.col0 << ", " << u.col0 + u.cols << ")  "
                   << format_fixed(u.predicted_us, 1) << " us  " << u.plan << "\n";
   }
-  const double mean = sum / std::max(sched.threads, 1);
-  std::cout << "spread       predicted " << format_fixed(mean > 0 ? 100.0 * (hi / mean - 1) : 0, 1)
+  std::cout << "spread       predicted "
+            << format_fixed(100.0 * ab::core_spread(sched.core_predicted_us), 1)
             << "% (busiest core over the mean)";
-  if (measured) {
-    double mh = 0.0, ms = 0.0;
-    for (const double v : sched.core_measured_us) mh = std::max(mh, v), ms += v;
-    ms /= std::max<double>(1.0, static_cast<double>(sched.core_measured_us.size()));
-    std::cout << ", measured " << format_fixed(ms > 0 ? 100.0 * (mh / ms - 1) : 0, 1) << "%";
-  }
+  if (measured)
+    std::cout << ", measured " << format_fixed(100.0 * ab::core_spread(sched.core_measured_us), 1)
+              << "%";
   std::cout << "\n";
 }
 

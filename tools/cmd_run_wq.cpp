@@ -130,12 +130,13 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
 
   const auto ap = parts == 2 ? ActivationParts::Two : ActivationParts::One;
   std::vector<float> c(static_cast<std::size_t>(m * n), 0.0f);
-  auto call = [&] {
-    return wq.bf16_activations ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, h,
+  auto call_on = [&](const QuantizedWeights& q) {
+    return wq.bf16_activations ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, q,
                                                 0.0f, c.data(), n, ap, *ctx)
-                               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, h,
+                               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, q,
                                                 0.0f, c.data(), n, ap, *ctx);
   };
+  auto call = [&] { return call_on(h); };
   const double first_s = time_once([&] { st = call(); });
   if (st != Status::Ok) {
     std::cerr << "error: gemm_quantized failed: " << to_string(st) << '\n';
@@ -162,10 +163,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   // Cold: copies of the weights (quantized the same way) the timed calls rotate over.
   std::vector<QuantizedWeights> copies;
   if (opt.cold) {
-    const double set = static_cast<double>(h.packed_bytes());
-    const auto count =
-        static_cast<std::size_t>(std::clamp(std::ceil(268435456.0 / set), 1.0, 512.0));
-    copies.resize(count - 1);
+    copies.resize(measure::pool_sets(static_cast<double>(h.packed_bytes()), 268435456.0) - 1);
     for (QuantizedWeights& q : copies)
       if (quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, q, *ctx) !=
           Status::Ok)
@@ -174,11 +172,7 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
   std::size_t turn = 0;
   auto rotating = [&] {
     const std::size_t i = turn++ % (copies.size() + 1);
-    const QuantizedWeights& q = i == 0 ? h : copies[i - 1];
-    return wq.bf16_activations ? gemm_quantized(Layout::RowMajor, Trans::No, m, a16.data(), k, q,
-                                                0.0f, c.data(), n, ap, *ctx)
-                               : gemm_quantized(Layout::RowMajor, Trans::No, m, a.data(), k, q,
-                                                0.0f, c.data(), n, ap, *ctx);
+    return call_on(i == 0 ? h : copies[i - 1]);
   };
   const Timed tw = time_call(rotating, opt);
 

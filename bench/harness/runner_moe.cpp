@@ -188,14 +188,6 @@ struct Lib {
   std::function<float(int64_t, int64_t)> at;  // the output element, after run
 };
 
-double spread(const std::vector<double>& cores) {
-  if (cores.empty()) return 0.0;
-  double mean = 0.0, hi = 0.0;
-  for (const double v : cores) mean += v, hi = std::max(hi, v);
-  mean /= static_cast<double>(cores.size());
-  return mean > 0.0 ? hi / mean - 1.0 : 0.0;
-}
-
 Json run_case(MoeCase& c, const Experts& x, Context& ctx, Baseline* mkl, Baseline* dnn,
               const RunOptions& o, CacheFlush& flush) {
   const int64_t R = c.routed(), k = x.k, n = x.n;
@@ -395,8 +387,8 @@ Json run_case(MoeCase& c, const Experts& x, Context& ctx, Baseline* mkl, Baselin
     rec["units"] = sched.units.size();
     rec["core_predicted_us"] = sched.core_predicted_us;
     rec["core_measured_us"] = measured;
-    rec["predicted_spread"] = spread(sched.core_predicted_us);
-    rec["measured_spread"] = spread(measured);
+    rec["predicted_spread"] = core_spread(sched.core_predicted_us);
+    rec["measured_spread"] = core_spread(measured);
   }
   return rec;
 }
@@ -408,6 +400,14 @@ double geomean(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+double core_spread(const std::vector<double>& core_us) noexcept {
+  if (core_us.empty()) return 0.0;
+  double mean = 0.0, hi = 0.0;
+  for (const double v : core_us) mean += v, hi = std::max(hi, v);
+  mean /= static_cast<double>(core_us.size());
+  return mean > 0.0 ? hi / mean - 1.0 : 0.0;
+}
 
 Json run_moe_suite(const RunOptions& o, std::ostream* progress) {
   ContextOptions co;

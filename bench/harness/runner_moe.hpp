@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,10 @@ namespace adaptcore::bench {
 // Models, token counts and routings of the suite, at the options' threads, GFLOP cap (per
 // half), timing target, settle pause, seed and libraries (mkl, onednn). progress may be null.
 nlohmann::ordered_json run_moe_suite(const RunOptions& options, std::ostream* progress);
+
+// The spread of per-core times: the busiest core over the mean, minus 1 (0 for none); what the
+// suite and `adaptcore explain/run --grouped` report of a schedule.
+double core_spread(const std::vector<double>& core_us) noexcept;
 
 // The records as CSV, and the summary the command prints (geomeans by model, tokens, routing).
 std::string moe_csv(const nlohmann::ordered_json& doc);

@@ -83,8 +83,9 @@ struct CallOptions {
   // the L3, or a first touch of fresh buffers). Each regime has its own cached plans.
   Residency residency = Residency::Auto;
   // Fused epilogue: post_op_count operations (0..kMaxPostOps) at post_ops, applied in order
-  // (PostOpKind). fp32 gemm and gemm_packed; an invalid list is InvalidArgument (count, kind),
-  // NullPointer (a missing vector or matrix), InvalidLeadingDimension or Aliasing.
+  // (PostOpKind). fp32 gemm and gemm_packed, gemm_bf16 with an fp32 C, gemm_grouped; an
+  // invalid list is InvalidArgument (count, kind), NullPointer (a missing vector or matrix),
+  // InvalidLeadingDimension or Aliasing.
   const PostOp* post_ops = nullptr;
   int post_op_count = 0;
 };

@@ -13,30 +13,30 @@ using adaptcore::Context;
 using adaptcore::capi::on_context;
 using adaptcore::capi::to_c;
 
+// The C++ handles behind an array of C handles of either kind (null entries stay null); empty
+// for a null array.
+template <class CHandle>
+std::vector<const decltype(CHandle::w)*> cpp_handles(CHandle* const* handles, int64_t count) {
+  std::vector<const decltype(CHandle::w)*> out;
+  if (handles == nullptr || count <= 0) return out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (int64_t e = 0; e < count; ++e)
+    out.push_back(handles[e] != nullptr ? &handles[e]->w : nullptr);
+  return out;
+}
+
 ac_status_t run(const ac_grouped_gemm* call, const ac_post_op* ops, int op_count,
                 Context& ctx) noexcept {
   if (call == nullptr) return AC_STATUS_NULL_POINTER;
   try {
-    std::vector<const adaptcore::PackedWeights*> handles;
-    if (call->experts > 0 && call->weights != nullptr) {
-      handles.resize(static_cast<std::size_t>(call->experts), nullptr);
-      for (int64_t e = 0; e < call->experts; ++e)
-        if (call->weights[e] != nullptr)
-          handles[static_cast<std::size_t>(e)] = &call->weights[e]->w;
-    }
-    std::vector<const adaptcore::QuantizedWeights*> quantized;
-    if (call->experts > 0 && call->quantized_weights != nullptr) {
-      quantized.resize(static_cast<std::size_t>(call->experts), nullptr);
-      for (int64_t e = 0; e < call->experts; ++e)
-        if (call->quantized_weights[e] != nullptr)
-          quantized[static_cast<std::size_t>(e)] = &call->quantized_weights[e]->w;
-    }
+    const auto packed = cpp_handles(call->weights, call->experts);
+    const auto quantized = cpp_handles(call->quantized_weights, call->experts);
     adaptcore::GroupedGemm g;
     g.quantized_weights = call->quantized_weights != nullptr ? quantized.data() : nullptr;
     g.parts = static_cast<adaptcore::ActivationParts>(call->parts);
     g.experts = call->experts;
     g.expert_rows = call->expert_rows;
-    g.weights = call->weights != nullptr ? handles.data() : nullptr;
+    g.weights = call->weights != nullptr ? packed.data() : nullptr;
     g.k = call->k, g.n = call->n;
     g.a = call->A, g.lda = call->lda, g.a_rows = call->a_rows, g.gather = call->gather;
     g.c = call->C, g.ldc = call->ldc, g.c_rows = call->c_rows;

@@ -47,22 +47,19 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
       out.qweights.assign(static_cast<std::size_t>(g.experts), nullptr);
     else
       out.weights.assign(static_cast<std::size_t>(g.experts), nullptr);
+    // Each expert with rows: its handle's state, of the call's k and n.
+    auto take = [&](int64_t e, const auto* handle, auto& into) {
+      const auto* w = handle != nullptr ? detail::impl_of(*handle) : nullptr;
+      if (w == nullptr) return Status::NullPointer;
+      if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
+      into[static_cast<std::size_t>(e)] = w;
+      return Status::Ok;
+    };
     for (int64_t e = 0; e < g.experts; ++e) {
       if (g.expert_rows[e] == 0) continue;
-      const auto at = static_cast<std::size_t>(e);
-      if (quantized) {
-        const QuantizedWeights* h = g.quantized_weights[e];
-        const detail::QuantizedWeightsImpl* w = h != nullptr ? detail::impl_of(*h) : nullptr;
-        if (w == nullptr) return Status::NullPointer;
-        if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
-        out.qweights[at] = w;
-      } else {
-        const PackedWeights* h = g.weights[e];
-        const detail::PackedWeightsImpl* w = h != nullptr ? detail::impl_of(*h) : nullptr;
-        if (w == nullptr) return Status::NullPointer;
-        if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
-        out.weights[at] = w;
-      }
+      const Status s = quantized ? take(e, g.quantized_weights[e], out.qweights)
+                                 : take(e, g.weights[e], out.weights);
+      if (s != Status::Ok) return s;
     }
     if ((routed > 0 && g.lda < g.k) || (writes_c && g.ldc < g.n))
       return Status::InvalidLeadingDimension;

@@ -18,9 +18,7 @@ namespace {
 bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx) noexcept {
   if (p.m == 0 || p.n == 0) return true;
   if (p.k == 0 || p.alpha == 0.0f) {
-    scale_c(p);
-    if (p.post != nullptr && !p.post->empty())  // C = post(beta C), on the context's path
-      ctx.kernels().post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);
+    scale_c(p, ctx.kernels());  // C = post(beta C), on the context's path
     return true;
   }
   return false;

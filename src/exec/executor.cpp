@@ -254,7 +254,7 @@ void run_dot_whole(const GemmProblem& g, const kernels::IsaKernels& ks) noexcept
   run_dot_block(p, g, ks, Block{0, g.m, 0, g.n, 0, g.k});
 }
 
-void scale_c(const GemmProblem& g) noexcept {
+void scale_c(const GemmProblem& g, const kernels::IsaKernels& ks) noexcept {
   for (int64_t i = 0; i < g.m; ++i) {
     float* row = g.c + i * g.ldc;
     if (g.beta == 0.0f) {
@@ -263,6 +263,7 @@ void scale_c(const GemmProblem& g) noexcept {
       for (int64_t j = 0; j < g.n; ++j) row[j] *= g.beta;
     }
   }
+  if (g.post != nullptr && !g.post->empty()) ks.post_ops(*g.post, g.c, g.ldc, 0, g.m, 0, g.n);
 }
 
 Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernels& ks,

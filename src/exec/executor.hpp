@@ -22,8 +22,8 @@ bool plan_matches(const Plan& plan, const kernels::IsaKernels& ks) noexcept;
 // k), on the calling thread: what execute() runs for a one-thread dot plan.
 void run_dot_whole(const GemmProblem& prob, const kernels::IsaKernels& ks) noexcept;
 
-// C = beta * C over m x n (beta == 0 writes zeros without reading): the whole GEMM when
-// alpha == 0 or k == 0.
-void scale_c(const GemmProblem& prob) noexcept;
+// C = post(beta * C) over m x n (beta == 0 writes zeros without reading; post: the problem's
+// fused epilogue, on ks's path): the whole GEMM when alpha == 0 or k == 0.
+void scale_c(const GemmProblem& prob, const kernels::IsaKernels& ks) noexcept;
 
 }  // namespace adaptcore

@@ -131,16 +131,13 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
         const Status s = execute(u.plan, q, wks, pool);
         if (s != Status::Ok) status[static_cast<std::size_t>(core)].store(static_cast<int>(s));
         // The epilogue over the unit's block, just written (in L2 for decode-sized units).
-        if (!g.post.empty() && q.m > 0)
-          ks.post_ops(chain, out + g.first_row[static_cast<std::size_t>(u.expert)] * ldo + u.col0,
-                      ldo, 0, q.m, 0, u.cols);
+        if (!g.post.empty() && q.m > 0) ks.post_ops(chain, q.c, ldo, 0, q.m, 0, u.cols);
         continue;
       }
       GemmProblem p = unit_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
       if (!g.post.empty()) p.post = &chain;
       if (g.alpha == 0.0f) {  // BLAS: A and the weights are not read
-        scale_c(p);
-        if (p.post != nullptr) ks.post_ops(*p.post, p.c, p.ldc, 0, p.m, 0, p.n);
+        scale_c(p, ks);
         continue;
       }
       const Status s = execute(u.plan, p, ks, pool);
