@@ -155,7 +155,10 @@ AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, in
 /* Fused epilogues (docs/EPILOGUES.md; adaptcore::PostOp): C = op_n(...op_1(alpha op(A) op(B)
  * + beta C)), the operations in the order given (at most AC_MAX_POST_OPS). BIAS and SCALE take n
  * values (one per column of C, in either layout), RESIDUAL a matrix R like C with its own
- * leading dimension ld; none may overlap C. */
+ * leading dimension ld; none may overlap C. SWIGLU and STORE come last only and write an output
+ * of their own, out (fp32 or bf16 per out_type, in C's layout, leading dimension ld): SWIGLU
+ * out(i, p) = silu(x(i, 2p)) * x(i, 2p + 1), m x n/2 (gate and up columns alternate, n even);
+ * STORE out = x, m x n (e.g. a bf16 output of an fp32 GEMM). C keeps the values before them. */
 typedef enum {
   AC_POST_BIAS = 1,
   AC_POST_SCALE = 2,
@@ -163,26 +166,65 @@ typedef enum {
   AC_POST_RELU = 4,
   AC_POST_GELU_TANH = 5,
   AC_POST_GELU_ERF = 6,
-  AC_POST_SILU = 7
+  AC_POST_SILU = 7,
+  AC_POST_SWIGLU = 8,
+  AC_POST_STORE = 9
 } ac_post_op_kind_t;
+typedef enum { AC_OUT_F32 = 0, AC_OUT_BF16 = 1 } ac_output_type_t;
 #define AC_MAX_POST_OPS 8
 typedef struct ac_post_op {
   ac_post_op_kind_t kind;
-  const float* data; /* BIAS, SCALE: n values; RESIDUAL: R; else NULL */
-  int64_t ld;        /* RESIDUAL: R's leading dimension; else 0 */
+  const float* data;         /* BIAS, SCALE: n values; RESIDUAL: R; else NULL */
+  int64_t ld;                /* RESIDUAL: R's leading dimension; SWIGLU, STORE: out's; else 0 */
+  void* out;                 /* SWIGLU, STORE: the output (float or uint16_t bf16); else NULL */
+  ac_output_type_t out_type; /* SWIGLU, STORE */
 } ac_post_op;
 
 AC_API ac_status_t ac_sgemm_post(ac_layout_t layout, ac_transpose_t transa, ac_transpose_t transb,
                                  int64_t m, int64_t n, int64_t k, float alpha, const float* A,
                                  int64_t lda, const float* B, int64_t ldb, float beta, float* C,
                                  int64_t ldc, const ac_post_op* ops, int op_count) AC_NOEXCEPT;
-/* ac_gemm_bf16bf16f32 with a fused epilogue (ac_post_op) over the fp32 C. */
+/* ac_gemm_bf16bf16f32 / bf16bf16bf16 with a fused epilogue (ac_post_op) in fp32 before C is
+ * stored (a bf16 C rounded once, after it). */
 AC_API ac_status_t ac_gemm_bf16bf16f32_post(ac_layout_t layout, ac_transpose_t transa,
                                             ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
                                             float alpha, const uint16_t* A, int64_t lda,
                                             const uint16_t* B, int64_t ldb, float beta, float* C,
                                             int64_t ldc, const ac_post_op* ops,
                                             int op_count) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_bf16bf16bf16_post(ac_layout_t layout, ac_transpose_t transa,
+                                             ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                             float alpha, const uint16_t* A, int64_t lda,
+                                             const uint16_t* B, int64_t ldb, float beta,
+                                             uint16_t* C, int64_t ldc, const ac_post_op* ops,
+                                             int op_count) AC_NOEXCEPT;
+/* int8 GEMMs with post-ops over the int32 result (C offset included) in fp32; the list must end
+ * in AC_POST_STORE or AC_POST_SWIGLU (C keeps the int32 values). */
+AC_API ac_status_t ac_gemm_u8s8s32_post(ac_layout_t layout, ac_transpose_t transa,
+                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                        const uint8_t* A, int64_t lda, const int32_t* a_zp,
+                                        int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                        const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                        int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                        const int32_t* c_offset, const ac_post_op* ops,
+                                        int op_count) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_s8s8s32_post(ac_layout_t layout, ac_transpose_t transa,
+                                        ac_transpose_t transb, int64_t m, int64_t n, int64_t k,
+                                        const int8_t* A, int64_t lda, const int32_t* a_zp,
+                                        int64_t a_zp_count, const int8_t* B, int64_t ldb,
+                                        const int32_t* b_zp, int64_t b_zp_count, int32_t beta,
+                                        int32_t* C, int64_t ldc, ac_offset_t c_offset_kind,
+                                        const int32_t* c_offset, const ac_post_op* ops,
+                                        int op_count) AC_NOEXCEPT;
+/* Weight-quantized GEMM with a fused epilogue (ac_post_op). */
+AC_API ac_status_t ac_gemm_wq_f32_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                       const float* A, int64_t lda, ac_weights_t W, float beta,
+                                       float* C, int64_t ldc, ac_wq_parts_t parts,
+                                       const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_wq_bf16_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                        const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
+                                        float* C, int64_t ldc, ac_wq_parts_t parts,
+                                        const ac_post_op* ops, int op_count) AC_NOEXCEPT;
 
 /* Prepacked fp32 weights (docs/PACKED.md). op(B), k x n, is packed once into the register
  * tiles' panel layout for the context's ISA path, the panel width chosen by the model for the

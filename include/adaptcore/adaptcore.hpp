@@ -130,11 +130,16 @@ Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
                  bf16* c, int64_t ldc, Context& ctx = default_context()) noexcept;
-// With an fp32 C: CallOptions (residency, and the fused post-ops of docs/EPILOGUES.md, applied
-// to each finished panel of C). Checks as gemm_bf16, then the post-op list as gemm checks it.
+// With CallOptions (residency, and the fused post-ops of docs/EPILOGUES.md, applied to each
+// finished panel of C in fp32: a bf16 C is rounded once, after them). Checks as gemm_bf16, then
+// the post-op list as gemm checks it.
 Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                  float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
                  float* c, int64_t ldc, const CallOptions& options,
+                 Context& ctx = default_context()) noexcept;
+Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
+                 bf16* c, int64_t ldc, const CallOptions& options,
                  Context& ctx = default_context()) noexcept;
 
 // Zero points of an int8 operand: count 0 (none; values may be null), 1 (one for the whole
@@ -173,6 +178,15 @@ Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_
                     const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
                     COffset c_offset, Context& ctx = default_context()) noexcept;
+// With CallOptions: residency, and post-ops (docs/EPILOGUES.md) over the int32 result (plus the
+// C offset) converted to fp32, e.g. Scale (dequantization), Bias, an activation. The list must
+// end in Store or SwiGlu (InvalidArgument otherwise): the fp32 or bf16 results go to that
+// output, C keeps the int32 values.
+Status gemm_u8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::uint8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, const CallOptions& options,
+                    Context& ctx = default_context()) noexcept;
 // s8 x s8: runs as (A + 128) x B with a zero point of A raised by 128 (the compensation trick).
 Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
@@ -182,6 +196,11 @@ Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_
                     const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
                     int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
                     COffset c_offset, Context& ctx = default_context()) noexcept;
+Status gemm_s8s8s32(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                    const std::int8_t* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b,
+                    int64_t ldb, ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc,
+                    COffset c_offset, const CallOptions& options,
+                    Context& ctx = default_context()) noexcept;
 
 // ---- Weight-quantized GEMM (W8A16 / W4A16, docs/QUANT.md).
 //
@@ -262,6 +281,16 @@ Status gemm_quantized(Layout layout, Trans transa, int64_t m, const bf16* a, int
                       const QuantizedWeights& w, float beta, float* c, int64_t ldc,
                       ActivationParts parts = ActivationParts::Two,
                       Context& ctx = default_context()) noexcept;
+// With CallOptions: residency, and the fused post-ops of docs/EPILOGUES.md applied to each
+// finished row block of C (checked as gemm checks them).
+Status gemm_quantized(Layout layout, Trans transa, int64_t m, const float* a, int64_t lda,
+                      const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                      const CallOptions& options, ActivationParts parts = ActivationParts::Two,
+                      Context& ctx = default_context()) noexcept;
+Status gemm_quantized(Layout layout, Trans transa, int64_t m, const bf16* a, int64_t lda,
+                      const QuantizedWeights& w, float beta, float* c, int64_t ldc,
+                      const CallOptions& options, ActivationParts parts = ActivationParts::Two,
+                      Context& ctx = default_context()) noexcept;
 
 // ---- Prepacked weights (fp32, docs/PACKED.md).
 //
@@ -335,7 +364,8 @@ Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const fl
 // Routed rows are numbered in expert order (expert 0's M_0 rows first), R = sum M_e in all.
 // Routed row r of expert e reads A's row gather[r] (or row r without a gather) and produces
 // y_r = op-list(alpha * A_row * W_e) (post-ops: per-column vectors shared by the experts, a
-// residual matrix indexed by routed row). Without a scatter, y_r goes to C's row r
+// residual matrix indexed by routed row; a SwiGlu or Store output, R rows indexed by routed row,
+// only without a scatter: InvalidArgument with one). Without a scatter, y_r goes to C's row r
 // (C[r] = y_r + beta * C[r] before the post-ops, as gemm does). With a scatter, C's rows are
 // tokens: C[t] = beta * C[t] + sum over r with scatter[r] = t of weight[r] * y_r, summed in
 // routed-row order (the top-k combine; deterministic whatever the threads), and every one of

@@ -55,9 +55,17 @@ enum class Residency : int { Auto = 0, Cached = 1, Memory = 2 };
 //   GeluTanh  0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
 //   GeluErf   0.5 x (1 + erf(x / sqrt(2)))
 //   Silu      x / (1 + exp(-x))
-// The vectors and R must not overlap C (Aliasing). Activations are computed in fp32: relative
-// error below 2e-6 wherever |f(x)| >= 1e-3, below 2e-5 in the far negative tails of GELU and
-// SiLU (docs/EPILOGUES.md, "Accuracy").
+// and, as the last operation of a list only (an output of its own; C keeps the values the
+// operations before it produced):
+//   SwiGlu    out(i, p) = silu(x(i, 2p)) * x(i, 2p + 1): gate and up projections computed by one
+//             GEMM over weights whose columns alternate gate, up (n even); out is m x n/2
+//   Store     out(i, j) = x(i, j): the result in another type (a bf16 output of an fp32 GEMM)
+//             or place
+// out is in the call's layout with leading dimension ld, of type out_type (fp32 or bf16,
+// rounded to nearest even).
+// The vectors, R and out must not overlap C, and out none of them (Aliasing). Activations are
+// computed in fp32: relative error below 2e-6 wherever |f(x)| >= 1e-3, below 2e-5 in the far
+// negative tails of GELU and SiLU (docs/EPILOGUES.md, "Accuracy").
 enum class PostOpKind : int {
   Bias = 1,
   Scale = 2,
@@ -65,12 +73,18 @@ enum class PostOpKind : int {
   Relu = 4,
   GeluTanh = 5,
   GeluErf = 6,
-  Silu = 7
+  Silu = 7,
+  SwiGlu = 8,
+  Store = 9
 };
+// The element type of a SwiGlu or Store output.
+enum class OutputType : int { F32 = 0, Bf16 = 1 };
 struct PostOp {
   PostOpKind kind = PostOpKind::Relu;
   const float* data = nullptr;  // Bias, Scale: n values; Residual: the matrix R; else unused
-  int64_t ld = 0;               // Residual: R's leading dimension; else unused
+  int64_t ld = 0;               // Residual: R's leading dimension; SwiGlu, Store: out's
+  void* out = nullptr;          // SwiGlu, Store: the output (float or bf16 per out_type)
+  OutputType out_type = OutputType::F32;  // SwiGlu, Store
 };
 // The most post-ops one call takes.
 inline constexpr int kMaxPostOps = 8;

@@ -44,7 +44,8 @@ adaptcore::CallOptions post_options(const ac_post_op* ops, int count,
   }
   for (int i = 0; i < count; ++i)
     out[i] =
-        adaptcore::PostOp{static_cast<adaptcore::PostOpKind>(ops[i].kind), ops[i].data, ops[i].ld};
+        adaptcore::PostOp{static_cast<adaptcore::PostOpKind>(ops[i].kind), ops[i].data, ops[i].ld,
+                          ops[i].out, static_cast<adaptcore::OutputType>(ops[i].out_type)};
   o.post_ops = out;
   return o;
 }

@@ -52,6 +52,17 @@ ac_status_t wq_gemm(ac_layout_t layout, ac_transpose_t transa, int64_t m, const 
                                         ldc, to_cpp(parts), ctx));
 }
 
+template <class A>
+ac_status_t wq_gemm_post(ac_layout_t layout, ac_transpose_t transa, int64_t m, const A* a,
+                         int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,
+                         ac_wq_parts_t parts, const ac_post_op* ops, int op_count) noexcept {
+  if (W == nullptr) return AC_STATUS_NULL_POINTER;
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
+  return to_c(adaptcore::gemm_quantized(to_cpp(layout), to_cpp(transa), m, a, lda, W->w, beta, C,
+                                        ldc, o, to_cpp(parts), adaptcore::default_context()));
+}
+
 }  // namespace
 
 extern "C" {
@@ -92,6 +103,20 @@ ac_status_t ac_quantize_weights_s8_ctx(ac_layout_t layout, ac_transpose_t transw
 }
 
 void ac_weights_destroy(ac_weights_t weights) noexcept { delete weights; }
+
+ac_status_t ac_gemm_wq_f32_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                const float* A, int64_t lda, ac_weights_t W, float beta, float* C,
+                                int64_t ldc, ac_wq_parts_t parts, const ac_post_op* ops,
+                                int op_count) noexcept {
+  return wq_gemm_post(layout, transa, m, A, lda, W, beta, C, ldc, parts, ops, op_count);
+}
+
+ac_status_t ac_gemm_wq_bf16_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                 const uint16_t* A, int64_t lda, ac_weights_t W, float beta,
+                                 float* C, int64_t ldc, ac_wq_parts_t parts, const ac_post_op* ops,
+                                 int op_count) noexcept {
+  return wq_gemm_post(layout, transa, m, as_bf16(A), lda, W, beta, C, ldc, parts, ops, op_count);
+}
 
 ac_status_t ac_gemm_wq_f32(ac_layout_t layout, ac_transpose_t transa, int64_t m, const float* A,
                            int64_t lda, ac_weights_t W, float beta, float* C, int64_t ldc,

@@ -97,6 +97,8 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
             make_post_op_chain(options, Layout::RowMajor, routed, g.n, post_c, false, out.post);
         s != Status::Ok)
       return s;
+    // An output operation writes the routed rows' own results; a scatter combines them first.
+    if (scatter && out.post.has_output()) return Status::InvalidArgument;
     if (scatter && routed > 0)
       for (int i = 0; i < out.post.count; ++i) {  // a residual must not be C itself
         const PostOpChain::Op& op = out.post.ops[static_cast<std::size_t>(i)];

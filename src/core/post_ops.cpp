@@ -11,7 +11,9 @@ bool known_kind(PostOpKind k) noexcept {
     case PostOpKind::Relu:
     case PostOpKind::GeluTanh:
     case PostOpKind::GeluErf:
-    case PostOpKind::Silu: return true;
+    case PostOpKind::Silu:
+    case PostOpKind::SwiGlu:
+    case PostOpKind::Store: return true;
   }
   return false;
 }
@@ -20,16 +22,29 @@ bool has_vector(PostOpKind k) noexcept { return k == PostOpKind::Bias || k == Po
 
 }  // namespace
 
+bool is_output_op(PostOpKind k) noexcept {
+  return k == PostOpKind::SwiGlu || k == PostOpKind::Store;
+}
+
 Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_t n,
                           const ByteOperand& c, bool c_transposed, PostOpChain& out) noexcept {
   out = PostOpChain{};
   if (o.post_op_count < 0 || o.post_op_count > kMaxPostOps) return Status::InvalidArgument;
   if (o.post_op_count > 0 && o.post_ops == nullptr) return Status::NullPointer;
-  for (int i = 0; i < o.post_op_count; ++i)
-    if (!known_kind(o.post_ops[i].kind)) return Status::InvalidArgument;
+  for (int i = 0; i < o.post_op_count; ++i) {
+    const PostOp& p = o.post_ops[i];
+    if (!known_kind(p.kind)) return Status::InvalidArgument;
+    if (is_output_op(p.kind) && (i != o.post_op_count - 1 ||
+                                 (p.out_type != OutputType::F32 && p.out_type != OutputType::Bf16)))
+      return Status::InvalidArgument;
+  }
   if (m == 0 || n == 0) return Status::Ok;  // nothing is written
   const bool row = layout == Layout::RowMajor;
   const int64_t c_len = span_bytes(c);
+  // The regions read by the operations, for the output's overlap check.
+  ByteOperand read[kMaxPostOps]{};
+  int64_t read_len[kMaxPostOps]{};
+  int reads = 0;
   for (int i = 0; i < o.post_op_count; ++i) {
     const PostOp& p = o.post_ops[i];
     PostOpChain::Op op;
@@ -54,6 +69,26 @@ Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_
       if (len < 0 || !range_fits(p.data, len)) return Status::SizeOverflow;
       if (c_len > 0 && overlaps(c, c_len, d, len)) return Status::Aliasing;
       op.data = p.data;
+      read[reads] = d;
+      read_len[reads++] = len;
+    } else if (is_output_op(p.kind)) {
+      const bool swiglu = p.kind == PostOpKind::SwiGlu;
+      if (swiglu && n % 2 != 0) return Status::InvalidDimension;
+      if (p.out == nullptr) return Status::NullPointer;
+      const int64_t cols = swiglu ? n / 2 : n;
+      if (p.ld < min_leading_dim(row, false, m, cols)) return Status::InvalidLeadingDimension;
+      const int64_t eb = p.out_type == OutputType::Bf16 ? 2 : 4;
+      const ByteOperand d = stored_operand(p.out, m, cols, row, false, p.ld, eb);
+      const int64_t len = span_bytes(d);
+      if (len < 0 || !range_fits(p.out, len)) return Status::SizeOverflow;
+      if (c_len > 0 && overlaps(c, c_len, d, len)) return Status::Aliasing;
+      for (int r = 0; r < reads; ++r)
+        if (overlaps(read[r], read_len[r], d, len)) return Status::Aliasing;
+      // In the call's layout, the normalised element (i, j) is at i * ld + j either way.
+      op.out = p.out;
+      op.out_ld = p.ld;
+      op.out_bf16 = p.out_type == OutputType::Bf16;
+      out.deferred_last = swiglu && c_transposed;
     }
     out.ops[static_cast<std::size_t>(out.count++)] = op;
   }

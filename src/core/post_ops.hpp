@@ -18,17 +18,37 @@ struct PostOpChain {
     // cs] (a vector has one stride 0).
     const float* data = nullptr;
     int64_t rs = 0, cs = 0;
+    // SwiGlu, Store: the output, element (i, j) of the normalised problem (SwiGlu: pair j) at
+    // out[i * out_ld + j] in float or bf16.
+    void* out = nullptr;
+    int64_t out_ld = 0;
+    bool out_bf16 = false;
   };
   std::array<Op, kMaxPostOps> ops{};
   int count = 0;
+  // A SwiGlu whose pairs run along the normalised problem's rows (a column-major C, solved as
+  // C^T): the tiles' blocks do not keep pairs together there, so the executors apply the ops
+  // before it and the entry point runs it as a pass afterwards (run_deferred_post_op).
+  bool deferred_last = false;
   bool empty() const noexcept { return count == 0; }
+  // The operations the executors apply to finished blocks.
+  int fused_count() const noexcept { return deferred_last ? count - 1 : count; }
+  // Whether the list ends in an output of its own (SwiGlu, Store).
+  bool has_output() const noexcept {
+    return count > 0 && (ops[static_cast<std::size_t>(count - 1)].kind == PostOpKind::SwiGlu ||
+                         ops[static_cast<std::size_t>(count - 1)].kind == PostOpKind::Store);
+  }
 };
 
 // Validates options.post_ops for a call whose C (m x n, the caller's) is the stored operand `c`
 // in `layout`, and normalises them for the problem (c_transposed: the normalised problem is
-// C^T). Checks in this order: count (InvalidArgument), kinds (InvalidArgument), null data
-// (NullPointer), residual leading dimension (InvalidLeadingDimension), size overflow, overlap
-// with C (Aliasing). A call writing no element of C (m or n 0) checks only count and kinds.
+// C^T). Checks in this order: count (InvalidArgument), kinds, output types and an output
+// operation only last (InvalidArgument), SwiGlu with an odd n (InvalidDimension), null data or
+// output (NullPointer), leading dimensions of a residual or output (InvalidLeadingDimension),
+// size overflow, overlap with C, and of an output with the vectors and R (Aliasing). A call
+// writing no element of C (m or n 0) checks only count, kinds and order.
+bool is_output_op(PostOpKind k) noexcept;
+
 Status make_post_op_chain(const CallOptions& options, Layout layout, int64_t m, int64_t n,
                           const ByteOperand& c, bool c_transposed, PostOpChain& out) noexcept;
 

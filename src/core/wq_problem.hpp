@@ -25,6 +25,10 @@ struct WqProblem {
   // panels), C's first column being col0's; cols 0: all of them. A grouped call's unit runs a
   // chunk of an expert's columns this way.
   int64_t col0 = 0, cols = 0;
+  // The fused epilogue (core/post_ops.hpp) over C (null: none), normalised to C's rows, or with
+  // post_transposed (a column-major C) to C^T; owned by the caller for the call's duration.
+  const struct PostOpChain* post = nullptr;
+  bool post_transposed = false;
 
   int64_t n() const noexcept { return cols > 0 ? cols : w->n; }
   int64_t k() const noexcept { return w->k; }

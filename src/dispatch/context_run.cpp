@@ -10,6 +10,7 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/executor_small.hpp"
 #include "exec/executor_wq.hpp"
+#include "exec/post_op_pass.hpp"
 
 namespace adaptcore::detail {
 namespace {
@@ -23,10 +24,24 @@ bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx) noexcept {
   }
   return false;
 }
-bool finish_trivial(const LowpProblem& p, const ContextImpl& ctx) noexcept {
+bool finish_trivial(const LowpProblem& p, const ContextImpl&) noexcept {
+  const bool post = p.post != nullptr && !p.post->empty();
+  PostPass pass{.c = p.c,
+                .element = p.dtype() == DType::U8S8 ? CElement::S32
+                           : p.bf16_out()           ? CElement::Bf16
+                                                    : CElement::F32,
+                .ldc = p.ldc,
+                .m = p.m,
+                .n = p.n,
+                .front = true};
+  if (post && p.bf16_out() && lowp_needs_no_product(p)) {
+    // C = round(post(beta C)), rounded once: the pass reads beta C in fp32.
+    pass.scale = p.beta;
+    run_post_pass(*p.post, pass);
+    return true;
+  }
   if (!lowp_trivial(p)) return false;
-  if (p.post != nullptr && !p.post->empty() && p.m > 0 && p.n > 0)  // C = post(beta C)
-    ctx.kernels().post_ops(*p.post, static_cast<float*>(p.c), p.ldc, 0, p.m, 0, p.n);
+  if (post) run_post_pass(*p.post, pass);  // C = post(beta C), or the output of an int32 C
   return true;
 }
 bool finish_trivial(const WqProblem& p, const ContextImpl&) noexcept { return p.m == 0; }

@@ -5,6 +5,7 @@
 #include "core/post_ops.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "exec/post_op_pass.hpp"
 
 namespace adaptcore {
 namespace {
@@ -47,15 +48,52 @@ void add_c_offset(const LowpCall& call, const COffset& co) noexcept {
   }
 }
 
-Status run(const LowpCall& call, Context& ctx, const COffset& co = {}) noexcept {
+CElement c_element(LowpKind k) noexcept {
+  switch (k) {
+    case LowpKind::Bf16F32: return CElement::F32;
+    case LowpKind::Bf16Bf16: return CElement::Bf16;
+    case LowpKind::U8S8S32:
+    case LowpKind::S8S8S32: break;
+  }
+  return CElement::S32;
+}
+
+// Validation, then the call: the post-ops fused into the epilogue where its blocks allow, else
+// (an int8 C offset, which comes first; a SwiGlu along a column-major C's columns) as a pass
+// over the finished C.
+Status run(const LowpCall& call, Context& ctx, const COffset& co = {},
+           const CallOptions& options = {}) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
   LowpProblem prob;
   Status s = make_lowp_problem(call, prob);
   if (s != Status::Ok) return s;
   if (s = check_c_offset(co); s != Status::Ok) return s;
+  PostOpChain chain;
+  const bool row = call.layout == Layout::RowMajor;
+  const CElement element = c_element(call.kind);
+  const int64_t eb = element == CElement::Bf16 ? 2 : 4;
+  const ByteOperand C = stored_operand(call.c, call.m, call.n, row, false, call.ldc, eb);
+  if (s = make_post_op_chain(options, call.layout, call.m, call.n, C, !row, chain); s != Status::Ok)
+    return s;
+  // An int32 C cannot hold the float results: the list must end in an output of its own.
+  if (element == CElement::S32 && !chain.empty() && !chain.has_output())
+    return Status::InvalidArgument;
   if (!ctx.usable()) return Status::OutOfMemory;
-  s = detail::impl_of(ctx).run(prob);
-  if (s == Status::Ok && co.kind != OffsetKind::None) add_c_offset(call, co);
-  return s;
+  const bool as_pass =
+      element == CElement::S32 && (co.kind != OffsetKind::None || chain.deferred_last);
+  prob.post = chain.empty() || as_pass ? nullptr : &chain;
+  s = detail::impl_of(ctx).run(prob, nullptr, options.residency);
+  if (s != Status::Ok) return s;
+  if (co.kind != OffsetKind::None) add_c_offset(call, co);
+  if (as_pass || chain.deferred_last)
+    run_post_pass(chain, PostPass{.c = prob.c,
+                                  .element = element,
+                                  .ldc = prob.ldc,
+                                  .m = prob.m,
+                                  .n = prob.n,
+                                  .front = as_pass,
+                                  .last = true});
+  return Status::Ok;
 }
 
 LowpCall bf16_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, int64_t n,
@@ -95,16 +133,31 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
     return run(                                                                                \
         bf16_call(kind, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), \
         ctx);                                                                                  \
+  }                                                                                            \
+  Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, \
+                   float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb,        \
+                   float beta, CType* c, int64_t ldc, const CallOptions& options,              \
+                   Context& ctx) noexcept {                                                    \
+    return run(                                                                                \
+        bf16_call(kind, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc), \
+        ctx, COffset{}, options);                                                              \
   }
 
 #define ADAPTCORE_DEFINE_INT8_GEMM(name, AType, kind)                                             \
   Status name(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,         \
               const AType* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b, int64_t ldb,    \
               ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc, COffset c_offset, \
-              Context& ctx) noexcept {                                                            \
+              const CallOptions& options, Context& ctx) noexcept {                                \
     return run(int8_call(kind, layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, \
                          c, ldc),                                                                 \
-               ctx, c_offset);                                                                    \
+               ctx, c_offset, options);                                                           \
+  }                                                                                               \
+  Status name(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,         \
+              const AType* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b, int64_t ldb,    \
+              ZeroPoints b_zp, std::int32_t beta, std::int32_t* c, int64_t ldc, COffset c_offset, \
+              Context& ctx) noexcept {                                                            \
+    return name(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,        \
+                c_offset, CallOptions{}, ctx);                                                    \
   }                                                                                               \
   Status name(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,         \
               const AType* a, int64_t lda, ZeroPoints a_zp, const std::int8_t* b, int64_t ldb,    \
@@ -113,24 +166,6 @@ LowpCall int8_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, 
     return name(layout, transa, transb, m, n, k, a, lda, a_zp, b, ldb, b_zp, beta, c, ldc,        \
                 COffset{}, ctx);                                                                  \
   }
-
-Status gemm_bf16(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const bf16* a, int64_t lda, const bf16* b, int64_t ldb, float beta,
-                 float* c, int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
-  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  const LowpCall call = bf16_call(LowpKind::Bf16F32, layout, transa, transb, m, n, k, alpha, a, lda,
-                                  b, ldb, beta, c, ldc);
-  LowpProblem prob;
-  if (const Status s = make_lowp_problem(call, prob); s != Status::Ok) return s;
-  PostOpChain chain;
-  const bool row = layout == Layout::RowMajor;
-  const ByteOperand C = stored_operand(c, m, n, row, false, ldc, 4);
-  if (const Status s = make_post_op_chain(options, layout, m, n, C, !row, chain); s != Status::Ok)
-    return s;
-  if (!ctx.usable()) return Status::OutOfMemory;
-  prob.post = chain.empty() ? nullptr : &chain;
-  return detail::impl_of(ctx).run(prob, nullptr, options.residency);
-}
 
 ADAPTCORE_DEFINE_BF16_GEMM(float, LowpKind::Bf16F32)
 ADAPTCORE_DEFINE_BF16_GEMM(bf16, LowpKind::Bf16Bf16)

@@ -4,6 +4,7 @@
 #include "core/post_ops.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "exec/post_op_pass.hpp"
 
 namespace adaptcore::detail {
 
@@ -16,7 +17,12 @@ Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, 
     return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   prob.post = &chain;
-  return impl_of(ctx).run(prob, nullptr, options.residency);
+  const Status s = impl_of(ctx).run(prob, nullptr, options.residency);
+  // A SwiGlu along a column-major C's columns: a pass over the finished C.
+  if (s == Status::Ok && chain.deferred_last)
+    run_post_pass(chain,
+                  PostPass{.c = prob.c, .ldc = prob.ldc, .m = prob.m, .n = prob.n, .last = true});
+  return s;
 }
 
 }  // namespace adaptcore::detail

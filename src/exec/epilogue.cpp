@@ -1,5 +1,8 @@
 #include "exec/epilogue.hpp"
 
+#include "core/post_ops.hpp"
+#include "kernels/ukernel.hpp"
+
 namespace adaptcore {
 namespace {
 
@@ -51,7 +54,7 @@ void ZeroPointCompensation::compensate(const CBlock& blk, const EpilogueBuffers&
 
 // One rounding of alpha * AB + beta * C to bf16, nearest even, from the fp32 block (row i at
 // acc + (i - m0) * width).
-void Bf16Rounding::round(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
+void Bf16Rounding::round(const CBlock& blk, const EpilogueBuffers& b, float beta) const noexcept {
   const LowpProblem& g = *g_;
   auto* c = static_cast<std::uint16_t*>(g.c);
   const int64_t nb = blk.width();
@@ -59,14 +62,53 @@ void Bf16Rounding::round(const CBlock& blk, const EpilogueBuffers& b) const noex
     const float* acc = b.acc + (i - blk.m0) * nb;
     std::uint16_t* row = c + i * g.ldc + blk.n0;
     if (ks_->round_bf16 != nullptr) {
-      ks_->round_bf16(acc, row, nb, g.beta);
-    } else if (g.beta == 0.0f) {
+      ks_->round_bf16(acc, row, nb, beta);
+    } else if (beta == 0.0f) {
       for (int64_t j = 0; j < nb; ++j) row[j] = float_to_bf16(acc[j]);
     } else {
       for (int64_t j = 0; j < nb; ++j)
-        row[j] = float_to_bf16(acc[j] + g.beta * bf16_to_float(row[j]));
+        row[j] = float_to_bf16(acc[j] + beta * bf16_to_float(row[j]));
     }
   }
+}
+
+void Bf16Rounding::add_old_c(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
+  const LowpProblem& g = *g_;
+  if (g.beta == 0.0f) return;
+  const auto* c = static_cast<const std::uint16_t*>(g.c);
+  const int64_t nb = blk.width();
+  for (int64_t i = blk.m0; i < blk.m1; ++i) {
+    float* acc = b.acc + (i - blk.m0) * nb;
+    const std::uint16_t* row = c + i * g.ldc + blk.n0;
+    for (int64_t j = 0; j < nb; ++j) acc[j] += g.beta * bf16_to_float(row[j]);
+  }
+}
+
+FusedPostOps::FusedPostOps(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
+    : g_(&g),
+      fn_(g.post != nullptr && !g.post->empty() ? kernels::kernels_for(ks.isa)->post_ops
+                                                : nullptr) {}
+
+void FusedPostOps::apply(const CBlock& blk, const EpilogueBuffers& b) const noexcept {
+  if (!active()) return;
+  const LowpProblem& g = *g_;
+  if (g.dtype() != DType::U8S8) {
+    fn_(*g.post, static_cast<float*>(g.c) + blk.m0 * g.ldc + blk.n0, g.ldc, blk.m0, blk.m1, blk.n0,
+        blk.n1);
+    return;
+  }
+  const int64_t nb = blk.width();
+  const auto* c = static_cast<const std::int32_t*>(g.c);
+  for (int64_t i = blk.m0; i < blk.m1; ++i) {
+    float* acc = b.acc + (i - blk.m0) * nb;
+    const std::int32_t* row = c + i * g.ldc + blk.n0;
+    for (int64_t j = 0; j < nb; ++j) acc[j] = static_cast<float>(row[j]);
+  }
+  fn_(*g.post, b.acc, nb, blk.m0, blk.m1, blk.n0, blk.n1);
+}
+
+void FusedPostOps::apply_to_block(const CBlock& blk, float* acc) const noexcept {
+  if (active()) fn_(*g_->post, acc, blk.width(), blk.m0, blk.m1, blk.n0, blk.n1);
 }
 
 }  // namespace adaptcore

@@ -87,22 +87,48 @@ class Bf16Rounding {
   Bf16Rounding(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept : g_(&g), ks_(&ks) {}
   bool active() const noexcept { return g_->bf16_out(); }
   void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
-    if (active()) round(block, b);
+    if (active()) round(block, b, g_->beta);
+  }
+  // The fp32 block += beta C, so that a stage between can see alpha AB + beta C.
+  void add_old_c(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  // Rounds the fp32 block alone (add_old_c done).
+  void round_block(const CBlock& block, const EpilogueBuffers& b) const noexcept {
+    round(block, b, 0.0f);
   }
 
  private:
-  void round(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  void round(const CBlock& block, const EpilogueBuffers& b, float beta) const noexcept;
 
   const LowpProblem* g_;
   const kernels::LowpKernels* ks_;
 };
 
+// The fused post-ops (core/post_ops.hpp) over a finished block: on an fp32 C in place; on a bf16
+// C over the fp32 block before its rounding; on an int32 C over an fp32 copy of the block (the
+// list ends in an output of its own: the int32 values stay in C).
+class FusedPostOps {
+ public:
+  FusedPostOps(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept;
+  bool active() const noexcept { return fn_ != nullptr; }
+  // Whether it needs the fp32 block (EpilogueBuffers::acc) of an int32 C.
+  bool needs_copy() const noexcept { return active() && g_->dtype() == DType::U8S8; }
+  // fp32 or int32 C.
+  void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept;
+  // The fp32 block of a bf16 C, rows block.width() apart.
+  void apply_to_block(const CBlock& block, float* acc) const noexcept;
+
+ private:
+  const LowpProblem* g_;
+  kernels::PostOpsFn fn_;
+};
+
 // The epilogue of a bf16 or int8 problem: the kernels' store, then zero-point compensation
-// (int8 with zero points), then the bf16 rounding (bf16 C).
+// (int8 with zero points), then the fused post-ops and the bf16 rounding (bf16 C: the post-ops
+// on the fp32 block with beta C added, then one rounding).
 class LowpEpilogue {
  public:
   LowpEpilogue(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
-      : zero_points_(g), rounding_(g, ks) {
+      : zero_points_(g), rounding_(g, ks), post_(g, ks) {
     store_.alpha = g.alpha;
     // A bf16 C's old values join in the rounding stage; the kernels start from zero.
     store_.beta = rounding_.active() ? 0.0f : g.beta;
@@ -124,7 +150,8 @@ class LowpEpilogue {
       return used ? static_cast<std::size_t>(count) * 4 : std::size_t{0};
     };
     return {bytes(zero_points_.needs_rowsum(), rows), bytes(zero_points_.needs_colsum(), cols),
-            bytes(zero_points_.active(), cols), bytes(rounding_.active(), rows * cols)};
+            bytes(zero_points_.active(), cols),
+            bytes(rounding_.active() || post_.needs_copy(), rows * cols)};
   }
 
   // Before a core block's main loop, and before each of its panels (columns [n0, n1)): B's
@@ -138,13 +165,22 @@ class LowpEpilogue {
   }
   void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
     zero_points_.apply(block, b);
-    rounding_.apply(block, b);
+    if (!rounding_.active()) {
+      post_.apply(block, b);
+    } else if (!post_.active()) {
+      rounding_.apply(block, b);
+    } else {
+      rounding_.add_old_c(block, b);
+      post_.apply_to_block(block, b.acc);
+      rounding_.round_block(block, b);
+    }
   }
 
  private:
   LinearStore store_;
   ZeroPointCompensation zero_points_;
   Bf16Rounding rounding_;
+  FusedPostOps post_;
 };
 
 // Weight-quantized GEMM: the mainloop flushes each activation group's int32 sums into the fp32

@@ -66,9 +66,9 @@ class F32Op : public F32Operands {
   // for a transposed plan, whose tile is C's cols x rows at (j, i)).
   void post_ops(int64_t i, int64_t j, int64_t rows, int64_t cols) const noexcept {
     if (transposed_)
-      ks_.post_ops(*post_, c_base_, c_ld_, j, j + cols, i, i + rows);
+      ks_.post_ops(*post_, c_base_ + j * c_ld_ + i, c_ld_, j, j + cols, i, i + rows);
     else
-      ks_.post_ops(*post_, c_base_, c_ld_, i, i + rows, j, j + cols);
+      ks_.post_ops(*post_, c_base_ + i * c_ld_ + j, c_ld_, i, i + rows, j, j + cols);
   }
 
   void pack_b(const unsigned char* src, int64_t kb, int64_t nb, unsigned char* out) const {
@@ -299,7 +299,9 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
             run_dot_block(p, with_b_transposed(g, blk, ks, bt), ks,
                           Block{blk.m0, blk.m1, 0, blk.n1 - blk.n0, 0, g.k});
           }
-          if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, blk.m0, blk.m1, blk.n0, blk.n1);
+          if (post != nullptr)
+            ks.post_ops(*post, g.c + blk.m0 * g.ldc + blk.n0, g.ldc, blk.m0, blk.m1, blk.n0,
+                        blk.n1);
         },
         one_core_us(p));
     return Status::Ok;
@@ -314,7 +316,8 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
           ks.rows(kernels::RowsArgs{rows.end - rows.begin, g.n, g.k, g.a + rows.begin * g.a_rs,
                                     g.a_rs, g.a_cs, g.b, g.b_rs, g.c + rows.begin * g.ldc, g.ldc,
                                     g.alpha, g.beta});
-          if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, rows.begin, rows.end, 0, g.n);
+          if (post != nullptr)
+            ks.post_ops(*post, g.c + rows.begin * g.ldc, g.ldc, rows.begin, rows.end, 0, g.n);
         },
         one_core_us(p));
     return Status::Ok;
@@ -374,7 +377,7 @@ Status execute(const Plan& p, const GemmProblem& given, const kernels::IsaKernel
               const float* src = partials + static_cast<std::size_t>(s) * partial + i * g.n;
               for (int64_t j = 0; j < g.n; ++j) row[j] += src[j];
             }
-            if (post != nullptr) ks.post_ops(*post, g.c, g.ldc, i, i + 1, 0, g.n);
+            if (post != nullptr) ks.post_ops(*post, row, g.ldc, i, i + 1, 0, g.n);
           }
         },
         one_core_us(p));

@@ -45,6 +45,11 @@ PostOpChain unit_chain(const PostOpChain& post, int64_t row0, int64_t col0) noex
   for (int i = 0; i < u.count; ++i) {
     PostOpChain::Op& op = u.ops[static_cast<std::size_t>(i)];
     if (op.data != nullptr) op.data += row0 * op.rs + col0 * op.cs;
+    if (op.out != nullptr) {  // unit columns start on a pair (whole panels)
+      const int64_t at = row0 * op.out_ld + (op.kind == PostOpKind::SwiGlu ? col0 / 2 : col0);
+      op.out = op.out_bf16 ? static_cast<void*>(static_cast<std::uint16_t*>(op.out) + at)
+                           : static_cast<void*>(static_cast<float*>(op.out) + at);
+    }
   }
   return u;
 }
@@ -127,11 +132,10 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
       if (!g.post.empty())
         chain = unit_chain(g.post, g.first_row[static_cast<std::size_t>(u.expert)], u.col0);
       if (g.quantized()) {
-        const WqProblem q = unit_wq_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
+        WqProblem q = unit_wq_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
+        if (!g.post.empty()) q.post = &chain;  // applied per finished row block
         const Status s = execute(u.plan, q, wks, pool);
         if (s != Status::Ok) status[static_cast<std::size_t>(core)].store(static_cast<int>(s));
-        // The epilogue over the unit's block, just written (in L2 for decode-sized units).
-        if (!g.post.empty() && q.m > 0) ks.post_ops(chain, q.c, ldo, 0, q.m, 0, u.cols);
         continue;
       }
       GemmProblem p = unit_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);

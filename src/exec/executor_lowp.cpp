@@ -62,10 +62,7 @@ class LowpOp {
         colsum_(epilogue.needs_colsum() ? buffers.colsum : nullptr),
         mr_(p.mr),
         nr_(p.nr),
-        swapped_(g.dtype() == DType::U8S8 && g.a.is_signed),
-        post_(g.post != nullptr && !g.post->empty() && g.kind == LowpKind::Bf16F32 ? g.post
-                                                                                   : nullptr),
-        post_fn_(post_ != nullptr ? kernels::kernels_for(ks.isa)->post_ops : nullptr) {}
+        swapped_(g.dtype() == DType::U8S8 && g.a.is_signed) {}
 
   void prepare(const Block& blk) const noexcept { epilogue_.prepare(blk.m0, blk.m1, buffers_); }
   CTarget begin_panel(const CBlock& panel) const noexcept {
@@ -74,13 +71,9 @@ class LowpOp {
       return {reinterpret_cast<unsigned char*>(buffers_.acc), panel.width(), panel.m0, panel.n0};
     return {static_cast<unsigned char*>(g_.c), g_.ldc, 0, 0};
   }
-  // The epilogue's stages, then the fused post-ops of a bf16 GEMM's fp32 C over the panel just
-  // finished (in L2: a panel is the core's rows x nc columns).
-  void finish(const CBlock& panel) const noexcept {
-    epilogue_.apply(panel, buffers_);
-    if (post_ != nullptr)
-      post_fn_(*post_, static_cast<float*>(g_.c), g_.ldc, panel.m0, panel.m1, panel.n0, panel.n1);
-  }
+  // The epilogue's stages (with the fused post-ops) over the panel just finished (in L2: a
+  // panel is the core's rows x nc columns).
+  void finish(const CBlock& panel) const noexcept { epilogue_.apply(panel, buffers_); }
   // Per tile: none (the stages above run per panel, after every depth block).
   static constexpr bool has_post_ops() noexcept { return false; }
   void post_ops(int64_t, int64_t, int64_t, int64_t) const noexcept {}
@@ -170,9 +163,7 @@ class LowpOp {
   const kernels::IsaKernels* words_;
   std::int32_t* colsum_;
   int mr_, nr_;
-  bool swapped_;             // int8 with A the s8 side (column-major C swapped the operands)
-  const PostOpChain* post_;  // bf16 with an fp32 C: the fused epilogue (null: none)
-  kernels::PostOpsFn post_fn_;
+  bool swapped_;  // int8 with A the s8 side (column-major C swapped the operands)
 };
 
 // Whether the plan can run on this table and problem (see plan_matches in executor.cpp): a
@@ -196,10 +187,14 @@ bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernel
 
 }  // namespace
 
+bool lowp_needs_no_product(const LowpProblem& g) noexcept {
+  return g.m == 0 || g.n == 0 || g.k == 0 || (g.dtype() != DType::U8S8 && g.alpha == 0.0f);
+}
+
 bool lowp_trivial(const LowpProblem& g) noexcept {
+  if (!lowp_needs_no_product(g)) return false;
   if (g.m == 0 || g.n == 0) return true;
   const bool int8 = g.dtype() == DType::U8S8;
-  if (g.k > 0 && (int8 || g.alpha != 0.0f)) return false;
   for (int64_t i = 0; i < g.m; ++i) {
     if (int8) {
       auto* row = static_cast<std::int32_t*>(g.c) + i * g.ldc;

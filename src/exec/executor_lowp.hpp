@@ -18,5 +18,7 @@ Status execute(const Plan& plan, const LowpProblem& prob, const kernels::LowpKer
 // The whole call when nothing needs multiplying: bf16 with k == 0 or alpha == 0 (C = beta C),
 // int8 with k == 0 (C = beta C; the zero-point terms vanish). Returns false otherwise.
 bool lowp_trivial(const LowpProblem& prob) noexcept;
+// Whether lowp_trivial would do the whole call (writing C, or for m or n 0 nothing).
+bool lowp_needs_no_product(const LowpProblem& prob) noexcept;
 
 }  // namespace adaptcore

@@ -4,7 +4,9 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/int_math.hpp"
+#include "core/post_ops.hpp"
 #include "exec/grid_tasks.hpp"
+#include "kernels/ukernel.hpp"
 
 namespace adaptcore {
 namespace {
@@ -113,6 +115,12 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
   // Panels are numbered from the call's first column (WqProblem::col0, a panel boundary).
   const int64_t first_panel = prob.col0 / kWqNr, n = prob.n();
+  // The post-ops of the path these kernels belong to (vpdpbusd: AVX-512).
+  const kernels::IsaKernels* post_isa =
+      kernels::kernels_for(ks.native ? Isa::Avx512 : Isa::Generic);
+  const kernels::PostOpsFn post_fn =
+      prob.post != nullptr && !prob.post->empty() && post_isa != nullptr ? post_isa->post_ops
+                                                                         : nullptr;
   run_tasks(pool, threads, [&](int tid) {
     const Block blk = grid_cell(plan, tid, prob.m, n, w.k, mr, kWqNr).block;
     if (blk.empty()) return;
@@ -155,6 +163,15 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
           args.c = prob.c + t * mr * prob.c_rs + pnl * 32 * prob.c_cs;
           ks.get(prob.parts, int4, m)(args);
         }
+      }
+      // The epilogue over the row block just finished (its rows x the core's columns, in L2
+      // for decode-sized blocks).
+      if (post_fn != nullptr) {
+        const int64_t r0 = tb * mr, r1 = std::min(prob.m, te * mr);
+        if (!prob.post_transposed)
+          post_fn(*prob.post, prob.c + r0 * prob.c_rs + blk.n0, prob.c_rs, r0, r1, blk.n0, blk.n1);
+        else
+          post_fn(*prob.post, prob.c + blk.n0 * prob.c_cs + r0, prob.c_cs, blk.n0, blk.n1, r0, r1);
       }
     }
   });

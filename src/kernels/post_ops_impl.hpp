@@ -63,14 +63,56 @@ inline float post_gelu_erf(float x) {
   return 0.5f * x * (x < 0.0f ? e : 2.0f - e);
 }
 
-// Rows [i0, i1) x columns [j0, j1) of the normalised C (element (i, j) at c[i * ldc + j]),
-// each operation over a row segment in turn (the segment stays in L1 between them).
+// Round to nearest even (adaptcore::float_to_bf16, written without the branch so it
+// vectorises): NaN keeps a quiet NaN's top bits.
+inline std::uint16_t post_to_bf16(float f) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+  const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  return static_cast<std::uint16_t>(nan ? ((u >> 16) | 0x40u) : rounded);
+}
+
+// The output operation (SwiGlu, Store) on row i of the block, its values in row[0, w) for
+// columns [j0, j0 + w). SwiGlu: the pairs (2p, 2p + 1) inside the segment (the executors' blocks
+// start and end on even columns: whole register tiles and panels).
+inline void post_output(const PostOpChain::Op& op, const float* __restrict row, int64_t i,
+                        int64_t j0, int64_t w) {
+  if (op.kind == PostOpKind::Store) {
+    if (op.out_bf16) {
+      std::uint16_t* __restrict o = static_cast<std::uint16_t*>(op.out) + i * op.out_ld + j0;
+      for (int64_t j = 0; j < w; ++j) o[j] = post_to_bf16(row[j]);
+    } else {
+      float* __restrict o = static_cast<float*>(op.out) + i * op.out_ld + j0;
+      for (int64_t j = 0; j < w; ++j) o[j] = row[j];
+    }
+    return;
+  }
+  const int64_t first = j0 % 2;  // 1: the segment starts on an up column, skipped
+  const int64_t pairs = (w - first) / 2;
+  const float* __restrict g = row + first;
+  const int64_t p0 = (j0 + first) / 2;
+  if (op.out_bf16) {
+    std::uint16_t* __restrict o = static_cast<std::uint16_t*>(op.out) + i * op.out_ld + p0;
+    for (int64_t p = 0; p < pairs; ++p)
+      o[p] = post_to_bf16(post_sigmoid_times(g[2 * p], g[2 * p]) * g[2 * p + 1]);
+  } else {
+    float* __restrict o = static_cast<float*>(op.out) + i * op.out_ld + p0;
+    for (int64_t p = 0; p < pairs; ++p)
+      o[p] = post_sigmoid_times(g[2 * p], g[2 * p]) * g[2 * p + 1];
+  }
+}
+
+// Rows [i0, i1) x columns [j0, j1) of the normalised C, element (i, j) at
+// c[(i - i0) * ldc + (j - j0)] (c is the block's first element), each operation over a row
+// segment in turn (the segment stays in L1 between them); the chain's vectors, residual and
+// output are indexed by the global (i, j).
 void apply_post_ops(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0, int64_t i1,
                     int64_t j0, int64_t j1) {
   const int64_t w = j1 - j0;
+  const int count = chain.fused_count();
   for (int64_t i = i0; i < i1; ++i) {
-    float* __restrict row = c + i * ldc + j0;
-    for (int o = 0; o < chain.count; ++o) {
+    float* __restrict row = c + (i - i0) * ldc;
+    for (int o = 0; o < count; ++o) {
       const PostOpChain::Op& op = chain.ops[static_cast<std::size_t>(o)];
       switch (op.kind) {
         case PostOpKind::Bias:
@@ -110,6 +152,8 @@ void apply_post_ops(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0,
         case PostOpKind::Silu:
           for (int64_t j = 0; j < w; ++j) row[j] = post_sigmoid_times(row[j], row[j]);
           break;
+        case PostOpKind::SwiGlu:
+        case PostOpKind::Store: post_output(op, row, i, j0, w); break;
       }
     }
   }

@@ -120,8 +120,8 @@ using PackBFn = void (*)(int64_t k, int64_t n, const float* b, int64_t b_rs, int
 using TransposeFn = void (*)(int64_t rows, int64_t cols, const float* src, int64_t ld, float* out,
                              int64_t out_ld);
 
-// The fused epilogue on rows [i0, i1) x columns [j0, j1) of a normalised C (element (i, j) at
-// c[i * ldc + j]; kernels/post_ops_impl.hpp).
+// The fused epilogue on rows [i0, i1) x columns [j0, j1) of a normalised C, c the block's first
+// element (element (i, j) at c[(i - i0) * ldc + (j - j0)]; kernels/post_ops_impl.hpp).
 using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0, int64_t i1,
                            int64_t j0, int64_t j1);
 
