@@ -2,7 +2,8 @@
 // post-op lists, adaptcore's GEMM alone, with the list fused (CallOptions::post_ops), and the
 // GEMM followed by a separate pass applying the list (a second call, k = 0, beta = 1: the same
 // vectorised code, C read and written again), against oneDNN's matmul alone and with the same
-// list as its post-ops. Weights rotate over buffers filling --pool-mib (each call finds its B in
+// list as its post-ops (oneDNN has no SwiGLU or second output: those rows compare with the
+// pass only). Weights rotate over buffers filling --pool-mib (each call finds its B in
 // memory, as a model's layers do); A, C and the post-op data are the same buffers every call.
 //
 //   adaptcore_bench_epilogue [--threads T] [--max-gflop G] [--pool-mib P] [--seconds S]
@@ -28,6 +29,10 @@ using adaptcore::PostOpKind;
 struct Chain {
   const char* name;
   std::vector<PostOpKind> kinds;
+  // An output operation last (SwiGlu or Store, out_type), which oneDNN's post-ops lack: its
+  // dnn columns stay empty.
+  bool output = false;
+  adaptcore::OutputType out_type = adaptcore::OutputType::F32;
 };
 
 double median_time(const std::function<void(std::size_t)>& call, double seconds) {
@@ -84,6 +89,8 @@ int main(int argc, char** argv) {
       {"bias+silu", {PostOpKind::Bias, PostOpKind::Silu}},
       {"bias+relu", {PostOpKind::Bias, PostOpKind::Relu}},
       {"residual", {PostOpKind::Residual}},
+      {"swiglu", {PostOpKind::SwiGlu}, true},
+      {"bias+bf16_out", {PostOpKind::Bias, PostOpKind::Store}, true, adaptcore::OutputType::Bf16},
   };
   const int64_t ms[] = {1, 4, 16, 64, 256, 512};
   const std::pair<int64_t, int64_t> nks[] = {{4096, 4096}, {11008, 4096}, {4096, 11008}};
@@ -107,7 +114,8 @@ int main(int argc, char** argv) {
       }
       const std::size_t mn = static_cast<std::size_t>(m * n);
       am::FloatBuffer a = am::make_buffer(static_cast<std::size_t>(m * k)), c = am::make_buffer(mn),
-                      r = am::make_buffer(mn), bias = am::make_buffer(static_cast<std::size_t>(n));
+                      r = am::make_buffer(mn), bias = am::make_buffer(static_cast<std::size_t>(n)),
+                      out = am::make_buffer(mn);
       am::fill_uniform(a.get(), static_cast<std::size_t>(m * k), 1);
       am::fill_uniform(r.get(), mn, 2);
       am::fill_uniform(bias.get(), static_cast<std::size_t>(n), 3);
@@ -125,6 +133,10 @@ int main(int argc, char** argv) {
           op.kind = kd;
           if (kd == PostOpKind::Bias) op.data = bias.get();
           if (kd == PostOpKind::Residual) op.data = r.get(), op.ld = n;
+          if (kd == PostOpKind::SwiGlu || kd == PostOpKind::Store) {
+            op.out = out.get(), op.out_type = ch.out_type;
+            op.ld = kd == PostOpKind::SwiGlu ? n / 2 : n;
+          }
           ops.push_back(op);
           dops.push_back({static_cast<int>(kd), op.data, op.ld});
         }
@@ -143,7 +155,7 @@ int main(int argc, char** argv) {
             },
             seconds);
         double t_dnn = 0, t_dnn_po = 0;
-        if (dnn != nullptr) {
+        if (dnn != nullptr && !ch.output) {
           auto call = [&](std::size_t i) {
             return adaptcore::bench::GemmCall{m, n,       k, false,   false, a.get(),
                                               k, b_of(i), n, c.get(), n};

@@ -240,7 +240,8 @@ TEST(PackedWeights, Errors) {
               Status::InvalidArgument);
   EXPECT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 8, b.data(), 7, w, {}, ctx),
             Status::InvalidLeadingDimension);
-  EXPECT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 8, nullptr, 8, w, {}, ctx),
+  EXPECT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 8, static_cast<const float*>(nullptr), 8,
+                         w, {}, ctx),
             Status::NullPointer);
   EXPECT_EQ(pack_weights(Layout::RowMajor, Trans::No, int64_t{1} << 62, 8, b.data(), 8, w, {}, ctx),
             Status::SizeOverflow);

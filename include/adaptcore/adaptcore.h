@@ -245,6 +245,22 @@ AC_API int ac_packed_panel_cols(ac_packed_t packed) AC_NOEXCEPT;
 AC_API ac_status_t ac_gemm_packed(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
                                   const float* A, int64_t lda, ac_packed_t B, float beta, float* C,
                                   int64_t ldc) AC_NOEXCEPT;
+/* bf16 weights (adaptcore::pack_weights from bf16; docs/PACKED.md, "bf16"): packed once for the
+ * bf16 kernels, then C = alpha * op(A) * op(B) + beta * C with bf16 A and an fp32 or bf16 C
+ * (rounded once), post-ops as ac_sgemm_post (ops may be NULL with op_count 0). An fp32 call on a
+ * bf16 handle, or a bf16 call on an fp32 one, is AC_STATUS_INVALID_ARGUMENT. */
+AC_API ac_status_t ac_pack_weights_bf16(ac_layout_t layout, ac_transpose_t transb, int64_t k,
+                                        int64_t n, const uint16_t* B, int64_t ldb,
+                                        const int64_t* m_values, const double* m_weights,
+                                        int64_t m_count, ac_packed_t* out) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed_bf16bf16f32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                              float alpha, const uint16_t* A, int64_t lda,
+                                              ac_packed_t B, float beta, float* C, int64_t ldc,
+                                              const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed_bf16bf16bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                               float alpha, const uint16_t* A, int64_t lda,
+                                               ac_packed_t B, float beta, uint16_t* C, int64_t ldc,
+                                               const ac_post_op* ops, int op_count) AC_NOEXCEPT;
 /* ac_gemm_packed with a fused epilogue (ac_post_op). */
 AC_API ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                                        float alpha, const float* A, int64_t lda, ac_packed_t B,

@@ -325,11 +325,16 @@ class PackedWeights {
   PackedWeights& operator=(const PackedWeights&) = delete;
 
   bool valid() const noexcept { return impl_ != nullptr; }
-  int64_t k() const noexcept;                 // depth (rows of op(B)); 0 when empty
-  int64_t n() const noexcept;                 // output columns; 0 when empty
-  int panel_cols() const noexcept;            // nr, the columns of a panel; 0 when empty
-  Isa isa() const noexcept;                   // the path whose tiles the panels are cut for
-  std::size_t packed_bytes() const noexcept;  // bytes of the panels (k * n * 4, aligned to 64)
+  int64_t k() const noexcept;       // depth (rows of op(B)); 0 when empty
+  int64_t n() const noexcept;       // output columns; 0 when empty
+  int panel_cols() const noexcept;  // nr, the columns of a panel; 0 when empty
+  Isa isa() const noexcept;         // the path whose tiles the panels are cut for
+  // Bytes of the panels: fp32 k * n * 4; bf16 ceil(k / 2) * round_up(n, panel_cols()) * 4 (on
+  // CPUs without AVX512-BF16, whose bf16 path runs the fp32 kernels: k * round_up(n, nr) * 4);
+  // aligned to 64.
+  std::size_t packed_bytes() const noexcept;
+  bool holds_bf16() const noexcept;  // bf16 weights (pack_weights from bf16), for gemm_packed
+                                     // with bf16 activations
 
  private:
   friend struct detail::InternalAccess;
@@ -345,6 +350,12 @@ class PackedWeights {
 Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const float* b, int64_t ldb,
                     PackedWeights& out, const PackOptions& options = {},
                     Context& ctx = default_context()) noexcept;
+// bf16 weights, packed for the context's bf16 kernels (docs/PACKED.md, "bf16"): the panels of
+// the dot-product tiles (pairs of depth values in 32-bit words, every panel nr words wide: the
+// last padded with zeros to a whole panel). The same checks.
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const bf16* b, int64_t ldb,
+                    PackedWeights& out, const PackOptions& options = {},
+                    Context& ctx = default_context()) noexcept;
 
 // C = alpha * op(A) * op(B) + beta * C with op(B) the packed weights: op(A) m x k, C m x n,
 // both row-major (Layout::RowMajor; a column-major call is InvalidLayout). Any m >= 0 (0
@@ -357,6 +368,16 @@ Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const fl
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const float* a, int64_t lda,
                    const PackedWeights& b, float beta, float* c, int64_t ldc,
                    const CallOptions& options, Context& ctx = default_context()) noexcept;
+// bf16 activations on bf16 weights (holds_bf16()), fp32 accumulation, an fp32 or bf16 C (rounded
+// once), as gemm_bf16 computes them; the same statuses (a handle of the other type:
+// InvalidArgument, as an fp32 call on a bf16 handle). A context whose bf16 kernels differ from
+// the handle's (another ISA path, or native against converted) is InvalidArgument.
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a, int64_t lda,
+                   const PackedWeights& b, float beta, bf16* c, int64_t ldc,
+                   const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
 
 // ---- Grouped GEMM for Mixture-of-Experts (fp32 prepacked weights, docs/GROUPED.md).
 //

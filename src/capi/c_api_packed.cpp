@@ -5,15 +5,20 @@
 #include "capi/c_context.hpp"
 #include "capi/c_packed_handle.hpp"
 
+#include <type_traits>
+
 namespace {
 
 using adaptcore::Context;
+using adaptcore::capi::as_bf16;
 using adaptcore::capi::make_handle;
 using adaptcore::capi::on_context;
 using adaptcore::capi::to_c;
 using adaptcore::capi::to_cpp;
 
-ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n, const float* B,
+// B: const float* or the bf16 bit patterns as const adaptcore::bf16*.
+template <class BType>
+ac_status_t pack(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n, const BType* B,
                  int64_t ldb, const int64_t* m_values, const double* m_weights, int64_t m_count,
                  ac_packed_t* out, Context& ctx) noexcept {
   if (out == nullptr) return AC_STATUS_NULL_POINTER;
@@ -40,9 +45,48 @@ ac_status_t run(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alph
                                      C, ldc, o, ctx));
 }
 
+// bf16 activations, C float* or the bf16 bit patterns as uint16_t*.
+template <class CType>
+ac_status_t run_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m, float alpha,
+                     const uint16_t* A, int64_t lda, ac_packed_t B, float beta, CType* C,
+                     int64_t ldc, const ac_post_op* ops, int op_count) noexcept {
+  if (B == nullptr) return AC_STATUS_NULL_POINTER;
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
+  if constexpr (std::is_same_v<CType, float>)
+    return to_c(adaptcore::gemm_packed(to_cpp(layout), to_cpp(transa), m, alpha, as_bf16(A), lda,
+                                       B->w, beta, C, ldc, o, adaptcore::default_context()));
+  else
+    return to_c(adaptcore::gemm_packed(to_cpp(layout), to_cpp(transa), m, alpha, as_bf16(A), lda,
+                                       B->w, beta, as_bf16(C), ldc, o,
+                                       adaptcore::default_context()));
+}
+
 }  // namespace
 
 extern "C" {
+
+ac_status_t ac_pack_weights_bf16(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
+                                 const uint16_t* B, int64_t ldb, const int64_t* m_values,
+                                 const double* m_weights, int64_t m_count,
+                                 ac_packed_t* out) noexcept {
+  return pack(layout, transb, k, n, as_bf16(B), ldb, m_values, m_weights, m_count, out,
+              adaptcore::default_context());
+}
+
+ac_status_t ac_gemm_packed_bf16bf16f32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                       float alpha, const uint16_t* A, int64_t lda, ac_packed_t B,
+                                       float beta, float* C, int64_t ldc, const ac_post_op* ops,
+                                       int op_count) noexcept {
+  return run_bf16(layout, transa, m, alpha, A, lda, B, beta, C, ldc, ops, op_count);
+}
+
+ac_status_t ac_gemm_packed_bf16bf16bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                        float alpha, const uint16_t* A, int64_t lda, ac_packed_t B,
+                                        float beta, uint16_t* C, int64_t ldc, const ac_post_op* ops,
+                                        int op_count) noexcept {
+  return run_bf16(layout, transa, m, alpha, A, lda, B, beta, C, ldc, ops, op_count);
+}
 
 ac_status_t ac_pack_weights(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
                             const float* B, int64_t ldb, const int64_t* m_values,

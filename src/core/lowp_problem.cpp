@@ -80,6 +80,7 @@ ShapeKey make_key(const LowpProblem& p, Isa isa, int threads) noexcept {
   key.isa = isa;
   key.threads = threads;
   key.dtype = p.dtype();
+  key.b_panel_nr = static_cast<std::uint8_t>(p.b_panel_nr);
   return key;
 }
 

@@ -50,6 +50,9 @@ struct LowpProblem {
   // bf16 inputs with an fp32 C only: the fused epilogue, normalised to this problem's C (the
   // caller's transposed for a column-major C), owned by the entry point (null: none).
   const struct PostOpChain* post = nullptr;
+  // B prepacked (PackedWeights of bf16): b.ptr the handle's panels of b_panel_nr columns
+  // (core/packed_weights.hpp), read in place by the packed register tiles. 0: B as stored.
+  int b_panel_nr = 0;
 
   DType dtype() const noexcept { return dtype_of(kind); }
   bool bf16_out() const noexcept { return kind == LowpKind::Bf16Bf16; }

@@ -13,10 +13,11 @@
 
 namespace adaptcore {
 
-std::unique_ptr<float, FreeDeleter> weight_storage(int64_t k, int64_t n) {
+std::unique_ptr<float, FreeDeleter> weight_storage(int64_t rows, int64_t cols) {
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
   const std::size_t bytes =
-      (static_cast<std::size_t>(k) * static_cast<std::size_t>(n) * sizeof(float) + 63) / 64 * 64;
+      (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(float) + 63) / 64 *
+      64;
   void* p = nullptr;
   const std::size_t align = bytes >= kHugePage ? kHugePage : 64;
   if (posix_memalign(&p, align, bytes) != 0 || p == nullptr) throw std::bad_alloc();
@@ -60,6 +61,7 @@ Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, 
   if (m < 0) return Status::InvalidDimension;
   const detail::PackedWeightsImpl* pw = detail::impl_of(w);
   if (pw == nullptr) return Status::NullPointer;
+  if (pw->dtype != DType::F32) return Status::InvalidArgument;
   const int64_t k = pw->k, n = pw->n;
   const bool ta = transa != Trans::No;
   if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
@@ -72,6 +74,48 @@ Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, 
   if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
   GemmProblem p = packed_problem(m, n, k, ta, lda, ldc, pw->nr);
   p.a = a, p.b = pw->data.get(), p.c = c;
+  p.alpha = alpha, p.beta = beta;
+  out = p;
+  return Status::Ok;
+}
+
+LowpProblem packed_lowp_problem(LowpKind kind, int64_t m, int64_t n, int64_t k, bool trans_a,
+                                int64_t lda, int64_t ldc, int nr) noexcept {
+  LowpProblem p;
+  p.kind = kind;
+  p.m = m, p.n = n, p.k = k;
+  p.a.rs = trans_a ? 1 : lda, p.a.cs = trans_a ? lda : 1;
+  if (m == 1) p.a.rs = 1;
+  if (k == 1) p.a.cs = 1;
+  p.b.rs = nr, p.b.cs = 1;
+  p.b_panel_nr = nr;
+  p.ldc = ldc;
+  return p;
+}
+
+Status make_packed_lowp_problem(LowpKind kind, Layout layout, Trans transa, int64_t m, float alpha,
+                                const void* a, int64_t lda, const PackedWeights& w, float beta,
+                                void* c, int64_t ldc, LowpProblem& out) noexcept {
+  if (!valid_layout(layout)) return Status::InvalidLayout;
+  if (layout != Layout::RowMajor) return Status::InvalidLayout;
+  if (!valid_trans(transa)) return Status::InvalidTranspose;
+  if (m < 0) return Status::InvalidDimension;
+  const detail::PackedWeightsImpl* pw = detail::impl_of(w);
+  if (pw == nullptr) return Status::NullPointer;
+  if (pw->dtype != dtype_of(kind)) return Status::InvalidArgument;
+  const int64_t k = pw->k, n = pw->n;
+  const bool ta = transa != Trans::No;
+  if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
+    return Status::InvalidLeadingDimension;
+  const ByteOperand A = stored_operand(a, m, k, true, ta, lda, 2);
+  const ByteOperand C =
+      stored_operand(c, m, n, true, false, ldc, kind == LowpKind::Bf16Bf16 ? 2 : 4);
+  const auto len = static_cast<int64_t>(pw->bytes());
+  const ByteOperand B{pw->data.get(), 1, len, len, 1, 1};
+  const bool reads_ab = m > 0 && alpha != 0.0f;
+  if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
+  LowpProblem p = packed_lowp_problem(kind, m, n, k, ta, lda, ldc, pw->nr);
+  p.a.ptr = a, p.b.ptr = pw->data.get(), p.c = c;
   p.alpha = alpha, p.beta = beta;
   out = p;
   return Status::Ok;
@@ -94,5 +138,6 @@ int64_t PackedWeights::n() const noexcept { return impl_ ? impl_->n : 0; }
 int PackedWeights::panel_cols() const noexcept { return impl_ ? impl_->nr : 0; }
 Isa PackedWeights::isa() const noexcept { return impl_ ? impl_->isa : Isa::Auto; }
 std::size_t PackedWeights::packed_bytes() const noexcept { return impl_ ? impl_->bytes() : 0; }
+bool PackedWeights::holds_bf16() const noexcept { return impl_ && impl_->dtype == DType::Bf16; }
 
 }  // namespace adaptcore

@@ -14,7 +14,9 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/aligned_array.hpp"
+#include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
+#include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore::detail {
@@ -23,12 +25,20 @@ struct PackedWeightsImpl {
   int64_t k = 0, n = 0;
   int nr = 0;
   Isa isa = Isa::Generic;
-  // k * n floats: 64-byte aligned, and from 2 MiB on on a 2 MiB boundary with its whole 2 MiB
-  // pages asked to be huge pages (madvise), the rest (at most 2 MiB) in ordinary pages.
+  // F32: the fp32 panels above. Bf16: the low-precision table `lowp`'s packed-B panels over the
+  // whole depth, every panel nr words wide (the last padded with zeros: those kernels read whole
+  // panels), ceil(k / group) words deep, a depth block [pc, pc + kc) of panel q at
+  // q * nr * words_deep + pc / group * nr words.
+  DType dtype = DType::F32;
+  const kernels::LowpKernels* lowp = nullptr;
+  // The storage: rows x cols 32-bit words (fp32: k x n; bf16: ceil(k / group) x
+  // round_up(n, nr)), 64-byte aligned, and from 2 MiB on on a 2 MiB boundary with its whole
+  // 2 MiB pages asked to be huge pages (madvise), the rest (at most 2 MiB) in ordinary pages.
+  int64_t rows = 0, cols = 0;
   std::unique_ptr<float, FreeDeleter> data;
 
   std::size_t bytes() const noexcept {
-    return (static_cast<std::size_t>(k) * static_cast<std::size_t>(n) * 4 + 63) / 64 * 64;
+    return (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * 4 + 63) / 64 * 64;
   }
 };
 
@@ -36,10 +46,10 @@ struct PackedWeightsImpl {
 
 namespace adaptcore {
 
-// Storage for k * n packed floats (PackedWeightsImpl::data); throws bad_alloc. A stream of
+// Storage for rows * cols packed words (PackedWeightsImpl::data); throws bad_alloc. A stream of
 // weights through huge pages runs 1.4x faster from DRAM (one core, 1 x 24576 x 4096: 33 against
 // 24 GB/s): the prefetchers follow a run beyond 4 KiB boundaries, and no page walk interrupts it.
-std::unique_ptr<float, FreeDeleter> weight_storage(int64_t k, int64_t n);
+std::unique_ptr<float, FreeDeleter> weight_storage(int64_t rows, int64_t cols);
 
 // Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
 // out (k * n floats): whole panels by the path's B packer, the last one by columns.
@@ -59,5 +69,14 @@ GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, bool trans_a, int64_
 Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
                            int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
                            GemmProblem& out) noexcept;
+
+// The bf16 counterparts: the problem of a call on bf16 panels (operands null as above; kind
+// Bf16F32 or Bf16Bf16), and the validation of a call (the same checks; a handle of another
+// type, here or in make_packed_problem, is InvalidArgument).
+LowpProblem packed_lowp_problem(LowpKind kind, int64_t m, int64_t n, int64_t k, bool trans_a,
+                                int64_t lda, int64_t ldc, int nr) noexcept;
+Status make_packed_lowp_problem(LowpKind kind, Layout layout, Trans transa, int64_t m, float alpha,
+                                const void* a, int64_t lda, const PackedWeights& w, float beta,
+                                void* c, int64_t ldc, LowpProblem& out) noexcept;
 
 }  // namespace adaptcore

@@ -5,6 +5,7 @@
 #include "core/post_ops.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/lowp_call.hpp"
 #include "exec/post_op_pass.hpp"
 
 namespace adaptcore {
@@ -29,7 +30,7 @@ std::int32_t wrapping_add(std::int32_t a, std::int32_t b) noexcept {
 
 // C(i, j) += offset, one pass over C in memory order; rows and columns are those of the
 // caller's m x n C in its layout.
-void add_c_offset(const LowpCall& call, const COffset& co) noexcept {
+void add_c_offset(const CallerC& call, const COffset& co) noexcept {
   auto* c = static_cast<std::int32_t*>(call.c);
   const bool row_major = call.layout == Layout::RowMajor;
   const int64_t lines = row_major ? call.m : call.n, length = row_major ? call.n : call.m;
@@ -58,16 +59,12 @@ CElement c_element(LowpKind k) noexcept {
   return CElement::S32;
 }
 
-// Validation, then the call: the post-ops fused into the epilogue where its blocks allow, else
-// (an int8 C offset, which comes first; a SwiGlu along a column-major C's columns) as a pass
-// over the finished C.
-Status run(const LowpCall& call, Context& ctx, const COffset& co = {},
-           const CallOptions& options = {}) noexcept {
-  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
-  LowpProblem prob;
-  Status s = make_lowp_problem(call, prob);
+}  // namespace
+
+Status detail::run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
+                        const CallOptions& options, Context& ctx) noexcept {
+  Status s = check_c_offset(co);
   if (s != Status::Ok) return s;
-  if (s = check_c_offset(co); s != Status::Ok) return s;
   PostOpChain chain;
   const bool row = call.layout == Layout::RowMajor;
   const CElement element = c_element(call.kind);
@@ -94,6 +91,18 @@ Status run(const LowpCall& call, Context& ctx, const COffset& co = {},
                                   .front = as_pass,
                                   .last = true});
   return Status::Ok;
+}
+
+namespace {
+
+// Validation, then the one low-precision call path.
+Status run(const LowpCall& call, Context& ctx, const COffset& co = {},
+           const CallOptions& options = {}) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  LowpProblem prob;
+  if (const Status s = make_lowp_problem(call, prob); s != Status::Ok) return s;
+  return detail::run_lowp(prob, CallerC{call.kind, call.layout, call.m, call.n, call.c, call.ldc},
+                          co, options, ctx);
 }
 
 LowpCall bf16_call(LowpKind kind, Layout layout, Trans ta, Trans tb, int64_t m, int64_t n,

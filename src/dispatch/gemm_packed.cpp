@@ -3,6 +3,7 @@
 // context's one call path (docs/PACKED.md).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "adaptcore/adaptcore.hpp"
@@ -23,7 +24,9 @@ constexpr int64_t kDefaultRows[] = {1, 8, 64, 512};
 // The largest expected M the planner is asked about (a plan file's bound on a dimension).
 constexpr int64_t kMaxHintRows = int64_t{1} << 40;
 
-Status check_options(const PackOptions& o) noexcept {
+}  // namespace
+
+Status check_pack_options(const PackOptions& o) noexcept {
   for (const int64_t m : o.m_values)
     if (m < 1 || m > kMaxHintRows) return Status::InvalidArgument;
   if (!o.m_weights.empty() && o.m_weights.size() != o.m_values.size())
@@ -36,6 +39,8 @@ Status check_options(const PackOptions& o) noexcept {
   if (!o.m_weights.empty() && !(total > 0.0)) return Status::InvalidArgument;
   return Status::Ok;
 }
+
+namespace {
 
 // The key of M rows of a dense row-major A against panels of nr columns, where the context
 // plans it.
@@ -57,25 +62,33 @@ bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
 // memory unless the context says they stay cached (an inference engine's layers run one after
 // the other).
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& o) {
-  const kernels::IsaKernels& ks = ctx.kernels();
+  std::vector<int> tile_widths;
+  for (const kernels::TileKernels& t : ctx.kernels().tiles) tile_widths.push_back(t.nr);
+  const bool cold = ctx.residency() != Residency::Cached;
+  return packed_panel_width(ctx, tile_widths, o, [&](int64_t m, int nr) {
+    return ctx.plan_for(panel_key(ctx, m, n, k, nr, cold)).predicted_us;
+  });
+}
+
+int packed_panel_width(detail::ContextImpl& ctx, std::span<const int> tile_widths,
+                       const PackOptions& o, const std::function<double(int64_t, int)>& predict) {
+  (void)ctx;
   std::vector<int64_t> rows(o.m_values);
   std::vector<double> weights(o.m_weights);
   if (rows.empty()) rows.assign(std::begin(kDefaultRows), std::end(kDefaultRows));
   if (weights.empty()) weights.assign(rows.size(), 1.0);
-  const bool cold = ctx.residency() != Residency::Cached;
   constexpr double kNone = std::numeric_limits<double>::infinity();
   // times[w][i]: the best plan's predicted time for rows[i] on width widths[w].
   std::vector<int> widths;
   std::vector<std::vector<double>> times;
-  for (const kernels::TileKernels& t : ks.tiles) {
-    if (t.nr > 255 || std::find(widths.begin(), widths.end(), t.nr) != widths.end()) continue;
+  for (const int nr : tile_widths) {
+    if (nr > 255 || std::find(widths.begin(), widths.end(), nr) != widths.end()) continue;
     // Every width has register-tile plans on its panels (candidates_blocked.cpp), so each key
     // is planned once, through the cache the calls will find the plans in.
     std::vector<double> row(rows.size(), kNone);
     for (std::size_t i = 0; i < rows.size(); ++i)
-      if (weights[i] > 0.0)
-        row[i] = ctx.plan_for(panel_key(ctx, rows[i], n, k, t.nr, cold)).predicted_us;
-    widths.push_back(t.nr);
+      if (weights[i] > 0.0) row[i] = predict(rows[i], nr);
+    widths.push_back(nr);
     times.push_back(std::move(row));
   }
   int best_nr = 0;
@@ -116,7 +129,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
   if (!valid_layout(layout)) return Status::InvalidLayout;
   if (!valid_trans(transb)) return Status::InvalidTranspose;
   if (k < 1 || n < 1) return Status::InvalidDimension;
-  if (const Status s = check_options(options); s != Status::Ok) return s;
+  if (const Status s = check_pack_options(options); s != Status::Ok) return s;
   const bool row = layout == Layout::RowMajor, tb = transb != Trans::No;
   if (ldb < min_leading_dim(row, tb, k, n)) return Status::InvalidLeadingDimension;
   const ByteOperand B = stored_operand(b, k, n, row, tb, ldb, 4);
@@ -134,6 +147,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
     w->isa = ks.isa;
     w->nr = packed_panel_width(impl, k, n, options);
     if (w->nr == 0) return Status::InternalError;
+    w->rows = k, w->cols = n;
     w->data = weight_storage(k, n);
     pack_weight_panels(ks, k, n, b, B.rs, B.cs, w->nr, w->data.get());
     out = detail::InternalAccess::make_packed(std::move(w));

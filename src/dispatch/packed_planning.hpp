@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 
 #include "adaptcore/adaptcore.hpp"
 #include "dispatch/context_impl.hpp"
@@ -17,5 +19,12 @@ namespace adaptcore {
 bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept;
 
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& options);
+// The rule itself over candidate widths, predict(m, nr) the best plan's time for m rows on
+// panels nr wide (the bf16 handles' widths are their table's tiles).
+int packed_panel_width(detail::ContextImpl& ctx, std::span<const int> tile_widths,
+                       const PackOptions& options,
+                       const std::function<double(int64_t, int)>& predict);
+// The checks of PackOptions (InvalidArgument).
+Status check_pack_options(const PackOptions& o) noexcept;
 
 }  // namespace adaptcore

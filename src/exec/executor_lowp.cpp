@@ -26,6 +26,17 @@ ByteMatrix bytes_of(const LowpSide& s, int64_t eb) {
   return {static_cast<const unsigned char*>(s.ptr), s.rs, s.cs, eb};
 }
 
+// Prepacked B (LowpProblem::b_panel_nr): the handle's panels as 32-bit words, ceil(k / group)
+// deep, every panel whole (core/packed_weights.hpp).
+ByteMatrix panels_of(const LowpProblem& g, int group) {
+  ByteMatrix m{static_cast<const unsigned char*>(g.b.ptr), g.b_panel_nr, 1, 4};
+  m.panel_nr = g.b_panel_nr;
+  m.depth = ceil_div(g.k, int64_t{group});
+  m.cols = round_up(g.n, int64_t{g.b_panel_nr});
+  m.panel_group = group;
+  return m;
+}
+
 // The path's fp32 packer where the plan packs A as words (APacking::Words) and the operand
 // allows it: what the key cannot say, A's address on a 4-byte boundary and bytes that need no
 // flip (an s8 A read as u8), besides the row-major, word-aligned rows the key does say (a
@@ -50,14 +61,14 @@ class LowpOp {
          const LowpEpilogue& epilogue, const EpilogueBuffers& buffers) noexcept
       : group(ks.group),
         a(bytes_of(g.a, input_bytes(g.dtype()))),
-        b(bytes_of(g.b, input_bytes(g.dtype()))),
+        b(g.b_panel_nr > 0 ? panels_of(g, ks.group) : bytes_of(g.b, input_bytes(g.dtype()))),
         g_(g),
         ks_(ks),
         epilogue_(epilogue),
         store_(epilogue.store()),
         buffers_(buffers),
         tile_(ks.tiles[static_cast<std::size_t>(p.tile)]),
-        direct_(p.is_dot() || p.pack_b ? nullptr : ks.direct_b),
+        direct_(p.is_dot() || p.pack_b || g.b_panel_nr > 0 ? nullptr : ks.direct_b),
         words_(p.is_dot() ? nullptr : word_packer(p, g, ks, a.eb)),
         colsum_(epilogue.needs_colsum() ? buffers.colsum : nullptr),
         mr_(p.mr),
@@ -178,6 +189,13 @@ bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernel
     return ks.dot != nullptr && g.a.cs == 1 && g.b.rs == 1 && p.mr == kernels::kLowpDotMr &&
            p.nr == kernels::kLowpDotNr;
   if (!p.pack_a) return false;
+  if (g.b_panel_nr > 0) {  // the packed tiles of the panels' width, reading them in place
+    if (p.pack_b || p.is_dot() || p.nr != g.b_panel_nr || p.tile < 0 ||
+        static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+      return false;
+    const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
+    return p.mr == tile.mr && p.nr == tile.nr && (p.kc % ks.group == 0 || p.kc >= g.k);
+  }
   if (!p.pack_b)
     return ks.direct_b != nullptr && g.b.cs == 1 && p.mr == ks.direct_b->mr &&
            p.nr == ks.direct_b->nr;

@@ -33,16 +33,17 @@ struct ByteMatrix {
   const unsigned char* ptr = nullptr;
   int64_t rs = 1, cs = 1, eb = 4;
   // B prepacked into full-depth panels (GemmProblem::b_panel_nr; 0: strided as above): panels
-  // of panel_nr columns over `depth` k values and `cols` columns, the last as wide as the
-  // columns left; element (r, c) at panel_at(r, c).
-  int64_t panel_nr = 0, depth = 0, cols = 0;
+  // of panel_nr columns over `depth` elements (packed words for low precision, each holding
+  // panel_group k values) and `cols` columns, the last as wide as the columns left; element
+  // (r, c) at panel_at(r, c), r a k value on a group boundary.
+  int64_t panel_nr = 0, depth = 0, cols = 0, panel_group = 1;
   const unsigned char* at(int64_t r, int64_t c) const noexcept {
     return ptr + (r * rs + c * cs) * eb;
   }
   const unsigned char* panel_at(int64_t r, int64_t c) const noexcept {
     const int64_t first = c / panel_nr * panel_nr;
     const int64_t width = std::min(panel_nr, cols - first);
-    return ptr + (first * depth + r * width + (c - first)) * eb;
+    return ptr + (first * depth + r / panel_group * width + (c - first)) * eb;
   }
 };
 

@@ -259,7 +259,7 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
   if (key.b_panel_nr != 0 && (p.pack_b || p.nr != key.b_panel_nr || p.transpose_c))
     return "prepacked B not read in place by tiles of its panels' width";
-  if (!p.pack_b && !cfg.in_place_b) {
+  if (!p.pack_b && !cfg.in_place_b && key.b_panel_nr == 0) {
     if (!cfg.direct_b.exists()) return "B read in place by a path without in-place kernels";
     if (p.tile != 0 || p.mr != cfg.direct_b.mr || p.nr != cfg.direct_b.nr)
       return "mr x nr does not match the in-place tile";

@@ -1,0 +1,28 @@
+// The low-precision call path after validation, shared by the bf16 and int8 entry points and
+// gemm_packed on bf16 weights: the post-op list checked against the caller's C and fused into
+// the epilogue where its blocks allow (else run as a pass), the C offset, the context's run.
+#pragma once
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/lowp_problem.hpp"
+
+namespace adaptcore {
+
+// The caller's C: m x n of the kind's type in `layout`, leading dimension ldc.
+struct CallerC {
+  LowpKind kind = LowpKind::Bf16F32;
+  Layout layout = Layout::RowMajor;
+  int64_t m = 0, n = 0;
+  void* c = nullptr;
+  int64_t ldc = 0;
+};
+
+namespace detail {
+
+// prob: the validated, normalised problem of a call whose C is `call`. The C offset: int8
+// only (check_c_offset's statuses); the post-ops: docs/EPILOGUES.md.
+Status run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
+                const CallOptions& options, Context& ctx) noexcept;
+
+}  // namespace detail
+}  // namespace adaptcore
