@@ -24,6 +24,9 @@ struct Moe {
   std::vector<PackedWeights> packed;
   std::vector<const PackedWeights*> handles;
   std::vector<float> a;  // a_rows x lda
+  // bf16 experts (make_moe's `half`): weights and activations rounded to bf16, a16 A's copy.
+  bool half = false;
+  std::vector<bf16> a16;
   int64_t lda = 0, a_rows = 0;
   bool gathers = false, scatters = false;
   std::vector<int64_t> gather, scatter;  // each with a spare element (non-null when R is 0)
@@ -34,8 +37,10 @@ struct Moe {
 };
 
 Moe make_moe(std::vector<int64_t> rows, int64_t k, int64_t n, bool gather, bool scatter,
-             int64_t tokens, Context& ctx, std::mt19937& rng) {
+             int64_t tokens, Context& ctx, std::mt19937& rng, bool half = false) {
   Moe m;
+  m.half = half;
+  auto value = [&](float x) { return half ? bf16_to_float(float_to_bf16(x)) : x; };
   m.experts = static_cast<int64_t>(rows.size()), m.k = k, m.n = n, m.rows = std::move(rows);
   m.tokens = tokens;
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -43,10 +48,18 @@ Moe make_moe(std::vector<int64_t> rows, int64_t k, int64_t n, bool gather, bool 
   m.packed.resize(m.w.size());
   for (std::size_t e = 0; e < m.w.size(); ++e) {
     m.w[e].resize(static_cast<std::size_t>(k * n));
-    for (float& x : m.w[e]) x = u(rng);
-    EXPECT_EQ(
-        pack_weights(Layout::RowMajor, Trans::No, k, n, m.w[e].data(), n, m.packed[e], {}, ctx),
-        Status::Ok);
+    for (float& x : m.w[e]) x = value(u(rng));
+    if (half) {
+      std::vector<bf16> w16(m.w[e].size());
+      for (std::size_t i = 0; i < w16.size(); ++i) w16[i] = bf16(m.w[e][i]);
+      EXPECT_EQ(
+          pack_weights(Layout::RowMajor, Trans::No, k, n, w16.data(), n, m.packed[e], {}, ctx),
+          Status::Ok);
+    } else {
+      EXPECT_EQ(
+          pack_weights(Layout::RowMajor, Trans::No, k, n, m.w[e].data(), n, m.packed[e], {}, ctx),
+          Status::Ok);
+    }
     m.handles.push_back(m.rows[e] > 0 || e % 2 == 0 ? &m.packed[e] : nullptr);
   }
   const int64_t R = m.routed();
@@ -54,7 +67,9 @@ Moe make_moe(std::vector<int64_t> rows, int64_t k, int64_t n, bool gather, bool 
   m.lda = k + 3;
   m.a_rows = gather ? tokens : R;
   m.a.resize(static_cast<std::size_t>(std::max<int64_t>(m.a_rows, 1) * m.lda));
-  for (float& x : m.a) x = u(rng);
+  for (float& x : m.a) x = value(u(rng));
+  if (half)
+    for (const float x : m.a) m.a16.push_back(bf16(x));
   m.gathers = gather, m.scatters = scatter;
   for (int64_t r = 0; r < R; ++r) {
     m.gather.push_back(tok(rng));
@@ -76,7 +91,8 @@ GroupedGemm call_of(Moe& m, float alpha, float beta) {
   g.expert_rows = m.rows.data();
   g.weights = m.handles.data();
   g.k = m.k, g.n = m.n;
-  g.a = m.a.data(), g.lda = m.lda, g.a_rows = m.a_rows;
+  g.a = m.half ? nullptr : m.a.data(), g.lda = m.lda, g.a_rows = m.a_rows;
+  g.a_bf16 = m.half ? m.a16.data() : nullptr;
   g.gather = m.gathers ? m.gather.data() : nullptr;
   g.c = m.c.data(), g.ldc = m.ldc, g.c_rows = m.c_rows;
   g.scatter = m.scatters ? m.scatter.data() : nullptr;
@@ -208,6 +224,66 @@ TEST(GroupedGemm, MatchesReferenceEverywhere) {
         }
       }
     }
+}
+
+// bf16 experts (bf16 handles, bf16 activations, fp32 C): the random cases on every ISA path and
+// thread count, with alpha / beta, post-ops and a SwiGlu output; mixing handle types fails.
+TEST(GroupedGemm, Bf16Experts) {
+  std::mt19937 rng(17);
+  const std::vector<Case> cases = random_cases(rng, 10);
+  for (const Isa isa : available_isas())
+    for (const int threads : {1, 2, 3}) {
+      auto ctx = make_context(isa, threads);
+      for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+        const Case& c = cases[ci];
+        const float alpha = ci % 3 == 2 ? 0.0f : 1.0f, beta = ci % 2 ? 0.5f : 0.0f;
+        Moe m = make_moe(c.rows, c.k, c.n, c.gather, c.scatter, c.tokens, *ctx, rng, true);
+        std::vector<float> bias(static_cast<std::size_t>(m.n));
+        for (float& b : bias) b = std::uniform_real_distribution<float>(-1, 1)(rng);
+        std::vector<double> ref, bound;
+        reference(m, alpha, beta, bias, true, ref, bound);
+        const PostOp ops[] = {{PostOpKind::Bias, bias.data(), 0},
+                              {PostOpKind::GeluTanh, nullptr, 0}};
+        CallOptions o;
+        o.post_ops = ops, o.post_op_count = 2;
+        ASSERT_EQ(gemm_grouped(call_of(m, alpha, beta), o, *ctx), Status::Ok)
+            << to_string(isa) << " " << ci;
+        const std::string bad = check(m, ref, bound);
+        EXPECT_TRUE(bad.empty()) << to_string(isa) << "/" << threads << "t case " << ci << " k "
+                                 << c.k << " n " << c.n << bad;
+      }
+    }
+  // Handles of two types in one call, or bf16 handles with fp32 activations.
+  Context ctx;
+  Moe m = make_moe({2, 3}, 16, 32, false, false, 0, ctx, rng, true);
+  Moe f = make_moe({2, 3}, 16, 32, false, false, 0, ctx, rng, false);
+  GroupedGemm g = call_of(m, 1.0f, 0.0f);
+  const PackedWeights* mixed[] = {&m.packed[0], &f.packed[1]};
+  g.weights = mixed;
+  EXPECT_EQ(gemm_grouped(g, {}, ctx), Status::InvalidArgument);
+  g = call_of(m, 1.0f, 0.0f);
+  g.a = m.a.data();
+  EXPECT_EQ(gemm_grouped(g, {}, ctx), Status::InvalidArgument);
+  g.a_bf16 = nullptr;  // fp32 activations on bf16 handles
+  EXPECT_EQ(gemm_grouped(g, {}, ctx), Status::InvalidArgument);
+  // The C API: two bf16 experts of ones, one row each.
+  const int64_t k = 4, n = 3;
+  std::vector<std::uint16_t> w(k * n, float_to_bf16(1.0f)), a(2 * k, float_to_bf16(0.5f));
+  ac_packed_t h[2] = {nullptr, nullptr};
+  for (auto& x : h)
+    ASSERT_EQ(
+        ac_pack_weights_bf16(AC_ROW_MAJOR, AC_NO_TRANS, k, n, w.data(), n, nullptr, nullptr, 0, &x),
+        AC_STATUS_OK);
+  const int64_t rows[] = {1, 1};
+  std::vector<float> c(2 * n, 0.0f);
+  ac_grouped_gemm cg{};
+  cg.experts = 2, cg.expert_rows = rows, cg.weights = h, cg.k = k, cg.n = n;
+  cg.A_bf16 = a.data(), cg.lda = k, cg.a_rows = 2;
+  cg.C = c.data(), cg.ldc = n, cg.c_rows = 2;
+  cg.alpha = 1.0f, cg.parts = AC_WQ_TWO_PARTS;
+  ASSERT_EQ(ac_gemm_grouped(&cg, nullptr, 0), AC_STATUS_OK);
+  for (const float x : c) EXPECT_EQ(x, 2.0f);
+  for (auto& x : h) ac_packed_destroy(x);
 }
 
 TEST(GroupedGemm, PostOpsPerRoutedRow) {

@@ -290,6 +290,9 @@ typedef struct ac_grouped_gemm {
    * activations split into `parts` parts; alpha must be 1. */
   const ac_weights_t* quantized_weights;
   ac_wq_parts_t parts;
+  /* bf16 experts (handles of ac_pack_weights_bf16): the bf16 activations instead of A (A NULL);
+   * C stays fp32. Zero-initialise the struct so that fp32 calls leave it NULL. */
+  const uint16_t* A_bf16;
 } ac_grouped_gemm;
 
 /* Runs a grouped call with an optional fused epilogue over each routed row's result (ops may be

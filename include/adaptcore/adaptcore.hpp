@@ -379,7 +379,8 @@ Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf
                    const PackedWeights& b, float beta, bf16* c, int64_t ldc,
                    const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
 
-// ---- Grouped GEMM for Mixture-of-Experts (fp32 prepacked weights, docs/GROUPED.md).
+// ---- Grouped GEMM for Mixture-of-Experts (prepacked fp32 or bf16 weights, or weight-quantized,
+// docs/GROUPED.md).
 //
 // One call runs E experts of the same k and n, expert e on M_e routed rows (zero allowed).
 // Routed rows are numbered in expert order (expert 0's M_0 rows first), R = sum M_e in all.
@@ -414,6 +415,11 @@ struct GroupedGemm {
   // parts as gemm_quantized does; alpha must be 1 (gemm_quantized has none).
   const QuantizedWeights* const* quantized_weights = nullptr;
   ActivationParts parts = ActivationParts::Two;
+  // bf16 experts (`weights` holding bf16, PackedWeights::holds_bf16): the activations are bf16,
+  // given here instead of `a` (same lda, a_rows and gather); C stays fp32 (a Store post-op gives
+  // a bf16 copy). Every handle of a call is of one type (InvalidArgument otherwise, and for bf16
+  // handles with `a`, or fp32 ones with `a_bf16`).
+  const bf16* a_bf16 = nullptr;
 };
 
 // The schedule of a grouped call: its units (an expert's rows over a chunk of its columns, on

@@ -42,6 +42,7 @@ ac_status_t run(const ac_grouped_gemm* call, const ac_post_op* ops, int op_count
     g.c = call->C, g.ldc = call->ldc, g.c_rows = call->c_rows;
     g.scatter = call->scatter, g.scatter_weights = call->scatter_weights;
     g.alpha = call->alpha, g.beta = call->beta;
+    g.a_bf16 = adaptcore::capi::as_bf16(call->A_bf16);
     adaptcore::PostOp list[adaptcore::kMaxPostOps];
     const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
     return to_c(adaptcore::gemm_grouped(g, o, ctx));

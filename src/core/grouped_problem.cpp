@@ -3,6 +3,8 @@
 #include "core/internal_access.hpp"
 #include "core/operand_bytes.hpp"
 
+#include <type_traits>
+
 namespace adaptcore {
 namespace {
 
@@ -35,7 +37,9 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
     const bool scatter = g.scatter != nullptr;
     const bool writes_c = routed > 0 || (scatter && g.c_rows > 0);
     const bool quantized = g.quantized_weights != nullptr;
-    if (routed > 0 && (g.a == nullptr || (g.weights == nullptr && !quantized)))
+    const bool half = g.a_bf16 != nullptr;
+    if (half && (g.a != nullptr || quantized)) return Status::InvalidArgument;
+    if (routed > 0 && ((g.a == nullptr && !half) || (g.weights == nullptr && !quantized)))
       return Status::NullPointer;
     if (writes_c && g.c == nullptr) return Status::NullPointer;
     if (quantized && g.weights != nullptr) return Status::InvalidArgument;
@@ -52,6 +56,8 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
       const auto* w = handle != nullptr ? detail::impl_of(*handle) : nullptr;
       if (w == nullptr) return Status::NullPointer;
       if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
+      if constexpr (std::is_same_v<std::decay_t<decltype(*w)>, detail::PackedWeightsImpl>)
+        if ((w->dtype == DType::Bf16) != half) return Status::InvalidArgument;  // one type
       into[static_cast<std::size_t>(e)] = w;
       return Status::Ok;
     };
@@ -73,16 +79,19 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
     // The rows the call reads of A and writes of C.
     const int64_t a_used = g.gather != nullptr ? g.a_rows : routed;
     const int64_t c_used = scatter ? g.c_rows : routed;
-    const ByteOperand A = stored_operand(g.a, routed > 0 ? a_used : 0, g.k, true, false, g.lda, 4);
+    const void* a_ptr = half ? static_cast<const void*>(g.a_bf16) : g.a;
+    const ByteOperand A =
+        stored_operand(a_ptr, routed > 0 ? a_used : 0, g.k, true, false, g.lda, half ? 2 : 4);
     const ByteOperand C = stored_operand(g.c, writes_c ? c_used : 0, g.n, true, false, g.ldc, 4);
     const int64_t a_len = span_bytes(A), c_len = span_bytes(C);
-    if (a_len < 0 || c_len < 0 || !range_fits(g.a, a_len) || !range_fits(g.c, c_len))
+    if (a_len < 0 || c_len < 0 || !range_fits(a_ptr, a_len) || !range_fits(g.c, c_len))
       return Status::SizeOverflow;
     if (overlaps(C, c_len, A, a_len)) return Status::Aliasing;
     for (const detail::PackedWeightsImpl* w : out.weights) {
       if (w == nullptr) continue;
-      const ByteOperand B{w->data.get(), w->k, w->n, w->n, 1, 4};
-      if (overlaps(C, c_len, B, span_bytes(B))) return Status::Aliasing;
+      const auto len = static_cast<int64_t>(w->bytes());
+      const ByteOperand B{w->data.get(), 1, len, len, 1, 1};
+      if (overlaps(C, c_len, B, len)) return Status::Aliasing;
     }
     for (const detail::QuantizedWeightsImpl* w : out.qweights) {
       if (w == nullptr) continue;
@@ -108,6 +117,7 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
       }
     out.experts = g.experts, out.k = g.k, out.n = g.n, out.routed = routed;
     out.a = g.a, out.lda = g.lda, out.gather = g.gather;
+    out.bf16_experts = half, out.a_bf16 = g.a_bf16;
     out.c = g.c, out.ldc = g.ldc, out.c_rows = g.c_rows;
     out.scatter = g.scatter, out.scatter_weights = g.scatter_weights;
     out.alpha = g.alpha, out.beta = g.beta;

@@ -22,6 +22,9 @@ struct GroupedProblem {
   std::vector<const detail::PackedWeightsImpl*> weights;
   std::vector<const detail::QuantizedWeightsImpl*> qweights;
   int parts = 2;
+  // bf16 experts: `weights` hold bf16 panels, the activations are a_bf16 (a null).
+  bool bf16_experts = false;
+  const bf16* a_bf16 = nullptr;
   const float* a = nullptr;
   int64_t lda = 0;
   const int64_t* gather = nullptr;

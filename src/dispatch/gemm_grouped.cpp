@@ -39,8 +39,11 @@ Status prepare(const GroupedGemm& call, const CallOptions& options, detail::Cont
   if (const Status s = make_grouped_problem(call, options, out.g); s != Status::Ok) return s;
   const GroupedProblem& g = out.g;
   const kernels::IsaKernels& ks = ctx.kernels();
+  // fp32 panels need a tile of their width; bf16 panels the very table they were packed for.
+  const kernels::LowpKernels* lks = ctx.lowp_kernels(DType::Bf16, ks.isa);
   for (const detail::PackedWeightsImpl* w : g.weights)
-    if (w != nullptr && !has_tile_of_width(ks, w->nr)) return Status::InvalidArgument;
+    if (w != nullptr && (w->dtype == DType::Bf16 ? w->lowp != lks : !has_tile_of_width(ks, w->nr)))
+      return Status::InvalidArgument;
   out.cores = std::max(1, ctx.threads());
   const bool cold = weights_cold(ctx, options.residency);
   const int64_t lda = g.gather != nullptr ? grouped_row_stride(g.k) : g.lda;
@@ -53,6 +56,9 @@ Status prepare(const GroupedGemm& call, const CallOptions& options, detail::Cont
     ShapeKey key =
         g.quantized()
             ? make_key(unit_wq_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa, 1)
+        : g.bf16_experts
+            ? make_key(unit_lowp_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa,
+                       1)
             : make_key(unit_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa, 1);
     key.cold = cold;
     return ctx.plan_for(key);
@@ -112,7 +118,8 @@ Status gemm_grouped(const GroupedGemm& call, const CallOptions& options, Context
     std::vector<double> measured(static_cast<std::size_t>(s.cores), 0.0);
     const Status st =
         execute_grouped(s.g, s.units, s.cores, impl.kernels(), impl.wq_kernels(impl.isa()),
-                        impl.pool(), busiest, schedule != nullptr ? measured.data() : nullptr);
+                        impl.lowp_kernels(DType::Bf16, impl.isa()), impl.pool(), busiest,
+                        schedule != nullptr ? measured.data() : nullptr);
     if (st == Status::Ok && schedule != nullptr) {
       fill_schedule(s, *schedule);
       schedule->core_measured_us = std::move(measured);

@@ -7,6 +7,7 @@
 
 #include "core/int_math.hpp"
 #include "exec/executor.hpp"
+#include "exec/executor_lowp.hpp"
 #include "exec/executor_wq.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/workspace.hpp"
@@ -89,9 +90,25 @@ WqProblem unit_wq_problem(const GroupedProblem& g, int64_t e, int64_t col0, int6
   return p;
 }
 
+LowpProblem unit_lowp_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
+                              const bf16* a, int64_t lda, float* c, int64_t ldc,
+                              float beta) noexcept {
+  const detail::PackedWeightsImpl* w = g.weights[static_cast<std::size_t>(e)];
+  const int64_t row0 = g.first_row[static_cast<std::size_t>(e)];
+  LowpProblem p =
+      packed_lowp_problem(LowpKind::Bf16F32, g.rows(e), cols, g.k, false, lda, ldc, w->nr);
+  p.a.ptr = a != nullptr ? a + row0 * lda : nullptr;
+  // Panel col0 / nr starts that many whole panels (nr words x the depth in words) in.
+  p.b.ptr = reinterpret_cast<const std::uint32_t*>(w->data.get()) + col0 * w->rows;
+  p.c = c != nullptr ? c + row0 * ldc + col0 : nullptr;
+  p.alpha = g.alpha, p.beta = beta;
+  return p;
+}
+
 Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& units, int cores,
                        const kernels::IsaKernels& ks, const kernels::WqKernels& wks,
-                       ThreadPool& pool, double predicted_us, double* core_us) noexcept {
+                       const kernels::LowpKernels* lks, ThreadPool& pool, double predicted_us,
+                       double* core_us) noexcept {
   const bool gather = g.gather != nullptr, scatter = g.scatter != nullptr;
   const int64_t R = g.routed, ldx = grouped_row_stride(g.k), ldy = grouped_row_stride(g.n);
   // Workspace: gathered A (R x ldx), results (R x ldy), the combine's token index (c_rows + 1
@@ -108,14 +125,22 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
   auto* offsets = reinterpret_cast<int64_t*>(y + y_floats);
   int64_t* routed_of = offsets + g.c_rows + 1;
 
+  // bf16 activations are gathered into the same buffer, rows ldx bf16 values apart.
+  const std::size_t eb = g.bf16_experts ? 2 : 4;
+  auto* x16 = reinterpret_cast<bf16*>(x);
   if (gather && R > 0)
-    parallel_slices(pool, cores, R, stream_us(8.0 * static_cast<double>(R * g.k)),
+    parallel_slices(pool, cores, R, stream_us(2.0 * static_cast<double>(eb * R * g.k)),
                     [&](int64_t r0, int64_t r1) {
                       for (int64_t r = r0; r < r1; ++r)
-                        std::memcpy(x + r * ldx, g.a + g.gather[r] * g.lda,
-                                    static_cast<std::size_t>(g.k) * sizeof(float));
+                        if (g.bf16_experts)
+                          std::memcpy(x16 + r * ldx, g.a_bf16 + g.gather[r] * g.lda,
+                                      static_cast<std::size_t>(g.k) * eb);
+                        else
+                          std::memcpy(x + r * ldx, g.a + g.gather[r] * g.lda,
+                                      static_cast<std::size_t>(g.k) * eb);
                     });
   const float* a = gather ? x : g.a;
+  const bf16* a16 = gather ? x16 : g.a_bf16;
   const int64_t lda = gather ? ldx : g.lda;
 
   // The units, each core its own list in order (units arrive grouped by core).
@@ -135,6 +160,18 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
         WqProblem q = unit_wq_problem(g, u.expert, u.col0, u.cols, a, lda, out, ldo, beta);
         if (!g.post.empty()) q.post = &chain;  // applied per finished row block
         const Status s = execute(u.plan, q, wks, pool);
+        if (s != Status::Ok) status[static_cast<std::size_t>(core)].store(static_cast<int>(s));
+        continue;
+      }
+      if (g.bf16_experts) {
+        LowpProblem q = unit_lowp_problem(g, u.expert, u.col0, u.cols, a16, lda, out, ldo, beta);
+        if (!g.post.empty()) q.post = &chain;  // a stage of the epilogue, per finished panel
+        if (g.alpha == 0.0f) {                 // BLAS: A and the weights are not read
+          lowp_trivial(q);
+          if (!g.post.empty()) ks.post_ops(chain, static_cast<float*>(q.c), ldo, 0, q.m, 0, u.cols);
+          continue;
+        }
+        const Status s = execute(u.plan, q, *lks, pool);
         if (s != Status::Ok) status[static_cast<std::size_t>(core)].store(static_cast<int>(s));
         continue;
       }

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "core/grouped_problem.hpp"
+#include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
 #include "core/wq_problem.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
 #include "plan/plan.hpp"
@@ -39,11 +41,18 @@ GemmProblem unit_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64
 WqProblem unit_wq_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
                           const float* a, int64_t lda, float* c, int64_t ldc, float beta) noexcept;
 
-// Runs the units on `cores` tasks (wks: the weight-quantized kernels, for quantized experts).
+// The same for bf16 experts: the chunk's bf16 panels, bf16 activations, an fp32 C.
+LowpProblem unit_lowp_problem(const GroupedProblem& g, int64_t e, int64_t col0, int64_t cols,
+                              const bf16* a, int64_t lda, float* c, int64_t ldc,
+                              float beta) noexcept;
+
+// Runs the units on `cores` tasks (wks: the weight-quantized kernels, for quantized experts;
+// lks: the bf16 kernels, for bf16 experts, else unused).
 // core_us (cores entries, or null): each task's time in the unit phase, measured. predicted_us: the
 // schedule's busiest core (the pool's wake-up rule).
 Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& units, int cores,
                        const kernels::IsaKernels& ks, const kernels::WqKernels& wks,
-                       ThreadPool& pool, double predicted_us, double* core_us) noexcept;
+                       const kernels::LowpKernels* lks, ThreadPool& pool, double predicted_us,
+                       double* core_us) noexcept;
 
 }  // namespace adaptcore
