@@ -29,6 +29,7 @@ struct GroupedSetup {
   std::vector<PackedWeights> packed;
   std::vector<const PackedWeights*> handles;
   std::vector<QuantizedWeights> quantized;  // --dtype w8a16 / w4a16
+  std::vector<bf16> in16;                   // --dtype bf16: the activations
   std::vector<const QuantizedWeights*> qhandles;
   double weight_bytes = 0.0;
   am::FloatBuffer in, out;
@@ -44,12 +45,19 @@ std::vector<int64_t> parse_rows(const std::string& text) {
   return rows;
 }
 
+std::vector<bf16> to_bf16(const float* x, std::size_t count) {
+  std::vector<bf16> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = bf16(x[i]);
+  return out;
+}
+
 std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& shape,
                                          const std::string& dtype_name, const WqArgs& wq,
                                          Context& ctx) {
   DType dtype = DType::F32;
-  if (!parse_dtype(dtype_name, dtype) || (dtype != DType::F32 && !is_weight_quantized(dtype)))
-    throw std::runtime_error("--grouped takes --dtype f32, w8a16 or w4a16");
+  if (!parse_dtype(dtype_name, dtype) ||
+      (dtype != DType::F32 && dtype != DType::Bf16 && !is_weight_quantized(dtype)))
+    throw std::runtime_error("--grouped takes --dtype f32, bf16, w8a16 or w4a16");
   auto s = std::make_unique<GroupedSetup>();
   if (!g.expert_rows.empty()) {
     s->route.expert_rows = parse_rows(g.expert_rows);
@@ -80,7 +88,7 @@ std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& 
                " routing";
   }
   const auto experts = s->route.expert_rows.size();
-  const bool quantized = dtype != DType::F32;
+  const bool quantized = is_weight_quantized(dtype), half = dtype == DType::Bf16;
   const WeightQuantSpec spec{dtype == DType::W4A16 ? WeightFormat::Int4 : WeightFormat::Int8,
                              quantized ? wq_effective_group(dtype, wq) : 0};
   s->packed.resize(experts);
@@ -91,10 +99,18 @@ std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& 
     if (s->route.expert_rows[e] <= 0) continue;
     am::FloatBuffer w = am::make_buffer(static_cast<std::size_t>(s->k * s->n));
     am::fill_uniform(w.get(), static_cast<std::size_t>(s->k * s->n), e + 1);
-    const Status st = quantized ? quantize_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(),
-                                                   s->n, spec, s->quantized[e], ctx)
-                                : pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(),
-                                               s->n, s->packed[e], {}, ctx);
+    Status st;
+    if (quantized) {
+      st = quantize_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(), s->n, spec,
+                            s->quantized[e], ctx);
+    } else if (half) {
+      const std::vector<bf16> w16 = to_bf16(w.get(), static_cast<std::size_t>(s->k * s->n));
+      st = pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, w16.data(), s->n, s->packed[e], {},
+                        ctx);
+    } else {
+      st = pack_weights(Layout::RowMajor, Trans::No, s->k, s->n, w.get(), s->n, s->packed[e], {},
+                        ctx);
+    }
     if (st != Status::Ok) throw std::runtime_error(std::string("packing: ") + to_string(st));
     if (quantized) {
       s->qhandles.back() = &s->quantized[e];
@@ -119,6 +135,10 @@ std::unique_ptr<GroupedSetup> make_setup(const GroupedArgs& g, const ShapeArgs& 
   c.parts = wq.parts == 1 ? ActivationParts::One : ActivationParts::Two;
   c.k = s->k, c.n = s->n;
   c.a = s->in.get(), c.lda = s->k, c.a_rows = in_rows;
+  if (half) {  // bf16 activations
+    s->in16 = to_bf16(s->in.get(), static_cast<std::size_t>(std::max<int64_t>(in_rows, 1) * s->k));
+    c.a = nullptr, c.a_bf16 = s->in16.data();
+  }
   c.gather = s->gather ? s->route.token.data() : nullptr;
   c.c = s->out.get(), c.ldc = s->n, c.c_rows = out_rows;
   c.scatter = s->scatter ? s->route.token.data() : nullptr;

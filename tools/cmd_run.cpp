@@ -79,8 +79,9 @@ void run_run(const RunArgs& args) {
     return;
   }
   if (dtype != DType::F32) {
-    run_lowp(args.ctx, args.shape, dtype,
-             LowpRunOptions{args.reps, args.seconds, args.check, args.peak, args.json});
+    run_lowp(
+        args.ctx, args.shape, dtype,
+        LowpRunOptions{args.reps, args.seconds, args.check, args.peak, args.json, args.packed});
     return;
   }
   const ShapeArgs& s = args.shape;
@@ -235,7 +236,8 @@ void register_run(CLI::App& app) {
   cmd->add_flag("!--no-peak", args->peak, "skip the FMA peak measurement");
   cmd->add_flag("--json", args->json, "machine-readable output");
   cmd->add_flag("--packed", args->packed,
-                "f32: pack B once with pack_weights (time reported apart), then time gemm_packed");
+                "f32, bf16: pack B once with pack_weights (time reported apart), then time "
+                "gemm_packed");
   add_grouped_options(*cmd, args->grouped);
   cmd->add_flag("--cold", args->cold,
                 "w8a16/w4a16: time calls rotating over copies of the weights filling 256 MiB "
@@ -245,8 +247,8 @@ void register_run(CLI::App& app) {
                              true, args->seconds > 0 ? args->seconds : 1.0))
       return;
     require_shape(*cmd);
-    if (args->packed && args->dtype != "f32" && args->dtype != "fp32") {
-      std::cerr << "error: --packed is for --dtype f32\n";
+    if (args->packed && args->dtype != "f32" && args->dtype != "fp32" && args->dtype != "bf16") {
+      std::cerr << "error: --packed is for --dtype f32 or bf16\n";
       throw CLI::RuntimeError(1);
     }
     run_run(*args);

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "core/packed_weights.hpp"
 #include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
@@ -64,7 +65,23 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     b8 = random_bytes<std::int8_t>(b_elems, 2, -128, 127);
     c32.assign(c_elems, 0);
   }
+  // --packed (bf16): the weights packed once (timed apart), every call on the handle.
+  PackedWeights packed;
+  double pack_s = 0.0;
+  if (opt.packed) {
+    Status ps = Status::Ok;
+    pack_s = time_once([&] {
+      ps = pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b16.data(), s.ldb(), packed, {}, *ctx);
+    });
+    if (ps != Status::Ok) {
+      std::cerr << "error: pack_weights failed: " << to_string(ps) << '\n';
+      throw CLI::RuntimeError(2);
+    }
+  }
   auto call = [&] {
+    if (opt.packed)
+      return gemm_packed(Layout::RowMajor, s.ta(), s.m, 1.0f, a16.data(), s.lda(), packed, 0.0f,
+                         cf.data(), s.ldc(), {}, *ctx);
     if (is_bf16)
       return gemm_bf16(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, 1.0f, a16.data(), s.lda(),
                        b16.data(), s.ldb(), 0.0f, cf.data(), s.ldc(), *ctx);
@@ -126,6 +143,9 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   }
   LowpProblem lp;
   shape_problem_lowp(s, dtype, lp);
+  if (opt.packed)
+    lp = packed_lowp_problem(LowpKind::Bf16F32, s.m, s.n, s.k, s.transa, s.lda(), s.ldc(),
+                             packed.panel_cols());
   const Plan plan =
       ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(lp));
   const double med = median(times), best = minimum(times);
@@ -141,6 +161,11 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     j["kernels"] = ks.name;
     j["threads"] = threads;
     j["plan"] = describe(plan);
+    if (opt.packed) {
+      j["panel_cols"] = packed.panel_cols();
+      j["pack_us"] = pack_s * 1e6;
+      j["packed_bytes"] = packed.packed_bytes();
+    }
     j["predicted_us"] = plan.predicted_us;
     j["first_call_us"] = first_s * 1e6;
     j["reps"] = reps;
@@ -160,6 +185,11 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     std::cout << "shape        " << s.str() << "  dtype=" << to_string(dtype) << '\n'
               << "context      isa=" << to_string(ctx->isa()) << " threads=" << threads
               << " kernels=" << ks.name << '\n'
+              << (opt.packed
+                      ? "packed       panels of " + std::to_string(packed.panel_cols()) +
+                            " columns, " + std::to_string(packed.packed_bytes()) +
+                            " bytes, packed once in " + format_fixed(pack_s * 1e6, 1) + " us\n"
+                      : std::string())
               << "plan         " << describe(plan) << "  (" << to_string(plan.cls) << ", "
               << plan.threads() << " thread" << (plan.threads() == 1 ? "" : "s") << ", predicted "
               << format_fixed(plan.predicted_us, 1) << " us)\n"

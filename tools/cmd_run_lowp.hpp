@@ -11,6 +11,7 @@ struct LowpRunOptions {
   bool check = true;
   bool peak = true;
   bool json = false;
+  bool packed = false;  // bf16: B packed once by pack_weights, then gemm_packed
 };
 
 // Times C = A B for the shape on random data (bf16 -> fp32 C, or u8 x s8 -> s32 C), checks

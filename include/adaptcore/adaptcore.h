@@ -261,6 +261,25 @@ AC_API ac_status_t ac_gemm_packed_bf16bf16bf16(ac_layout_t layout, ac_transpose_
                                                float alpha, const uint16_t* A, int64_t lda,
                                                ac_packed_t B, float beta, uint16_t* C, int64_t ldc,
                                                const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+/* int8 weights (s8): packed once for the int8 kernels with their column sums, then
+ * C = (op(A) - a_zp)(B - b_zp) + beta C [+ c_offset] in int32 with u8 (or s8) A, zero points and
+ * C offsets as ac_gemm_u8s8s32, post-ops as ac_gemm_u8s8s32_post (ops may be NULL). */
+AC_API ac_status_t ac_pack_weights_s8(ac_layout_t layout, ac_transpose_t transb, int64_t k,
+                                      int64_t n, const int8_t* B, int64_t ldb,
+                                      const int64_t* m_values, const double* m_weights,
+                                      int64_t m_count, ac_packed_t* out) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed_u8s8s32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                          const uint8_t* A, int64_t lda, const int32_t* a_zp,
+                                          int64_t a_zp_count, ac_packed_t B, const int32_t* b_zp,
+                                          int64_t b_zp_count, int32_t beta, int32_t* C, int64_t ldc,
+                                          ac_offset_t c_offset_kind, const int32_t* c_offset,
+                                          const ac_post_op* ops, int op_count) AC_NOEXCEPT;
+AC_API ac_status_t ac_gemm_packed_s8s8s32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                          const int8_t* A, int64_t lda, const int32_t* a_zp,
+                                          int64_t a_zp_count, ac_packed_t B, const int32_t* b_zp,
+                                          int64_t b_zp_count, int32_t beta, int32_t* C, int64_t ldc,
+                                          ac_offset_t c_offset_kind, const int32_t* c_offset,
+                                          const ac_post_op* ops, int op_count) AC_NOEXCEPT;
 /* ac_gemm_packed with a fused epilogue (ac_post_op). */
 AC_API ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa, int64_t m,
                                        float alpha, const float* A, int64_t lda, ac_packed_t B,

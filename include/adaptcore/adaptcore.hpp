@@ -335,6 +335,8 @@ class PackedWeights {
   std::size_t packed_bytes() const noexcept;
   bool holds_bf16() const noexcept;  // bf16 weights (pack_weights from bf16), for gemm_packed
                                      // with bf16 activations
+  bool holds_int8() const noexcept;  // s8 weights (pack_weights from int8), for gemm_packed
+                                     // with u8 or s8 activations
 
  private:
   friend struct detail::InternalAccess;
@@ -355,6 +357,11 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
 // last padded with zeros to a whole panel). The same checks.
 Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const bf16* b, int64_t ldb,
                     PackedWeights& out, const PackOptions& options = {},
+                    Context& ctx = default_context()) noexcept;
+// s8 weights, packed for the context's int8 kernels (four depth values a word), with their
+// column sums over the whole depth (for a zero point of A). The same checks.
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const std::int8_t* b,
+                    int64_t ldb, PackedWeights& out, const PackOptions& options = {},
                     Context& ctx = default_context()) noexcept;
 
 // C = alpha * op(A) * op(B) + beta * C with op(B) the packed weights: op(A) m x k, C m x n,
@@ -377,6 +384,17 @@ Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf
                    const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
 Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a, int64_t lda,
                    const PackedWeights& b, float beta, bf16* c, int64_t ldc,
+                   const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
+// u8 (or s8) activations on int8 weights (holds_int8()): C = (op(A) - a_zp) (B - b_zp) + beta C
+// [+ c_offset] in int32, as gemm_u8s8s32 / gemm_s8s8s32 compute it, with their checks and
+// post-op rules (a list must end in an output).
+Status gemm_packed(Layout layout, Trans transa, int64_t m, const std::uint8_t* a, int64_t lda,
+                   ZeroPoints a_zp, const PackedWeights& b, ZeroPoints b_zp, std::int32_t beta,
+                   std::int32_t* c, int64_t ldc, COffset c_offset = {},
+                   const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
+Status gemm_packed(Layout layout, Trans transa, int64_t m, const std::int8_t* a, int64_t lda,
+                   ZeroPoints a_zp, const PackedWeights& b, ZeroPoints b_zp, std::int32_t beta,
+                   std::int32_t* c, int64_t ldc, COffset c_offset = {},
                    const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
 
 // ---- Grouped GEMM for Mixture-of-Experts (prepacked fp32 or bf16 weights, or weight-quantized,

@@ -62,9 +62,53 @@ ac_status_t run_bf16(ac_layout_t layout, ac_transpose_t transa, int64_t m, float
                                        adaptcore::default_context()));
 }
 
+// u8 or s8 activations on int8 weights.
+template <class AType>
+ac_status_t run_int8(ac_layout_t layout, ac_transpose_t transa, int64_t m, const AType* A,
+                     int64_t lda, const int32_t* a_zp, int64_t a_zp_count, ac_packed_t B,
+                     const int32_t* b_zp, int64_t b_zp_count, int32_t beta, int32_t* C, int64_t ldc,
+                     ac_offset_t c_offset_kind, const int32_t* c_offset, const ac_post_op* ops,
+                     int op_count) noexcept {
+  if (B == nullptr) return AC_STATUS_NULL_POINTER;
+  adaptcore::PostOp list[adaptcore::kMaxPostOps];
+  const adaptcore::CallOptions o = adaptcore::capi::post_call_options(ops, op_count, list);
+  return to_c(adaptcore::gemm_packed(
+      to_cpp(layout), to_cpp(transa), m, A, lda, adaptcore::ZeroPoints{a_zp, a_zp_count}, B->w,
+      adaptcore::ZeroPoints{b_zp, b_zp_count}, beta, C, ldc,
+      adaptcore::COffset{to_cpp(c_offset_kind), c_offset}, o, adaptcore::default_context()));
+}
+
 }  // namespace
 
 extern "C" {
+
+ac_status_t ac_pack_weights_s8(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
+                               const int8_t* B, int64_t ldb, const int64_t* m_values,
+                               const double* m_weights, int64_t m_count,
+                               ac_packed_t* out) noexcept {
+  return pack(layout, transb, k, n, B, ldb, m_values, m_weights, m_count, out,
+              adaptcore::default_context());
+}
+
+ac_status_t ac_gemm_packed_u8s8s32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                   const uint8_t* A, int64_t lda, const int32_t* a_zp,
+                                   int64_t a_zp_count, ac_packed_t B, const int32_t* b_zp,
+                                   int64_t b_zp_count, int32_t beta, int32_t* C, int64_t ldc,
+                                   ac_offset_t c_offset_kind, const int32_t* c_offset,
+                                   const ac_post_op* ops, int op_count) noexcept {
+  return run_int8(layout, transa, m, A, lda, a_zp, a_zp_count, B, b_zp, b_zp_count, beta, C, ldc,
+                  c_offset_kind, c_offset, ops, op_count);
+}
+
+ac_status_t ac_gemm_packed_s8s8s32(ac_layout_t layout, ac_transpose_t transa, int64_t m,
+                                   const int8_t* A, int64_t lda, const int32_t* a_zp,
+                                   int64_t a_zp_count, ac_packed_t B, const int32_t* b_zp,
+                                   int64_t b_zp_count, int32_t beta, int32_t* C, int64_t ldc,
+                                   ac_offset_t c_offset_kind, const int32_t* c_offset,
+                                   const ac_post_op* ops, int op_count) noexcept {
+  return run_int8(layout, transa, m, A, lda, a_zp, a_zp_count, B, b_zp, b_zp_count, beta, C, ldc,
+                  c_offset_kind, c_offset, ops, op_count);
+}
 
 ac_status_t ac_pack_weights_bf16(ac_layout_t layout, ac_transpose_t transb, int64_t k, int64_t n,
                                  const uint16_t* B, int64_t ldb, const int64_t* m_values,

@@ -57,7 +57,7 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
       if (w == nullptr) return Status::NullPointer;
       if (w->k != g.k || w->n != g.n) return Status::ShapeMismatch;
       if constexpr (std::is_same_v<std::decay_t<decltype(*w)>, detail::PackedWeightsImpl>)
-        if ((w->dtype == DType::Bf16) != half) return Status::InvalidArgument;  // one type
+        if (w->dtype != (half ? DType::Bf16 : DType::F32)) return Status::InvalidArgument;
       into[static_cast<std::size_t>(e)] = w;
       return Status::Ok;
     };

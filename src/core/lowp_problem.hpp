@@ -53,6 +53,9 @@ struct LowpProblem {
   // B prepacked (PackedWeights of bf16): b.ptr the handle's panels of b_panel_nr columns
   // (core/packed_weights.hpp), read in place by the packed register tiles. 0: B as stored.
   int b_panel_nr = 0;
+  // Prepacked int8 B: its column sums over the whole depth (n values, as the kernels read the
+  // bytes), which a zero point of A needs and no packer gathers on this path.
+  const std::int32_t* b_colsum = nullptr;
 
   DType dtype() const noexcept { return dtype_of(kind); }
   bool bf16_out() const noexcept { return kind == LowpKind::Bf16Bf16; }

@@ -88,6 +88,7 @@ LowpProblem packed_lowp_problem(LowpKind kind, int64_t m, int64_t n, int64_t k, 
   if (m == 1) p.a.rs = 1;
   if (k == 1) p.a.cs = 1;
   p.b.rs = nr, p.b.cs = 1;
+  p.b.is_signed = dtype_of(kind) == DType::U8S8;
   p.b_panel_nr = nr;
   p.ldc = ldc;
   return p;
@@ -107,16 +108,23 @@ Status make_packed_lowp_problem(LowpKind kind, Layout layout, Trans transa, int6
   const bool ta = transa != Trans::No;
   if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
     return Status::InvalidLeadingDimension;
-  const ByteOperand A = stored_operand(a, m, k, true, ta, lda, 2);
+  const bool int8 = pw->dtype == DType::U8S8;
+  const ByteOperand A = stored_operand(a, m, k, true, ta, lda, int8 ? 1 : 2);
   const ByteOperand C =
       stored_operand(c, m, n, true, false, ldc, kind == LowpKind::Bf16Bf16 ? 2 : 4);
   const auto len = static_cast<int64_t>(pw->bytes());
   const ByteOperand B{pw->data.get(), 1, len, len, 1, 1};
-  const bool reads_ab = m > 0 && alpha != 0.0f;
+  const bool reads_ab = m > 0 && (int8 || alpha != 0.0f);
   if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
   LowpProblem p = packed_lowp_problem(kind, m, n, k, ta, lda, ldc, pw->nr);
   p.a.ptr = a, p.b.ptr = pw->data.get(), p.c = c;
   p.alpha = alpha, p.beta = beta;
+  if (int8) {  // the bytes as make_lowp_problem reads them (an s8 A flipped to u8)
+    p.a.flip = kind == LowpKind::S8S8S32;
+    p.a.zp_add = p.a.flip ? 128 : 0;
+    p.b.is_signed = true;
+    p.b_colsum = pw->colsum.data();
+  }
   out = p;
   return Status::Ok;
 }
@@ -139,5 +147,6 @@ int PackedWeights::panel_cols() const noexcept { return impl_ ? impl_->nr : 0; }
 Isa PackedWeights::isa() const noexcept { return impl_ ? impl_->isa : Isa::Auto; }
 std::size_t PackedWeights::packed_bytes() const noexcept { return impl_ ? impl_->bytes() : 0; }
 bool PackedWeights::holds_bf16() const noexcept { return impl_ && impl_->dtype == DType::Bf16; }
+bool PackedWeights::holds_int8() const noexcept { return impl_ && impl_->dtype == DType::U8S8; }
 
 }  // namespace adaptcore

@@ -128,7 +128,7 @@ class FusedPostOps {
 class LowpEpilogue {
  public:
   LowpEpilogue(const LowpProblem& g, const kernels::LowpKernels& ks) noexcept
-      : zero_points_(g), rounding_(g, ks), post_(g, ks) {
+      : zero_points_(g), rounding_(g, ks), post_(g, ks), colsum_(g.b_colsum) {
     store_.alpha = g.alpha;
     // A bf16 C's old values join in the rounding stage; the kernels start from zero.
     store_.beta = rounding_.active() ? 0.0f : g.beta;
@@ -160,7 +160,10 @@ class LowpEpilogue {
     zero_points_.prepare(m0, m1, b);
   }
   void begin_panel(const CBlock& panel, const EpilogueBuffers& b) const noexcept {
-    if (zero_points_.needs_colsum())
+    if (!zero_points_.needs_colsum()) return;
+    if (colsum_ != nullptr)  // prepacked B: its sums, made when it was packed
+      std::memcpy(b.colsum, colsum_ + panel.n0, static_cast<std::size_t>(panel.width()) * 4);
+    else
       std::memset(b.colsum, 0, static_cast<std::size_t>(panel.width()) * 4);
   }
   void apply(const CBlock& block, const EpilogueBuffers& b) const noexcept {
@@ -181,6 +184,7 @@ class LowpEpilogue {
   ZeroPointCompensation zero_points_;
   Bf16Rounding rounding_;
   FusedPostOps post_;
+  const std::int32_t* colsum_;  // prepacked int8 B's column sums (null: gathered per panel)
 };
 
 // Weight-quantized GEMM: the mainloop flushes each activation group's int32 sums into the fp32

@@ -1,7 +1,8 @@
-// Prepacked bf16 weights (pack_weights from bf16, gemm_packed with bf16 activations): every
-// candidate plan on the panels of every bf16 table (native and converted) against the
-// double-precision reference of the bf16 operands; the public calls over random shapes with an
-// fp32 and a bf16 C, with post-ops, on every ISA and thread count; the errors and the C API.
+// Prepacked bf16 and int8 weights (pack_weights from bf16 / s8, gemm_packed with bf16 / u8 / s8
+// activations): every candidate plan on the panels of every bf16 table (native and converted)
+// against the double-precision reference of the bf16 operands; the public calls over random
+// shapes with an fp32 and a bf16 C, with post-ops, on every ISA and thread count; int8 with zero
+// points, s8 A, a C offset and post-ops against the exact int64 result; the errors and the C API.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -273,6 +274,129 @@ TEST(PackedBf16, CApi) {
   EXPECT_EQ(ac_gemm_packed(AC_ROW_MAJOR, AC_NO_TRANS, m, 1.0f, af.data(), k, w, 0.0f, c.data(), n),
             AC_STATUS_INVALID_ARGUMENT);
   ac_packed_destroy(w);
+}
+
+// int8 weights: u8 and s8 activations with zero points of A (per row: needs the handle's
+// column sums) and of B, beta, a C offset and a post-op list ending in an fp32 Store, on every
+// ISA and thread count and several M, against the exact int64 result.
+TEST(PackedInt8, RandomShapesThroughTheApi) {
+  std::mt19937 rng(14);
+  std::uniform_int_distribution<int64_t> dim(1, 200);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  int failures = 0, calls = 0;
+  for (auto& cfg : all_configs())
+    for (int round = 0; round < 4; ++round) {
+      const int64_t k = dim(rng), n = dim(rng);
+      const Trans tb = round % 2 ? Trans::Yes : Trans::No;
+      const int64_t ldb = (tb == Trans::Yes ? k : n) + 3;
+      std::vector<std::int8_t> b(static_cast<std::size_t>((tb == Trans::Yes ? n : k) * ldb));
+      for (auto& x : b) x = static_cast<std::int8_t>(s8(rng));
+      auto b_at = [&](int64_t p, int64_t j) {
+        return b[static_cast<std::size_t>(tb == Trans::Yes ? j * ldb + p : p * ldb + j)];
+      };
+      PackedWeights w;
+      ASSERT_EQ(pack_weights(Layout::RowMajor, tb, k, n, b.data(), ldb, w, {}, *cfg.ctx),
+                Status::Ok);
+      ASSERT_TRUE(w.holds_int8());
+      for (const int64_t m : {int64_t{1}, int64_t{5}, dim(rng)})
+        for (const bool signed_a : {false, true}) {
+          const int64_t lda = k + 1;
+          std::vector<std::uint8_t> a(static_cast<std::size_t>(m * lda));
+          for (auto& x : a) x = static_cast<std::uint8_t>(u8(rng));
+          std::vector<std::int32_t> za(static_cast<std::size_t>(m)), zb(1, s8(rng) / 8);
+          for (auto& x : za) x = u8(rng) / 4 - 32;
+          std::vector<std::int32_t> off(static_cast<std::size_t>(n));
+          for (auto& x : off) x = s8(rng);
+          const int64_t ldc = n + 2;
+          std::vector<std::int32_t> c(static_cast<std::size_t>(m * ldc), 3);
+          std::vector<float> out(static_cast<std::size_t>(m * n), 0.0f),
+              scale(static_cast<std::size_t>(n));
+          for (auto& x : scale) x = 1e-3f * static_cast<float>(1 + rng() % 5);
+          const PostOp ops[] = {{PostOpKind::Scale, scale.data()},
+                                {PostOpKind::Store, nullptr, n, out.data(), OutputType::F32}};
+          CallOptions o;
+          o.post_ops = ops;
+          o.post_op_count = 2;
+          const ZeroPoints a_zp{za.data(), m}, b_zp{zb.data(), 1};
+          const COffset co{OffsetKind::PerColumn, off.data()};
+          const Status st = signed_a
+                                ? gemm_packed(Layout::RowMajor, Trans::No, m,
+                                              reinterpret_cast<const std::int8_t*>(a.data()), lda,
+                                              a_zp, w, b_zp, 2, c.data(), ldc, co, o, *cfg.ctx)
+                                : gemm_packed(Layout::RowMajor, Trans::No, m, a.data(), lda, a_zp,
+                                              w, b_zp, 2, c.data(), ldc, co, o, *cfg.ctx);
+          ++calls;
+          std::string err = st == Status::Ok ? "" : to_string(st);
+          for (int64_t i = 0; i < m && err.empty(); ++i)
+            for (int64_t j = 0; j < n && err.empty(); ++j) {
+              int64_t ref = 2 * 3 + off[static_cast<std::size_t>(j)];
+              for (int64_t p = 0; p < k; ++p) {
+                const std::uint8_t byte = a[static_cast<std::size_t>(i * lda + p)];
+                const int64_t av = signed_a ? static_cast<std::int8_t>(byte) : byte;
+                ref += (av - za[static_cast<std::size_t>(i)]) * (b_at(p, j) - zb[0]);
+              }
+              const auto want = static_cast<std::int32_t>(static_cast<std::uint32_t>(ref));
+              const std::int32_t got = c[static_cast<std::size_t>(i * ldc + j)];
+              const double fo = out[static_cast<std::size_t>(i * n + j)];
+              const double fref = static_cast<double>(want) * scale[static_cast<std::size_t>(j)];
+              if (got != want)
+                err = " C(" + std::to_string(i) + "," + std::to_string(j) +
+                      ")=" + std::to_string(got) + " want " + std::to_string(want);
+              else if (!(std::fabs(fo - fref) <= 1e-6 * std::fabs(fref) + 1e-6))
+                err = " out(" + std::to_string(i) + "," + std::to_string(j) +
+                      ")=" + std::to_string(fo) + " want " + std::to_string(fref);
+            }
+          if (!err.empty() && ++failures <= 10)
+            ADD_FAILURE() << cfg.name() << " " << m << "x" << n << "x" << k
+                          << (signed_a ? " s8" : " u8") << " A:" << err;
+        }
+    }
+  EXPECT_GT(calls, 50);
+  // A bf16 or fp32 call on the int8 handle, and an int8 call on a bf16 one.
+  Context ctx;
+  std::vector<std::int8_t> b8(64, 1);
+  std::vector<bf16> b16(64, bf16(1.0f));
+  PackedWeights w8, w16;
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 8, b8.data(), 8, w8, {}, ctx), Status::Ok);
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, 8, 8, b16.data(), 8, w16, {}, ctx),
+            Status::Ok);
+  std::vector<std::uint8_t> a8(8, 1);
+  std::vector<bf16> a16(8, bf16(1.0f));
+  std::vector<float> af(8, 1.0f), cf(8);
+  std::vector<std::int32_t> c32(8);
+  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 1, 1.0f, a16.data(), 8, w8, 0.0f, cf.data(), 8,
+                        {}, ctx),
+            Status::InvalidArgument);
+  EXPECT_EQ(
+      gemm_packed(Layout::RowMajor, Trans::No, 1, 1.0f, af.data(), 8, w8, 0.0f, cf.data(), 8, ctx),
+      Status::InvalidArgument);
+  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 1, a8.data(), 8, {}, w16, {}, 0, c32.data(), 8,
+                        {}, {}, ctx),
+            Status::InvalidArgument);
+  const std::int32_t z[2] = {1, 2};
+  EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 1, a8.data(), 8, ZeroPoints{z, 2}, w8, {}, 0,
+                        c32.data(), 8, {}, {}, ctx),
+            Status::InvalidArgument);  // 2 zero points for 1 row
+  ASSERT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 1, a8.data(), 8, {}, w8, {}, 0, c32.data(), 8,
+                        {}, {}, ctx),
+            Status::Ok);
+  for (const std::int32_t x : c32) EXPECT_EQ(x, 8);
+  // The C API, with a zero point of A (2 - 1) * 1 * 8 = 8, plus a fixed offset.
+  ac_packed_t h = nullptr;
+  ASSERT_EQ(
+      ac_pack_weights_s8(AC_ROW_MAJOR, AC_NO_TRANS, 8, 8, b8.data(), 8, nullptr, nullptr, 0, &h),
+      AC_STATUS_OK);
+  std::vector<std::uint8_t> a2(8, 2);
+  const std::int32_t one = 1, ten = 10;
+  ASSERT_EQ(ac_gemm_packed_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, 1, a2.data(), 8, &one, 1, h, nullptr,
+                                   0, 0, c32.data(), 8, AC_OFFSET_FIXED, &ten, nullptr, 0),
+            AC_STATUS_OK);
+  for (const std::int32_t x : c32) EXPECT_EQ(x, 18);
+  EXPECT_EQ(
+      ac_gemm_packed_u8s8s32(AC_ROW_MAJOR, AC_NO_TRANS, 1, a2.data(), 8, nullptr, 0, nullptr,
+                             nullptr, 0, 0, c32.data(), 8, AC_OFFSET_NONE, nullptr, nullptr, 0),
+      AC_STATUS_NULL_POINTER);
+  ac_packed_destroy(h);
 }
 
 }  // namespace

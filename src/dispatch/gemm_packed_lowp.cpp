@@ -1,0 +1,170 @@
+// Prepacked bf16 and int8 weights (docs/PACKED.md, "bf16 and int8"): pack_weights from bf16 or
+// s8 packs op(B) once into the context's low-precision kernels' panels (their packed-B layout
+// over the whole depth; int8 also its column sums), the width chosen by the model as for fp32;
+// gemm_packed with bf16 or u8 / s8 activations validates and hands the problem to the
+// low-precision call path (post-ops, C offset, the context's run), whose packed tiles read the
+// panels in place.
+#include <cstring>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/exception_status.hpp"
+#include "core/int_math.hpp"
+#include "core/operand_bytes.hpp"
+#include "core/packed_weights.hpp"
+#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
+#include "dispatch/lowp_call.hpp"
+#include "dispatch/packed_planning.hpp"
+
+namespace adaptcore {
+namespace {
+
+template <class CType>
+Status run_packed_bf16(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a,
+                       int64_t lda, const PackedWeights& b, float beta, CType* c, int64_t ldc,
+                       const CallOptions& options, Context& ctx) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  constexpr LowpKind kind = std::is_same_v<CType, float> ? LowpKind::Bf16F32 : LowpKind::Bf16Bf16;
+  LowpProblem prob;
+  if (const Status s =
+          make_packed_lowp_problem(kind, layout, transa, m, alpha, a, lda, b, beta, c, ldc, prob);
+      s != Status::Ok)
+    return s;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  // The panels are one table's packed layout: the context must run that table.
+  const detail::PackedWeightsImpl* w = detail::impl_of(b);
+  detail::ContextImpl& impl = detail::impl_of(ctx);
+  if (impl.lowp_kernels(DType::Bf16, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
+  return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, COffset{},
+                          options, ctx);
+}
+
+// u8 or s8 activations on int8 weights: the zero points and C offset of gemm_u8s8s32.
+template <class AType>
+Status run_packed_int8(Layout layout, Trans transa, int64_t m, const AType* a, int64_t lda,
+                       ZeroPoints a_zp, const PackedWeights& b, ZeroPoints b_zp, std::int32_t beta,
+                       std::int32_t* c, int64_t ldc, COffset c_offset, const CallOptions& options,
+                       Context& ctx) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  constexpr LowpKind kind =
+      std::is_same_v<AType, std::uint8_t> ? LowpKind::U8S8S32 : LowpKind::S8S8S32;
+  LowpProblem prob;
+  if (const Status s =
+          make_packed_lowp_problem(kind, layout, transa, m, 1.0f, a, lda, b, 0.0f, c, ldc, prob);
+      s != Status::Ok)
+    return s;
+  const detail::PackedWeightsImpl* w = detail::impl_of(b);
+  auto zp_ok = [](const ZeroPoints& z, int64_t extent) {
+    return z.count == 0 || z.count == 1 || z.count == extent;
+  };
+  if (!zp_ok(a_zp, m) || !zp_ok(b_zp, w->n)) return Status::InvalidArgument;
+  if ((a_zp.count > 0 && a_zp.values == nullptr) || (b_zp.count > 0 && b_zp.values == nullptr))
+    return Status::NullPointer;
+  prob.ibeta = beta;
+  prob.a.zp = a_zp.values, prob.a.zp_count = a_zp.count;
+  prob.b.zp = b_zp.values, prob.b.zp_count = b_zp.count;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  detail::ContextImpl& impl = detail::impl_of(ctx);
+  if (impl.lowp_kernels(DType::U8S8, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
+  return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, c_offset, options,
+                          ctx);
+}
+
+// bf16 or s8 weights (dtype Bf16 or U8S8) into the table's panels.
+Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n, const void* b,
+                 int64_t ldb, PackedWeights& out, const PackOptions& options,
+                 Context& ctx) noexcept {
+  if (!valid_layout(layout)) return Status::InvalidLayout;
+  if (!valid_trans(transb)) return Status::InvalidTranspose;
+  if (k < 1 || n < 1) return Status::InvalidDimension;
+  if (const Status s = check_pack_options(options); s != Status::Ok) return s;
+  const bool row = layout == Layout::RowMajor, tb = transb != Trans::No;
+  if (ldb < min_leading_dim(row, tb, k, n)) return Status::InvalidLeadingDimension;
+  const bool int8 = dtype == DType::U8S8;
+  const ByteOperand B = stored_operand(b, k, n, row, tb, ldb, int8 ? 1 : 2);
+  const int64_t len = span_bytes(B);
+  if (len < 0) return Status::SizeOverflow;
+  if (b == nullptr) return Status::NullPointer;
+  if (!range_fits(b, len)) return Status::SizeOverflow;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  try {
+    detail::ContextImpl& impl = detail::impl_of(ctx);
+    const auto section = impl.reading();
+    const kernels::LowpKernels* lk = impl.lowp_kernels(dtype, impl.kernels().isa);
+    if (lk == nullptr) return Status::UnsupportedIsa;
+    auto w = std::make_unique<detail::PackedWeightsImpl>();
+    w->k = k, w->n = n;
+    w->isa = impl.kernels().isa;
+    w->dtype = dtype;
+    w->lowp = lk;
+    std::vector<int> widths;
+    for (const kernels::LowpTile& t : lk->tiles) widths.push_back(t.nr);
+    const bool cold = impl.residency() != Residency::Cached;
+    w->nr = packed_panel_width(impl, widths, options, [&](int64_t m, int nr) {
+      const LowpProblem p = packed_lowp_problem(int8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32, m, n,
+                                                k, false, k, n, nr);
+      return impl.plan_for(impl.key_for(p, cold)).predicted_us;
+    });
+    if (w->nr == 0) return Status::InternalError;
+    w->rows = ceil_div(k, int64_t{lk->group});
+    w->cols = round_up(n, int64_t{w->nr});
+    w->data = weight_storage(w->rows, w->cols);
+    // Zeros first: the packer writes the panels' padding columns and odd depth's half-word
+    // too, and whatever it leaves must be 0 (the tiles multiply every word of a panel).
+    std::memset(w->data.get(), 0, w->bytes());
+    // The whole of op(B) as one block: panels of nr columns (the last one padded), each
+    // ceil(k / group) words deep, which is the handle's layout.
+    // int8: s8 bytes (kSigned), and the column sums a zero point of A needs, gathered by the
+    // packer as it does per depth block.
+    if (int8) w->colsum.assign(static_cast<std::size_t>(w->cols), 0);
+    lk->pack_b(k, n, b, B.rs, B.cs, w->nr, int8 ? kernels::kSigned : 0u,
+               reinterpret_cast<std::uint32_t*>(w->data.get()), int8 ? w->colsum.data() : nullptr);
+    out = detail::InternalAccess::make_packed(std::move(w));
+    return Status::Ok;
+  } catch (...) {
+    return exception_status(nullptr);
+  }
+}
+
+}  // namespace
+
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const bf16* b, int64_t ldb,
+                    PackedWeights& out, const PackOptions& options, Context& ctx) noexcept {
+  return pack_lowp(DType::Bf16, layout, transb, k, n, b, ldb, out, options, ctx);
+}
+
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const std::int8_t* b,
+                    int64_t ldb, PackedWeights& out, const PackOptions& options,
+                    Context& ctx) noexcept {
+  return pack_lowp(DType::U8S8, layout, transb, k, n, b, ldb, out, options, ctx);
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a, int64_t lda,
+                   const PackedWeights& b, float beta, float* c, int64_t ldc,
+                   const CallOptions& options, Context& ctx) noexcept {
+  return run_packed_bf16(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options, ctx);
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a, int64_t lda,
+                   const PackedWeights& b, float beta, bf16* c, int64_t ldc,
+                   const CallOptions& options, Context& ctx) noexcept {
+  return run_packed_bf16(layout, transa, m, alpha, a, lda, b, beta, c, ldc, options, ctx);
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, const std::uint8_t* a, int64_t lda,
+                   ZeroPoints a_zp, const PackedWeights& b, ZeroPoints b_zp, std::int32_t beta,
+                   std::int32_t* c, int64_t ldc, COffset c_offset, const CallOptions& options,
+                   Context& ctx) noexcept {
+  return run_packed_int8(layout, transa, m, a, lda, a_zp, b, b_zp, beta, c, ldc, c_offset, options,
+                         ctx);
+}
+
+Status gemm_packed(Layout layout, Trans transa, int64_t m, const std::int8_t* a, int64_t lda,
+                   ZeroPoints a_zp, const PackedWeights& b, ZeroPoints b_zp, std::int32_t beta,
+                   std::int32_t* c, int64_t ldc, COffset c_offset, const CallOptions& options,
+                   Context& ctx) noexcept {
+  return run_packed_int8(layout, transa, m, a, lda, a_zp, b, b_zp, beta, c, ldc, c_offset, options,
+                         ctx);
+}
+
+}  // namespace adaptcore
