@@ -172,9 +172,12 @@ void run_bench(BenchArgs& a) {
   }
   if (!bench::parse_dtype(a.dtype, a.run.dtype))
     throw std::runtime_error("unknown --dtype " + a.dtype);
-  if (a.run.packed && a.run.dtype != bench::BenchDtype::F32)
+  if (a.run.packed && a.run.dtype != bench::BenchDtype::F32 &&
+      a.run.dtype != bench::BenchDtype::Bf16 && a.run.dtype != bench::BenchDtype::U8S8 &&
+      a.run.dtype != bench::BenchDtype::S8S8)
     throw std::runtime_error(
-        "--packed is for --dtype f32 (weight-quantized dtypes pack by design)");
+        "--packed is for --dtype f32, bf16, u8s8 or s8s8 (weight-quantized dtypes pack by "
+        "design)");
   a.run.vendors = a.libs != "none";
   a.run.warm = a.operands == "warm";
   a.run.pool_bytes = a.pool_mib * 1024 * 1024;
@@ -277,9 +280,10 @@ void register_bench(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--packed", a->run.packed,
-                "f32: weights (B) packed once ahead of the timed calls: adaptcore pack_weights, "
-                "MKL cblas_sgemm_pack, oneDNN matmul on weights reordered to its layout (setup "
-                "= one pack; libraries without a packed API are unsupported)");
+                "f32, bf16, u8s8, s8s8: weights (B) packed once ahead of the timed calls: "
+                "adaptcore pack_weights, MKL cblas_sgemm_pack / cblas_gemm_bf16bf16f32_pack / "
+                "cblas_gemm_s8u8s32_pack, oneDNN matmul on weights reordered to its layout "
+                "(setup = one pack; libraries without a packed API are unsupported)");
   cmd->add_flag("--list", a->list,
                 "print the suite's shapes and the file they are read from, run nothing");
   cmd->add_option("--sample", a->run.measure_sample,

@@ -95,6 +95,15 @@ class Baseline {
     throw std::runtime_error(name() + ": no packed-weights GEMM");
   }
   virtual void release_packed(const GemmCall&) {}
+  // The same for the low-precision operations (bf16 and int8 weights packed ahead of time).
+  virtual bool supports_packed_lowp(const LowpGemmCall&) const { return false; }
+  virtual double pack_lowp(const LowpGemmCall&) {
+    throw std::runtime_error(name() + ": no packed low-precision GEMM");
+  }
+  virtual void run_packed_lowp(const LowpGemmCall&) {
+    throw std::runtime_error(name() + ": no packed low-precision GEMM");
+  }
+  virtual void release_packed_lowp(const LowpGemmCall&) {}
   // Added members: the call with a fused epilogue (adaptcore_bench_epilogue): `ops` as
   // adaptcore::PostOp's kinds (adaptcore/types.hpp) with their data; the first call of a shape
   // and list prepares it. False from supports_post_ops: the library has none.

@@ -21,6 +21,7 @@ constexpr int kNoTrans = 111;
 constexpr int kTrans = 112;
 constexpr int kFixOffset = 173;
 // MKL's packed-GEMM identifiers (mkl_cblas.h: CBLAS_IDENTIFIER, CBLAS_STORAGE).
+constexpr int kAMatrix = 161;
 constexpr int kBMatrix = 162;
 constexpr int kPacked = 151;
 
@@ -38,6 +39,20 @@ template <class Int>
 using ComputeFn = void (*)(int layout, int trans_a, int trans_b, Int m, Int n, Int k,
                            const float* a, Int lda, const float* b, Int ldb, float beta, float* c,
                            Int ldc);
+
+// The low-precision packed entry points (bytes: MKL_BF16 is uint16, the int8 kinds bytes).
+template <class Int>
+using LowpPackFn = void (*)(int layout, int identifier, int trans, Int m, Int n, Int k,
+                            const void* src, Int ld, void* dest);
+template <class Int>
+using Bf16ComputeFn = void (*)(int layout, Int trans_a, Int trans_b, Int m, Int n, Int k,
+                               float alpha, const void* a, Int lda, const void* b, Int ldb,
+                               float beta, float* c, Int ldc);
+template <class Int>
+using S8U8ComputeFn = void (*)(int layout, Int trans_a, Int trans_b, int offset_c, Int m, Int n,
+                               Int k, float alpha, const void* a, Int lda, int8_t ao, const void* b,
+                               Int ldb, int8_t bo, float beta, int32_t* c, Int ldc,
+                               const int32_t* co);
 
 template <class Int>
 using BatchFn = void (*)(int layout, const int* trans_a, const int* trans_b, const Int* m,
@@ -139,6 +154,35 @@ class CblasBaseline final : public Baseline {
 
   void release_packed(const GemmCall& c) override { packed_.erase(c.b); }
 
+  bool supports_packed_lowp(const LowpGemmCall& c) const override {
+    if (!supports_lowp(c)) return false;
+    return c.type == LowpType::Bf16
+               ? lib_.bf16_pack && lib_.bf16_pack_get_size && lib_.bf16_compute
+               : lib_.s8u8_pack && lib_.s8u8_pack_get_size && lib_.s8u8_compute;
+  }
+
+  double pack_lowp(const LowpGemmCall& c) override {
+    apply_threads();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (lib_.ilp64)
+      pack_lowp_as<int64_t>(c);
+    else
+      pack_lowp_as<int32_t>(c);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void run_packed_lowp(const LowpGemmCall& c) override {
+    apply_threads();
+    const auto it = packed_lowp_.find(c.b);
+    if (it == packed_lowp_.end()) throw std::runtime_error(lib_.name + ": weights not packed");
+    if (lib_.ilp64)
+      compute_lowp_as<int64_t>(c, it->second.data());
+    else
+      compute_lowp_as<int32_t>(c, it->second.data());
+  }
+
+  void release_packed_lowp(const LowpGemmCall& c) override { packed_lowp_.erase(c.b); }
+
   bool supports_batch() const override { return lib_.sgemm_batch != nullptr; }
   void run_batch(const std::vector<GemmCall>& calls, bool one_group) override {
     apply_threads();
@@ -233,6 +277,50 @@ class CblasBaseline final : public Baseline {
         packed, I(c.ldb), 0.0f, c.c, I(c.ldc));
   }
 
+  // bf16: op(B) packed as MKL's B of the row-major product. int8: op(B)^T packed as MKL's
+  // (signed) A of the column-major product C^T = op(B)^T op(A)^T (run_lowp_as's mapping).
+  template <class Int>
+  void pack_lowp_as(const LowpGemmCall& c) {
+    const auto I = [](int64_t v) { return static_cast<Int>(v); };
+    std::vector<unsigned char>& dest = packed_lowp_[c.b];
+    if (c.type == LowpType::Bf16) {
+      const std::size_t bytes = reinterpret_cast<PackGetSizeFn<Int>>(lib_.bf16_pack_get_size)(
+          kBMatrix, I(c.m), I(c.n), I(c.k));
+      dest.assign(bytes, 0);
+      reinterpret_cast<LowpPackFn<Int>>(lib_.bf16_pack)(kRowMajor, kBMatrix,
+                                                        c.trans_b ? kTrans : kNoTrans, I(c.m),
+                                                        I(c.n), I(c.k), c.b, I(c.ldb), dest.data());
+      return;
+    }
+    const std::size_t bytes = reinterpret_cast<PackGetSizeFn<Int>>(lib_.s8u8_pack_get_size)(
+        kAMatrix, I(c.n), I(c.m), I(c.k));
+    dest.assign(bytes, 0);
+    reinterpret_cast<LowpPackFn<Int>>(lib_.s8u8_pack)(kColMajor, kAMatrix,
+                                                      c.trans_b ? kTrans : kNoTrans, I(c.n), I(c.m),
+                                                      I(c.k), c.b, I(c.ldb), dest.data());
+  }
+  template <class Int>
+  void compute_lowp_as(const LowpGemmCall& c, const void* packed) {
+    const auto I = [](int64_t v) { return static_cast<Int>(v); };
+    if (c.type == LowpType::Bf16) {
+      reinterpret_cast<Bf16ComputeFn<Int>>(lib_.bf16_compute)(
+          kRowMajor, I(c.trans_a ? kTrans : kNoTrans), I(kPacked), I(c.m), I(c.n), I(c.k), 1.0f,
+          c.a, I(c.lda), packed, I(c.ldb), 0.0f, static_cast<float*>(c.c), I(c.ldc));
+      return;
+    }
+    const void* a = c.a;
+    int bo = -c.a_zero_point;
+    if (c.type == LowpType::S8S8) {
+      a = shifted_a(c);
+      bo = -(128 + c.a_zero_point);
+    }
+    const int32_t no_offset = 0;
+    reinterpret_cast<S8U8ComputeFn<Int>>(lib_.s8u8_compute)(
+        kColMajor, I(kPacked), I(c.trans_a ? kTrans : kNoTrans), kFixOffset, I(c.n), I(c.m), I(c.k),
+        1.0f, packed, I(c.ldb), int8_t{0}, a, I(c.lda), static_cast<int8_t>(bo), 0.0f,
+        static_cast<int32_t*>(c.c), I(c.ldc), &no_offset);
+  }
+
   // The stored A of an s8s8 call with 128 added to every used byte (xor 0x80), in a scratch
   // buffer kept between calls.
   const void* shifted_a(const LowpGemmCall& c) {
@@ -259,6 +347,7 @@ class CblasBaseline final : public Baseline {
   std::shared_ptr<int> applied_;
   std::vector<uint8_t> scratch_;
   std::map<const float*, std::vector<float>> packed_;  // packed B by the caller's B pointer
+  std::map<const void*, std::vector<unsigned char>> packed_lowp_;
 };
 
 }  // namespace

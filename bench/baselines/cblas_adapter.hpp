@@ -35,6 +35,15 @@ struct CblasLibrary {
   void* sgemm_pack_get_size = nullptr;
   void* sgemm_pack = nullptr;
   void* sgemm_compute = nullptr;
+  // Packed low-precision GEMM where the library has it (MKL): cblas_gemm_bf16bf16f32_pack* /
+  // _compute (B packed), cblas_gemm_s8u8s32_pack* / _compute (the transposed product's signed
+  // A, which is our s8 B, packed).
+  void* bf16_pack_get_size = nullptr;
+  void* bf16_pack = nullptr;
+  void* bf16_compute = nullptr;
+  void* s8u8_pack_get_size = nullptr;
+  void* s8u8_pack = nullptr;
+  void* s8u8_compute = nullptr;
   // Batched sgemm where the library has it (MKL): cblas_sgemm_batch (groups of calls).
   void* sgemm_batch = nullptr;
 };

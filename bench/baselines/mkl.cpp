@@ -110,6 +110,12 @@ LoadedBaseline load_mkl(int threads) {
   entry.sgemm_pack = lib.symbol("cblas_sgemm_pack");
   entry.sgemm_compute = lib.symbol("cblas_sgemm_compute");
   entry.sgemm_batch = lib.symbol("cblas_sgemm_batch");
+  entry.bf16_pack_get_size = lib.symbol("cblas_gemm_bf16bf16f32_pack_get_size");
+  entry.bf16_pack = lib.symbol("cblas_gemm_bf16bf16f32_pack");
+  entry.bf16_compute = lib.symbol("cblas_gemm_bf16bf16f32_compute");
+  entry.s8u8_pack_get_size = lib.symbol("cblas_gemm_s8u8s32_pack_get_size");
+  entry.s8u8_pack = lib.symbol("cblas_gemm_s8u8s32_pack");
+  entry.s8u8_compute = lib.symbol("cblas_gemm_s8u8s32_compute");
   entry.lib = std::move(lib);
   return {make_cblas_baseline(std::move(entry), threads), ""};
 }

@@ -73,8 +73,9 @@ typedef struct ac_baseline_plugin_lowp {
 typedef const ac_baseline_plugin_lowp* (*ac_baseline_plugin_lowp_entry)(void);
 
 /* Optional third table: GEMM on weights packed ahead of time (Baseline::pack / run_packed /
- * release_packed), on the object the first table's create() returned. */
-#define AC_BASELINE_PLUGIN_PACKED_ABI 1
+ * release_packed, and the low-precision *_lowp ones), on the object the first table's create()
+ * returned. */
+#define AC_BASELINE_PLUGIN_PACKED_ABI 2
 #define AC_BASELINE_PLUGIN_PACKED_ENTRY "adaptcore_baseline_plugin_packed"
 
 typedef struct ac_baseline_plugin_packed {
@@ -82,7 +83,11 @@ typedef struct ac_baseline_plugin_packed {
   int (*supports)(void* self, const ac_gemm_call* call); /* 1 or 0 */
   int (*pack)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
   int (*run)(void* self, const ac_gemm_call* call, char* msg, size_t msg_len);
-  void (*release)(void* self, const ac_gemm_call* call); /* frees the copy of call->b */
+  void (*release)(void* self, const ac_gemm_call* call);      /* frees the copy of call->b */
+  int (*supports_lowp)(void* self, const ac_lowp_call* call); /* 1 or 0 */
+  int (*pack_lowp)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);
+  int (*run_lowp)(void* self, const ac_lowp_call* call, char* msg, size_t msg_len);
+  void (*release_lowp)(void* self, const ac_lowp_call* call);
 } ac_baseline_plugin_packed;
 
 typedef const ac_baseline_plugin_packed* (*ac_baseline_plugin_packed_entry)(void);

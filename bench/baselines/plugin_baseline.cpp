@@ -130,6 +130,30 @@ class PluginBaseline final : public Baseline {
     packed_->release(self_, &c);
   }
 
+  bool supports_packed_lowp(const LowpGemmCall& call) const override {
+    const ac_lowp_call c = to_c(call);
+    return packed_ != nullptr && packed_->supports_lowp(self_, &c) != 0;
+  }
+
+  double pack_lowp(const LowpGemmCall& call) override {
+    if (packed_ == nullptr) return Baseline::pack_lowp(call);
+    const ac_lowp_call c = to_c(call);
+    return timed(
+        [&](char* msg, std::size_t len) { return packed_->pack_lowp(self_, &c, msg, len); });
+  }
+
+  void run_packed_lowp(const LowpGemmCall& call) override {
+    if (packed_ == nullptr) return Baseline::run_packed_lowp(call);
+    const ac_lowp_call c = to_c(call);
+    checked([&](char* msg, std::size_t len) { return packed_->run_lowp(self_, &c, msg, len); });
+  }
+
+  void release_packed_lowp(const LowpGemmCall& call) override {
+    if (packed_ == nullptr) return;
+    const ac_lowp_call c = to_c(call);
+    packed_->release_lowp(self_, &c);
+  }
+
   bool supports_post_ops() const override { return post_ != nullptr; }
 
   void run_post_ops(const GemmCall& call, const std::vector<PostOp>& ops) override {

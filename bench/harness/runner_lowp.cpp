@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/lowp_problem.hpp"
+#include "core/packed_weights.hpp"
 #include "dispatch/internal_access.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
@@ -174,17 +175,86 @@ void run_adaptcore(Context& ctx, const LowpGemmCall& g) {
   if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
 }
 
+// --packed: adaptcore's pack_weights once per operand set (bf16 or s8 weights; for decode and
+// prefill rows alike, not the shape's M), then gemm_packed.
+void run_adaptcore_packed(Context& ctx, const LowpGemmCall& g, const PackedWeights& w) {
+  Status st;
+  const Trans ta = op(g.trans_a);
+  switch (g.type) {
+    case LowpType::Bf16:
+      st = gemm_packed(Layout::RowMajor, ta, g.m, 1.0f, static_cast<const bf16*>(g.a), g.lda, w,
+                       0.0f, static_cast<float*>(g.c), g.ldc, {}, ctx);
+      break;
+    case LowpType::U8S8:
+      st = gemm_packed(Layout::RowMajor, ta, g.m, static_cast<const std::uint8_t*>(g.a), g.lda, {},
+                       w, {}, 0, static_cast<std::int32_t*>(g.c), g.ldc, {}, {}, ctx);
+      break;
+    default:
+      st = gemm_packed(Layout::RowMajor, ta, g.m, static_cast<const std::int8_t*>(g.a), g.lda, {},
+                       w, {}, 0, static_cast<std::int32_t*>(g.c), g.ldc, {}, {}, ctx);
+      break;
+  }
+  if (st != Status::Ok) throw std::runtime_error(std::string("adaptcore: ") + to_string(st));
+}
+
+Status pack_adaptcore(Context& ctx, const LowpGemmCall& g, PackedWeights& w) {
+  const Trans tb = op(g.trans_b);
+  if (g.type == LowpType::Bf16)
+    return pack_weights(Layout::RowMajor, tb, g.k, g.n, static_cast<const bf16*>(g.b), g.ldb, w, {},
+                        ctx);
+  return pack_weights(Layout::RowMajor, tb, g.k, g.n, static_cast<const std::int8_t*>(g.b), g.ldb,
+                      w, {}, ctx);
+}
+
 class LowpShape final : public ShapeBench {
  public:
   LowpShape(const SuiteShape& s, LowpType type, const RunEnv& env)
-      : pool_(s, type, env.options.effective_pool_bytes()), env_(env) {}
+      : pool_(s, type, env.options.effective_pool_bytes()),
+        env_(env),
+        packed_(env.options.packed),
+        handles_(packed_ ? pool_.sets() : 0),
+        vendor_packed_(env.vendors.size(), false) {}
+  ~LowpShape() override {
+    for (std::size_t v = 0; v < vendor_packed_.size(); ++v)
+      if (vendor_packed_[v])
+        for (std::size_t i = 0; i < pool_.sets(); ++i)
+          env_.vendors[v]->release_packed_lowp(pool_.call(i));
+  }
   std::size_t sets() const override { return pool_.sets(); }
   double bytes() const override { return pool_.bytes(); }
   bool supports(std::size_t lib) const override {
-    return lib == 0 || env_.vendors[lib - 1]->supports_lowp(pool_.call(0));
+    if (lib == 0) return true;
+    Baseline& v = *env_.vendors[lib - 1];
+    return packed_ ? v.supports_packed_lowp(pool_.call(0)) : v.supports_lowp(pool_.call(0));
   }
   double prepare(std::size_t lib) override {
     const LowpGemmCall g = pool_.call(0);
+    if (packed_) {  // every set's weights packed; the setup reported is one pack
+      double first = 0.0;
+      for (std::size_t i = 0; i < pool_.sets(); ++i) {
+        double t = 0.0;
+        if (lib == 0) {
+          Status st = Status::Ok;
+          t = am::time_once([&] { st = pack_adaptcore(env_.ctx, pool_.call(i), handles_[i]); });
+          if (st != Status::Ok)
+            throw std::runtime_error(std::string("adaptcore pack: ") + to_string(st));
+        } else {
+          t = env_.vendors[lib - 1]->pack_lowp(pool_.call(i));
+          vendor_packed_[lib - 1] = true;
+        }
+        if (i == 0) first = t;
+      }
+      if (lib == 0) {
+        const LowpKind kind = adaptcore_call(g).kind;
+        ::adaptcore::detail::ContextImpl& impl = ::adaptcore::detail::impl_of(env_.ctx);
+        plan_ =
+            impl.plan_for(impl.key_for(packed_lowp_problem(kind, g.m, g.n, g.k, g.trans_a, g.lda,
+                                                           g.ldc, handles_[0].panel_cols()),
+                                       pool_.sets() > 1));
+        planned_ = true;
+      }
+      return first;
+    }
     if (lib != 0) return env_.vendors[lib - 1]->prepare_lowp(g);
     // adaptcore's setup: planning the shape (a plan-cache miss), which a first call pays.
     LowpProblem prob;
@@ -197,6 +267,13 @@ class LowpShape final : public ShapeBench {
     return t;
   }
   void run(std::size_t lib, std::size_t set) override {
+    if (packed_) {
+      if (lib == 0)
+        run_adaptcore_packed(env_.ctx, pool_.call(set), handles_[set % pool_.sets()]);
+      else
+        env_.vendors[lib - 1]->run_packed_lowp(pool_.call(set));
+      return;
+    }
     if (lib == 0)
       run_adaptcore(env_.ctx, pool_.call(set));
     else
@@ -218,6 +295,9 @@ class LowpShape final : public ShapeBench {
  private:
   LowpPool pool_;
   const RunEnv& env_;
+  bool packed_;
+  std::vector<PackedWeights> handles_;  // --packed: adaptcore's handle of each set's weights
+  std::vector<bool> vendor_packed_;     // --packed: vendors whose copies are to be released
   Plan plan_{};
   bool planned_ = false;
 };

@@ -199,6 +199,39 @@ class OnednnBaseline {
 
   void release_packed(const GemmCall& c) { packed_weights_.erase(c.b); }
 
+  // Low-precision weights packed ahead of time: the matmul primitive (bf16 x bf16 -> f32, or
+  // u8 / s8 x s8 -> s32 without zero points) made with the weights' layout left to oneDNN, each
+  // call's B reordered once into it.
+  bool supports_packed_lowp(const LowpGemmCall& c) const {
+    return supports_lowp(c) && c.a_zero_point == 0;
+  }
+
+  void pack_lowp(const LowpGemmCall& c) {
+    apply_threads();
+    Prepared& p = packed_lowp_shape(c);
+    const auto user_md = matrix(c.k, c.n, c.ldb, c.trans_b, weight_type(c));
+    dnnl::memory user(user_md, engine_, const_cast<void*>(c.b));
+    dnnl::memory blocked(p.weights_md, engine_);
+    dnnl::reorder(user, blocked).execute(stream_, user, blocked);
+    stream_.wait();
+    packed_lowp_weights_[c.b] = blocked;
+  }
+
+  void run_packed_lowp(const LowpGemmCall& c) {
+    apply_threads();
+    Prepared& p = packed_lowp_shape(c);
+    const auto it = packed_lowp_weights_.find(c.b);
+    if (it == packed_lowp_weights_.end()) throw std::runtime_error("weights not packed");
+    p.a.set_data_handle(const_cast<void*>(c.a));
+    p.c.set_data_handle(c.c);
+    p.args[DNNL_ARG_WEIGHTS] = it->second;
+    p.primitive.execute(stream_, p.args);
+    stream_.wait();
+    p.args.erase(DNNL_ARG_WEIGHTS);
+  }
+
+  void release_packed_lowp(const LowpGemmCall& c) { packed_lowp_weights_.erase(c.b); }
+
   // A fused epilogue: the matmul primitive with the list as oneDNN post-ops (binary add of a
   // 1 x n bias or an m x n residual, binary multiply by a 1 x n scale, eltwise relu, gelu_tanh,
   // gelu_erf, swish with alpha 1 for SiLU), made on a shape and list's first call.
@@ -328,6 +361,30 @@ class OnednnBaseline {
   }
 
  private:
+  static dt weight_type(const LowpGemmCall& c) {
+    return c.type == LowpType::Bf16 ? dt::bf16 : dt::s8;
+  }
+
+  Prepared& packed_lowp_shape(const LowpGemmCall& c) {
+    const ShapeKey key = shape_key(dims(c));
+    auto& shapes = c.type == LowpType::Bf16   ? prepared_packed_bf16_
+                   : c.type == LowpType::U8S8 ? prepared_packed_u8_
+                                              : prepared_packed_s8_;
+    auto it = shapes.find(key);
+    if (it != shapes.end()) return it->second;
+    const dt a_type = c.type == LowpType::Bf16   ? dt::bf16
+                      : c.type == LowpType::U8S8 ? dt::u8
+                                                 : dt::s8;
+    const dt c_type = c.type == LowpType::Bf16 ? dt::f32 : dt::s32;
+    const auto a_md = matrix(c.m, c.k, c.lda, c.trans_a, a_type);
+    const dnnl::memory::desc b_md({c.k, c.n}, weight_type(c), dnnl::memory::format_tag::any);
+    const auto c_md = matrix(c.m, c.n, c.ldc, false, c_type);
+    return shapes
+        .emplace(key, prepared_matmul(engine_, matmul_pd(engine_, a_md, b_md, c_md), a_md, c_md,
+                                      c.a, nullptr, nullptr, c.c))
+        .first->second;
+  }
+
   // The primitive of a packed-weights shape (weights in the layout oneDNN prefers).
   Prepared& packed_shape(const GemmCall& c) {
     const ShapeKey key = shape_key(c);
@@ -379,6 +436,8 @@ class OnednnBaseline {
   };
   std::map<std::pair<ShapeKey, std::string>, PostPrepared> prepared_post_;
   std::map<const float*, dnnl::memory> packed_weights_;  // reordered B by the caller's B
+  std::map<ShapeKey, Prepared> prepared_packed_bf16_, prepared_packed_u8_, prepared_packed_s8_;
+  std::map<const void*, dnnl::memory> packed_lowp_weights_;
   ShapeKey last_key_{};
   Prepared* last_ = nullptr;
 };

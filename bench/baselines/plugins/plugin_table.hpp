@@ -138,6 +138,8 @@ const ac_baseline_plugin_lowp* plugin_lowp_table() {
 //   void pack(const GemmCall&);        // packs op(B), remembered by its B pointer
 //   void run_packed(const GemmCall&);
 //   void release_packed(const GemmCall&);  // frees the copy packed for its B pointer
+// and the same four for LowpGemmCall: supports_packed_lowp, pack_lowp, run_packed_lowp,
+// release_packed_lowp.
 template <class Impl>
 const ac_baseline_plugin_packed* plugin_packed_table() {
   static const ac_baseline_plugin_packed table = {
@@ -155,6 +157,24 @@ const ac_baseline_plugin_packed* plugin_packed_table() {
       [](void* self, const ac_gemm_call* call) {
         try {
           static_cast<Impl*>(self)->release_packed(to_call(*call));
+        } catch (const std::exception&) {
+        }
+      },
+      [](void* self, const ac_lowp_call* call) -> int {
+        return answer([&] {
+          return static_cast<const Impl*>(self)->supports_packed_lowp(to_lowp_call(*call));
+        });
+      },
+      [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
+        return guarded(msg, len, [&] { static_cast<Impl*>(self)->pack_lowp(to_lowp_call(*call)); });
+      },
+      [](void* self, const ac_lowp_call* call, char* msg, std::size_t len) -> int {
+        return guarded(msg, len,
+                       [&] { static_cast<Impl*>(self)->run_packed_lowp(to_lowp_call(*call)); });
+      },
+      [](void* self, const ac_lowp_call* call) {
+        try {
+          static_cast<Impl*>(self)->release_packed_lowp(to_lowp_call(*call));
         } catch (const std::exception&) {
         }
       },
