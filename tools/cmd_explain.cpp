@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "core/packed_weights.hpp"
 #include "dispatch/internal_access.hpp"
 #include "dispatch/packed_planning.hpp"
 #include "planner/planner.hpp"
@@ -101,13 +102,21 @@ void run_explain(const ExplainArgs& args) {
   int panel_nr = 0;
   Plan per_call;
   if (args.packed) {
-    if (dtype != DType::F32) {
-      std::cerr << "error: --packed is for --dtype f32\n";
+    if (dtype != DType::F32 && dtype != DType::Bf16 && dtype != DType::U8S8) {
+      std::cerr << "error: --packed is for --dtype f32, bf16 or u8s8\n";
       throw CLI::RuntimeError(1);
     }
-    panel_nr = packed_panel_width(impl, s.k, s.n, {});
     per_call = impl.plan_for(key);
-    key = impl.key_for(shape_problem_packed(s, panel_nr), args.cold);
+    if (dtype == DType::F32) {
+      panel_nr = packed_panel_width(impl, s.k, s.n, {});
+      key = impl.key_for(shape_problem_packed(s, panel_nr), args.cold);
+    } else {
+      panel_nr = packed_lowp_panel_width(impl, dtype, s.k, s.n, {});
+      const LowpKind kind = dtype == DType::U8S8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32;
+      key = impl.key_for(
+          packed_lowp_problem(kind, s.m, s.n, s.k, s.transa, s.lda(), s.ldc(), panel_nr),
+          args.cold);
+    }
   }
   const Explanation e = impl.explain(key);
   if (e.candidates.empty()) {
@@ -240,9 +249,10 @@ void register_explain(CLI::App& app) {
   cmd->add_option("--top", args->top, "show only the best N candidates (0: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "machine-readable output");
-  cmd->add_flag("--packed", args->packed,
-                "f32: the call on weights prepacked by pack_weights (the panel width it would "
-                "choose), with the plan on B as stored for comparison");
+  cmd->add_flag(
+      "--packed", args->packed,
+      "f32, bf16, u8s8: the call on weights prepacked by pack_weights (the panel width it would "
+      "choose), with the plan on B as stored for comparison");
   add_grouped_options(*cmd, args->grouped);
   cmd->add_flag("--cold", args->cold,
                 "plan for operands in memory (a call with other operands than the previous one; "

@@ -97,9 +97,10 @@ struct CallOptions {
   // the L3, or a first touch of fresh buffers). Each regime has its own cached plans.
   Residency residency = Residency::Auto;
   // Fused epilogue: post_op_count operations (0..kMaxPostOps) at post_ops, applied in order
-  // (PostOpKind). fp32 gemm and gemm_packed, gemm_bf16 with an fp32 C, gemm_grouped; an
-  // invalid list is InvalidArgument (count, kind), NullPointer (a missing vector or matrix),
-  // InvalidLeadingDimension or Aliasing.
+  // (PostOpKind). Every GEMM type's overload with CallOptions takes one (gemm, gemm_packed,
+  // gemm_bf16, the int8 GEMMs (ending in an output), gemm_quantized, gemm_grouped); an invalid
+  // list is InvalidArgument (count, kind, output type or place), InvalidDimension (SwiGlu, odd
+  // n), NullPointer (a missing vector, matrix or output), InvalidLeadingDimension or Aliasing.
   const PostOp* post_ops = nullptr;
   int post_op_count = 0;
 };

@@ -97,14 +97,7 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
     w->isa = impl.kernels().isa;
     w->dtype = dtype;
     w->lowp = lk;
-    std::vector<int> widths;
-    for (const kernels::LowpTile& t : lk->tiles) widths.push_back(t.nr);
-    const bool cold = impl.residency() != Residency::Cached;
-    w->nr = packed_panel_width(impl, widths, options, [&](int64_t m, int nr) {
-      const LowpProblem p = packed_lowp_problem(int8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32, m, n,
-                                                k, false, k, n, nr);
-      return impl.plan_for(impl.key_for(p, cold)).predicted_us;
-    });
+    w->nr = packed_lowp_panel_width(impl, dtype, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->rows = ceil_div(k, int64_t{lk->group});
     w->cols = round_up(n, int64_t{w->nr});
@@ -127,6 +120,20 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
 }
 
 }  // namespace
+
+int packed_lowp_panel_width(detail::ContextImpl& ctx, DType dtype, int64_t k, int64_t n,
+                            const PackOptions& options) {
+  const kernels::LowpKernels* lk = ctx.lowp_kernels(dtype, ctx.kernels().isa);
+  if (lk == nullptr) return 0;
+  std::vector<int> widths;
+  for (const kernels::LowpTile& t : lk->tiles) widths.push_back(t.nr);
+  const bool cold = ctx.residency() != Residency::Cached;
+  const LowpKind kind = dtype == DType::U8S8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32;
+  return packed_panel_width(ctx, widths, options, [&](int64_t m, int nr) {
+    const LowpProblem p = packed_lowp_problem(kind, m, n, k, false, k, n, nr);
+    return ctx.plan_for(ctx.key_for(p, cold)).predicted_us;
+  });
+}
 
 Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const bf16* b, int64_t ldb,
                     PackedWeights& out, const PackOptions& options, Context& ctx) noexcept {

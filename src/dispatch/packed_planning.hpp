@@ -24,6 +24,10 @@ int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const Pac
 int packed_panel_width(detail::ContextImpl& ctx, std::span<const int> tile_widths,
                        const PackOptions& options,
                        const std::function<double(int64_t, int)>& predict);
+// The same for bf16 or int8 weights (dtype Bf16 or U8S8): the widths of the context's
+// low-precision table's tiles, each priced on a call of that type on panels. 0: no table.
+int packed_lowp_panel_width(detail::ContextImpl& ctx, DType dtype, int64_t k, int64_t n,
+                            const PackOptions& options);
 // The checks of PackOptions (InvalidArgument).
 Status check_pack_options(const PackOptions& o) noexcept;
 
