@@ -52,20 +52,38 @@ GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, bool trans_a, int64_
   return p;
 }
 
-Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
-                           int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
-                           GemmProblem& out) noexcept {
+namespace {
+
+// The checks every gemm_packed call starts with, in their order: layout (row-major only),
+// transpose, m, handle (empty: NullPointer; of another type than `dtype`: InvalidArgument),
+// leading dimensions. `pw`: the handle's state.
+Status check_packed_call(Layout layout, Trans transa, int64_t m, int64_t lda,
+                         const PackedWeights& w, DType dtype, int64_t ldc,
+                         const detail::PackedWeightsImpl*& pw) noexcept {
   if (!valid_layout(layout)) return Status::InvalidLayout;
   if (layout != Layout::RowMajor) return Status::InvalidLayout;
   if (!valid_trans(transa)) return Status::InvalidTranspose;
   if (m < 0) return Status::InvalidDimension;
-  const detail::PackedWeightsImpl* pw = detail::impl_of(w);
+  pw = detail::impl_of(w);
   if (pw == nullptr) return Status::NullPointer;
-  if (pw->dtype != DType::F32) return Status::InvalidArgument;
+  if (pw->dtype != dtype) return Status::InvalidArgument;
+  if (lda < min_leading_dim(true, transa != Trans::No, m, pw->k) ||
+      ldc < min_leading_dim(true, false, m, pw->n))
+    return Status::InvalidLeadingDimension;
+  return Status::Ok;
+}
+
+}  // namespace
+
+Status make_packed_problem(Layout layout, Trans transa, int64_t m, float alpha, const float* a,
+                           int64_t lda, const PackedWeights& w, float beta, float* c, int64_t ldc,
+                           GemmProblem& out) noexcept {
+  const detail::PackedWeightsImpl* pw = nullptr;
+  if (const Status s = check_packed_call(layout, transa, m, lda, w, DType::F32, ldc, pw);
+      s != Status::Ok)
+    return s;
   const int64_t k = pw->k, n = pw->n;
   const bool ta = transa != Trans::No;
-  if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
-    return Status::InvalidLeadingDimension;
   const ByteOperand A = stored_operand(a, m, k, true, ta, lda, 4);
   const ByteOperand C = stored_operand(c, m, n, true, false, ldc, 4);
   // The weights as one dense k x n block (their real extent) for the overlap check.
@@ -97,17 +115,12 @@ LowpProblem packed_lowp_problem(LowpKind kind, int64_t m, int64_t n, int64_t k, 
 Status make_packed_lowp_problem(LowpKind kind, Layout layout, Trans transa, int64_t m, float alpha,
                                 const void* a, int64_t lda, const PackedWeights& w, float beta,
                                 void* c, int64_t ldc, LowpProblem& out) noexcept {
-  if (!valid_layout(layout)) return Status::InvalidLayout;
-  if (layout != Layout::RowMajor) return Status::InvalidLayout;
-  if (!valid_trans(transa)) return Status::InvalidTranspose;
-  if (m < 0) return Status::InvalidDimension;
-  const detail::PackedWeightsImpl* pw = detail::impl_of(w);
-  if (pw == nullptr) return Status::NullPointer;
-  if (pw->dtype != dtype_of(kind)) return Status::InvalidArgument;
+  const detail::PackedWeightsImpl* pw = nullptr;
+  if (const Status s = check_packed_call(layout, transa, m, lda, w, dtype_of(kind), ldc, pw);
+      s != Status::Ok)
+    return s;
   const int64_t k = pw->k, n = pw->n;
   const bool ta = transa != Trans::No;
-  if (lda < min_leading_dim(true, ta, m, k) || ldc < min_leading_dim(true, false, m, n))
-    return Status::InvalidLeadingDimension;
   const bool int8 = pw->dtype == DType::U8S8;
   const ByteOperand A = stored_operand(a, m, k, true, ta, lda, int8 ? 1 : 2);
   const ByteOperand C =

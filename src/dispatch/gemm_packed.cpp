@@ -124,19 +124,29 @@ Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const flo
 
 }  // namespace
 
-Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const float* b, int64_t ldb,
-                    PackedWeights& out, const PackOptions& options, Context& ctx) noexcept {
+Status check_pack_args(Layout layout, Trans transb, int64_t k, int64_t n, const void* b,
+                       int64_t ldb, int64_t eb, const PackOptions& options,
+                       ByteOperand& out) noexcept {
   if (!valid_layout(layout)) return Status::InvalidLayout;
   if (!valid_trans(transb)) return Status::InvalidTranspose;
   if (k < 1 || n < 1) return Status::InvalidDimension;
   if (const Status s = check_pack_options(options); s != Status::Ok) return s;
   const bool row = layout == Layout::RowMajor, tb = transb != Trans::No;
   if (ldb < min_leading_dim(row, tb, k, n)) return Status::InvalidLeadingDimension;
-  const ByteOperand B = stored_operand(b, k, n, row, tb, ldb, 4);
-  const int64_t len = span_bytes(B);
+  out = stored_operand(b, k, n, row, tb, ldb, eb);
+  const int64_t len = span_bytes(out);
   if (len < 0) return Status::SizeOverflow;
   if (b == nullptr) return Status::NullPointer;
   if (!range_fits(b, len)) return Status::SizeOverflow;
+  return Status::Ok;
+}
+
+Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const float* b, int64_t ldb,
+                    PackedWeights& out, const PackOptions& options, Context& ctx) noexcept {
+  ByteOperand B{};
+  if (const Status s = check_pack_args(layout, transb, k, n, b, ldb, 4, options, B);
+      s != Status::Ok)
+    return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   try {
     detail::ContextImpl& impl = detail::impl_of(ctx);

@@ -74,18 +74,11 @@ Status run_packed_int8(Layout layout, Trans transa, int64_t m, const AType* a, i
 Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n, const void* b,
                  int64_t ldb, PackedWeights& out, const PackOptions& options,
                  Context& ctx) noexcept {
-  if (!valid_layout(layout)) return Status::InvalidLayout;
-  if (!valid_trans(transb)) return Status::InvalidTranspose;
-  if (k < 1 || n < 1) return Status::InvalidDimension;
-  if (const Status s = check_pack_options(options); s != Status::Ok) return s;
-  const bool row = layout == Layout::RowMajor, tb = transb != Trans::No;
-  if (ldb < min_leading_dim(row, tb, k, n)) return Status::InvalidLeadingDimension;
   const bool int8 = dtype == DType::U8S8;
-  const ByteOperand B = stored_operand(b, k, n, row, tb, ldb, int8 ? 1 : 2);
-  const int64_t len = span_bytes(B);
-  if (len < 0) return Status::SizeOverflow;
-  if (b == nullptr) return Status::NullPointer;
-  if (!range_fits(b, len)) return Status::SizeOverflow;
+  ByteOperand B{};
+  if (const Status s = check_pack_args(layout, transb, k, n, b, ldb, int8 ? 1 : 2, options, B);
+      s != Status::Ok)
+    return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   try {
     detail::ContextImpl& impl = detail::impl_of(ctx);

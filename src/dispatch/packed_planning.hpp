@@ -10,6 +10,7 @@
 #include <span>
 
 #include "adaptcore/adaptcore.hpp"
+#include "core/operand_bytes.hpp"
 #include "dispatch/context_impl.hpp"
 
 namespace adaptcore {
@@ -30,5 +31,11 @@ int packed_lowp_panel_width(detail::ContextImpl& ctx, DType dtype, int64_t k, in
                             const PackOptions& options);
 // The checks of PackOptions (InvalidArgument).
 Status check_pack_options(const PackOptions& o) noexcept;
+// The checks of a pack_weights call on op(B) (k x n, elements of `eb` bytes) in their order:
+// layout, transpose, dimensions, options, leading dimension, size overflow, null pointer; `out`
+// gets B as stored.
+Status check_pack_args(Layout layout, Trans transb, int64_t k, int64_t n, const void* b,
+                       int64_t ldb, int64_t eb, const PackOptions& options,
+                       ByteOperand& out) noexcept;
 
 }  // namespace adaptcore
