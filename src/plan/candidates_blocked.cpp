@@ -151,20 +151,25 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         // In-place row-major A needs one address register per row; past 8 rows the kernel
         // spills them inside its depth loop.
         if (!pack_a && key.a_row_unit && mr > 8) continue;
-        std::array<int64_t, 4> opts{};
+        std::array<int64_t, 5> opts{};
         std::size_t n_opts = 0;
         if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
         } else if (panels) {
           // Contiguous panels: no row streams to keep short; the whole depth makes each
-          // panel one run (from DRAM every run restarts the prefetchers).
-          opts = {kKcInPlace, kcs[0], kcs[1], key.k}, n_opts = 4;
+          // panel one run (from DRAM every run restarts the prefetchers). Plus the deepest
+          // block at which all the rows and two runs fit in L2 (one A block below), where the
+          // whole depth does not.
+          const int64_t kc_fit = round_down_min1(
+              hw.l2_bytes / (pw * (round_up(key.m, int64_t{mr}) + 2 * nr)), 64 * cfg.group);
+          opts = {kKcInPlace, kcs[0], kcs[1], key.k, kc_fit}, n_opts = 4;
+          if (kc_fit > kcs[1] && kc_fit < key.k) n_opts = 5;
         } else if (key.m <= kDecodeRows) {
           opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
         } else {
           opts = {kKcStreaming, kKcInPlace, kcs[0]}, n_opts = 3;
         }
-        std::array<int64_t, 4> used{};
+        std::array<int64_t, 5> used{};
         std::size_t n_used = 0;
         for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];
