@@ -247,6 +247,59 @@ TEST(PlanFile, WeightQuantizedPlansRoundTrip) {
   std::remove(path.c_str());
 }
 
+// Plans of prepacked weights (fp32, bf16, int8: keys with a panel width) are saved, load
+// without error, and are the plans the calls then run.
+TEST(PlanFile, PrepackedPlansRoundTrip) {
+  const int64_t k = 300, n = 200;
+  auto ctx = fresh();
+  std::vector<float> b32(static_cast<std::size_t>(k * n), 0.25f);
+  std::vector<bf16> b16(b32.size(), bf16(0.25f));
+  std::vector<std::int8_t> b8(b32.size(), 2);
+  PackedWeights w32, w16, w8;
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, k, n, b32.data(), n, w32, {}, *ctx),
+            Status::Ok);
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, k, n, b16.data(), n, w16, {}, *ctx),
+            Status::Ok);
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, k, n, b8.data(), n, w8, {}, *ctx),
+            Status::Ok);
+  const int64_t m = 37;
+  std::vector<float> a32(static_cast<std::size_t>(m * k), 1.0f), c32(static_cast<std::size_t>(m * n));
+  std::vector<bf16> a16(a32.size(), bf16(1.0f));
+  std::vector<std::uint8_t> a8(a32.size(), 1);
+  std::vector<std::int32_t> ci(c32.size());
+  auto run = [&](Context& c) {
+    EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, m, 1.0f, a32.data(), k, w32, 0.0f,
+                          c32.data(), n, c),
+              Status::Ok);
+    EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, m, 1.0f, a16.data(), k, w16, 0.0f,
+                          c32.data(), n, {}, c),
+              Status::Ok);
+    EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, m, a8.data(), k, {}, w8, {}, 0, ci.data(), n,
+                          {}, {}, c),
+              Status::Ok);
+  };
+  ctx->clear_plan_cache();
+  run(*ctx);
+  const auto entries = ::adaptcore::detail::impl_of(*ctx).cache().snapshot();
+  int panel_keys = 0;
+  for (const PlanEntry& e : entries) panel_keys += e.first.b_panel_nr != 0;
+  EXPECT_EQ(panel_keys, 3);
+  const std::string path = temp_path("packed.plan");
+  ASSERT_EQ(ctx->save_plan_file(path), Status::Ok);
+  auto ctx2 = fresh();
+  std::string err;
+  ASSERT_EQ(ctx2->load_plan_file(path, &err), Status::Ok) << err;
+  for (const PlanEntry& e : entries) {
+    const Plan* got = ::adaptcore::detail::impl_of(*ctx2).cache().find(e.first);
+    ASSERT_NE(got, nullptr);
+    EXPECT_TRUE(same_plan(*got, e.second));
+  }
+  const std::size_t loaded = ctx2->cached_plans();
+  run(*ctx2);  // nothing planned again
+  EXPECT_EQ(ctx2->cached_plans(), loaded);
+  std::remove(path.c_str());
+}
+
 // A plan the planner would not choose, loaded from a file, is the one the context runs.
 TEST(PlanFile, LoadedPlanIsTheOneRun) {
   for (Isa isa : test::available_isas()) {

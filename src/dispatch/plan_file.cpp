@@ -334,11 +334,14 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
 
   if (p.transpose_c && p.kind != PlanKind::Blocked)
     return "C stored transposed by a plan that is not a register-tile plan";
-  // Prepacked weights: an fp32 key with B in panels, read by a register-tile plan (whose
-  // validator, check_blocked_plan, holds the plan's rules: the tile's width, no packing or
-  // prefetching of B, no transposed store, masked tails).
+  // Prepacked weights: an fp32, bf16 or int8 key with B in panels, read by a register-tile plan
+  // (whose validator, check_blocked_plan, holds the plan's rules: the tile's width, no packing
+  // or prefetching of B, no transposed store, masked tails).
   if (key.b_panel_nr != 0) {
-    if (key.dtype != DType::F32) return "prepacked B in a key of another type than fp32";
+    if (key.dtype != DType::F32 && key.dtype != DType::Bf16 && key.dtype != DType::U8S8)
+      return "prepacked B in a key of a type without prepacked weights";
+    if (key.dtype != DType::F32 && p.kc % (key.dtype == DType::Bf16 ? 2 : 4) != 0 && p.kc < key.k)
+      return "a depth block of prepacked low-precision B not on a packed word";
     if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a prepacked key";
     if (p.kind != PlanKind::Blocked)
       return "prepacked B read by a plan that is not a register-tile plan";
