@@ -94,12 +94,22 @@ const OutChain kOutChains[] = {
 
 // Shapes with an even n that reach every fp32 plan kind (kShapes' kinds).
 const Shape kEvenShapes[] = {
-    {1, 2, 1, Trans::No, Trans::No},      {7, 14, 29, Trans::No, Trans::No},
-    {64, 96, 300, Trans::No, Trans::No},  {33, 70, 700, Trans::Yes, Trans::No},
-    {4, 40, 3000, Trans::No, Trans::No},  {3, 38, 64, Trans::No, Trans::Yes},
-    {600, 300, 2, Trans::No, Trans::No},  {200, 6, 40, Trans::No, Trans::No},
-    {150, 4, 17, Trans::Yes, Trans::Yes}, {9, 12, 0, Trans::No, Trans::No},
-    {1, 258, 100, Trans::No, Trans::No},  {130, 2, 70, Trans::Yes, Trans::No},
+    {1, 2, 1, Trans::No, Trans::No},
+    {7, 14, 29, Trans::No, Trans::No},
+    {64, 96, 300, Trans::No, Trans::No},
+    {33, 70, 700, Trans::Yes, Trans::No},
+    {4, 40, 3000, Trans::No, Trans::No},
+    {3, 38, 64, Trans::No, Trans::Yes},
+    {600, 300, 2, Trans::No, Trans::No},
+    {200, 6, 40, Trans::No, Trans::No},
+    {150, 4, 17, Trans::Yes, Trans::Yes},
+    {9, 12, 0, Trans::No, Trans::No},
+    {1, 258, 100, Trans::No, Trans::No},
+    {130, 2, 70, Trans::Yes, Trans::No},
+    // Transposed plans whose loops' row tiles (C's columns) may be of odd heights.
+    {300, 10, 50, Trans::No, Trans::No},
+    {300, 14, 33, Trans::No, Trans::Yes},
+    {257, 10, 7, Trans::Yes, Trans::No},
 };
 
 // One call's chain data with its output appended.

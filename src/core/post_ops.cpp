@@ -88,7 +88,7 @@ Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_
       op.out = p.out;
       op.out_ld = p.ld;
       op.out_bf16 = p.out_type == OutputType::Bf16;
-      out.deferred_last = swiglu && c_transposed;
+      out.deferred_last = out.pairs_along_rows = swiglu && c_transposed;
     }
     out.ops[static_cast<std::size_t>(out.count++)] = op;
   }

@@ -26,10 +26,13 @@ struct PostOpChain {
   };
   std::array<Op, kMaxPostOps> ops{};
   int count = 0;
-  // A SwiGlu whose pairs run along the normalised problem's rows (a column-major C, solved as
-  // C^T): the tiles' blocks do not keep pairs together there, so the executors apply the ops
-  // before it and the entry point runs it as a pass afterwards (run_deferred_post_op).
+  // A SwiGlu the executors' blocks may not keep pairs together for: its pairs run along the
+  // normalised problem's rows (pairs_along_rows: a column-major C, solved as C^T), or along a
+  // C of a few columns that a transposed plan's row tiles of any height may split (set by the
+  // fp32 entry). The executors apply the ops before it, the entry point runs it as a pass
+  // afterwards (exec/post_op_pass.hpp).
   bool deferred_last = false;
+  bool pairs_along_rows = false;
   bool empty() const noexcept { return count == 0; }
   // The operations the executors apply to finished blocks.
   int fused_count() const noexcept { return deferred_last ? count - 1 : count; }

@@ -5,6 +5,7 @@
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
 #include "exec/post_op_pass.hpp"
+#include "plan/candidates.hpp"
 
 namespace adaptcore::detail {
 
@@ -16,9 +17,15 @@ Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, 
       s != Status::Ok)
     return s;
   if (!ctx.usable()) return Status::OutOfMemory;
+  // A C of a few columns may run as a transposed plan, whose row tiles (C's columns) may have
+  // odd heights: its SwiGlu as a pass too (C is at most 15 floats wide there: no cost).
+  if (chain.has_output() &&
+      chain.ops[static_cast<std::size_t>(chain.count - 1)].kind == PostOpKind::SwiGlu &&
+      !prob.c_transposed && prob.n <= kTransposeCMaxN)
+    chain.deferred_last = true;
   prob.post = &chain;
   const Status s = impl_of(ctx).run(prob, nullptr, options.residency);
-  // A SwiGlu along a column-major C's columns: a pass over the finished C.
+  // A deferred SwiGlu: a pass over the finished C.
   if (s == Status::Ok && chain.deferred_last)
     run_post_pass(chain,
                   PostPass{.c = prob.c, .ldc = prob.ldc, .m = prob.m, .n = prob.n, .last = true});

@@ -56,8 +56,9 @@ void run_post_pass(const PostOpChain& chain, const PostPass& p) noexcept {
   front.count = chain.fused_count();
   front.deferred_last = false;
   float buf[2][kChunk];
-  // One row, or with the deferred SwiGlu the pair of rows (2q, 2q + 1) it combines.
-  const int64_t step = last ? 2 : 1;
+  // One row, or with a deferred SwiGlu along the rows the pair of rows (2q, 2q + 1) it combines.
+  const bool row_pairs = last && chain.pairs_along_rows;
+  const int64_t step = row_pairs ? 2 : 1;
   for (int64_t i = 0; i + step <= p.m; i += step) {
     for (int64_t j0 = 0; j0 < p.n; j0 += kChunk) {
       const int64_t w = std::min(kChunk, p.n - j0);
@@ -71,6 +72,11 @@ void run_post_pass(const PostOpChain& chain, const PostPass& p) noexcept {
       }
       if (!last) continue;
       const PostOpChain::Op& op = chain.ops[static_cast<std::size_t>(chain.count - 1)];
+      if (!row_pairs) {  // pairs (2p, 2p + 1) of the row: the fused code's own output step
+        PostOpChain::Op o = op;
+        kernels::post_output(o, buf[0], i, j0, w);
+        continue;
+      }
       const int64_t at = (i / 2) * op.out_ld + j0;
       const float* g = buf[0];
       const float* u = buf[1];

@@ -15,6 +15,10 @@
 
 namespace adaptcore {
 
+// Transposed plans (Plan::transpose_c) are for a C of at most this many columns (fewer than a
+// 16-lane vector holds; each tile further needs as many rows as C has columns).
+inline constexpr int64_t kTransposeCMaxN = 15;
+
 std::vector<Plan> enumerate_candidates(const ShapeKey& key, const ShapeClass& cls,
                                        const HardwareProfile& hw, const TypeConfig& cfg);
 

@@ -28,10 +28,8 @@ constexpr int64_t kDecodeRows = 8;
 // kSelfStreamingRows rows (Plan::prefetch_b).
 constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
 constexpr int64_t kSelfStreamingRows = 2;
-// Transposed plans (Plan::transpose_c): for C of at most this many columns (fewer than a
-// 16-lane vector holds; each tile further needs as many rows as C has columns) and at least
-// this many rows (a vector's worth).
-constexpr int64_t kTransposeCMaxN = 15;
+// Transposed plans (Plan::transpose_c): for C of at most kTransposeCMaxN columns
+// (candidates.hpp) and at least this many rows (a vector's worth).
 constexpr int64_t kTransposeCMinM = 16;
 
 // Whether a plan may prefetch in-place B's next depth block at all: B read in place, over
