@@ -461,6 +461,32 @@ TEST(PostOpOutputs, Errors) {
   EXPECT_EQ(call({sw, relu}, 0), Status::InvalidArgument);
 }
 
+// A row-major one-column C solved as its transpose (the normalised problem is 1 x m): a Store
+// into one column of a wider matrix writes that column's elements, ld apart, and nothing else.
+TEST(PostOpOutputs, StoreOfAOneColumnC) {
+  for (auto& cfg : all_configs()) {
+    const int64_t m = 37, k = 20, ld = 3;
+    std::vector<float> a(static_cast<std::size_t>(k * m)), b(static_cast<std::size_t>(k)), c(m);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.25f;
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 3) - 1.0f;
+    std::vector<float> out(static_cast<std::size_t>(m * ld), -7.0f);
+    const PostOp st{PostOpKind::Store, nullptr, ld, out.data() + 1, OutputType::F32};
+    CallOptions o;
+    o.post_ops = &st;
+    o.post_op_count = 1;
+    // op(A) = A^T: A stored k x m, its columns the rows of op(A).
+    ASSERT_EQ(gemm(Layout::RowMajor, Trans::Yes, Trans::No, m, 1, k, 1.0f, a.data(), m, b.data(), 1,
+                   0.0f, c.data(), 1, o, *cfg.ctx),
+              Status::Ok);
+    for (int64_t r = 0; r < m; ++r) {
+      EXPECT_EQ(out[static_cast<std::size_t>(r * ld + 1)], c[static_cast<std::size_t>(r)])
+          << cfg.name() << " row " << r;
+      EXPECT_EQ(out[static_cast<std::size_t>(r * ld)], -7.0f);
+      EXPECT_EQ(out[static_cast<std::size_t>(r * ld + 2)], -7.0f);
+    }
+  }
+}
+
 TEST(PostOpOutputs, CApi) {
   const int64_t m = 3, n = 4, k = 2;
   std::vector<float> a(m * k, 1.0f), b(k * n, 0.5f), c(m * n, 0.0f), out(m * n / 2, 0.0f);

@@ -84,9 +84,11 @@ Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_
       if (c_len > 0 && overlaps(c, c_len, d, len)) return Status::Aliasing;
       for (int r = 0; r < reads; ++r)
         if (overlaps(read[r], read_len[r], d, len)) return Status::Aliasing;
-      // In the call's layout, the normalised element (i, j) is at i * ld + j either way.
+      // The caller's (r, c) at r * d.rs + c * d.cs; transposed, the normalised (i, j) is the
+      // caller's (j, i) (a column-major C, or a one-column C solved as its transpose).
       op.out = p.out;
-      op.out_ld = p.ld;
+      op.out_rs = c_transposed ? d.cs : d.rs;
+      op.out_cs = c_transposed ? d.rs : d.cs;
       op.out_bf16 = p.out_type == OutputType::Bf16;
       out.deferred_last = out.pairs_along_rows = swiglu && c_transposed;
     }

@@ -18,10 +18,10 @@ struct PostOpChain {
     // cs] (a vector has one stride 0).
     const float* data = nullptr;
     int64_t rs = 0, cs = 0;
-    // SwiGlu, Store: the output, element (i, j) of the normalised problem (SwiGlu: pair j) at
-    // out[i * out_ld + j] in float or bf16.
+    // SwiGlu, Store: the output, element (i, j) of the normalised problem (SwiGlu: pair j, or
+    // with pairs along the rows pair i) at out[i * out_rs + j * out_cs] in float or bf16.
     void* out = nullptr;
-    int64_t out_ld = 0;
+    int64_t out_rs = 0, out_cs = 1;
     bool out_bf16 = false;
   };
   std::array<Op, kMaxPostOps> ops{};

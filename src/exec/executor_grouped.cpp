@@ -47,7 +47,8 @@ PostOpChain unit_chain(const PostOpChain& post, int64_t row0, int64_t col0) noex
     PostOpChain::Op& op = u.ops[static_cast<std::size_t>(i)];
     if (op.data != nullptr) op.data += row0 * op.rs + col0 * op.cs;
     if (op.out != nullptr) {  // unit columns start on a pair (whole panels)
-      const int64_t at = row0 * op.out_ld + (op.kind == PostOpKind::SwiGlu ? col0 / 2 : col0);
+      const int64_t at =
+          row0 * op.out_rs + (op.kind == PostOpKind::SwiGlu ? col0 / 2 : col0) * op.out_cs;
       op.out = op.out_bf16 ? static_cast<void*>(static_cast<std::uint16_t*>(op.out) + at)
                            : static_cast<void*>(static_cast<float*>(op.out) + at);
     }

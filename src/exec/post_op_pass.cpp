@@ -77,16 +77,17 @@ void run_post_pass(const PostOpChain& chain, const PostPass& p) noexcept {
         kernels::post_output(o, buf[0], i, j0, w);
         continue;
       }
-      const int64_t at = (i / 2) * op.out_ld + j0;
+      const int64_t at = (i / 2) * op.out_rs + j0 * op.out_cs;
       const float* g = buf[0];
       const float* u = buf[1];
       if (op.out_bf16) {
         auto* o = static_cast<std::uint16_t*>(op.out) + at;
         for (int64_t j = 0; j < w; ++j)
-          o[j] = kernels::post_to_bf16(kernels::post_sigmoid_times(g[j], g[j]) * u[j]);
+          o[j * op.out_cs] = kernels::post_to_bf16(kernels::post_sigmoid_times(g[j], g[j]) * u[j]);
       } else {
         auto* o = static_cast<float*>(op.out) + at;
-        for (int64_t j = 0; j < w; ++j) o[j] = kernels::post_sigmoid_times(g[j], g[j]) * u[j];
+        for (int64_t j = 0; j < w; ++j)
+          o[j * op.out_cs] = kernels::post_sigmoid_times(g[j], g[j]) * u[j];
       }
     }
   }

@@ -77,29 +77,28 @@ inline std::uint16_t post_to_bf16(float f) {
 // start and end on even columns: whole register tiles and panels).
 inline void post_output(const PostOpChain::Op& op, const float* __restrict row, int64_t i,
                         int64_t j0, int64_t w) {
+  auto put = [&](auto* base, int64_t first, int64_t count, auto value) {
+    auto* o = base + i * op.out_rs + first * op.out_cs;
+    if (op.out_cs == 1)
+      for (int64_t x = 0; x < count; ++x) o[x] = value(x);
+    else  // an output stored across its rows (a one-column C solved as its transpose)
+      for (int64_t x = 0; x < count; ++x) o[x * op.out_cs] = value(x);
+  };
+  auto emit = [&](int64_t first, int64_t count, auto value) {
+    if (op.out_bf16)
+      put(static_cast<std::uint16_t*>(op.out), first, count,
+          [&](int64_t x) { return post_to_bf16(value(x)); });
+    else
+      put(static_cast<float*>(op.out), first, count, value);
+  };
   if (op.kind == PostOpKind::Store) {
-    if (op.out_bf16) {
-      std::uint16_t* __restrict o = static_cast<std::uint16_t*>(op.out) + i * op.out_ld + j0;
-      for (int64_t j = 0; j < w; ++j) o[j] = post_to_bf16(row[j]);
-    } else {
-      float* __restrict o = static_cast<float*>(op.out) + i * op.out_ld + j0;
-      for (int64_t j = 0; j < w; ++j) o[j] = row[j];
-    }
+    emit(j0, w, [&](int64_t x) { return row[x]; });
     return;
   }
   const int64_t first = j0 % 2;  // 1: the segment starts on an up column, skipped
-  const int64_t pairs = (w - first) / 2;
   const float* __restrict g = row + first;
-  const int64_t p0 = (j0 + first) / 2;
-  if (op.out_bf16) {
-    std::uint16_t* __restrict o = static_cast<std::uint16_t*>(op.out) + i * op.out_ld + p0;
-    for (int64_t p = 0; p < pairs; ++p)
-      o[p] = post_to_bf16(post_sigmoid_times(g[2 * p], g[2 * p]) * g[2 * p + 1]);
-  } else {
-    float* __restrict o = static_cast<float*>(op.out) + i * op.out_ld + p0;
-    for (int64_t p = 0; p < pairs; ++p)
-      o[p] = post_sigmoid_times(g[2 * p], g[2 * p]) * g[2 * p + 1];
-  }
+  emit((j0 + first) / 2, (w - first) / 2,
+       [&](int64_t p) { return post_sigmoid_times(g[2 * p], g[2 * p]) * g[2 * p + 1]; });
 }
 
 // Rows [i0, i1) x columns [j0, j1) of the normalised C, element (i, j) at

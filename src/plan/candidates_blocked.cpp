@@ -262,6 +262,9 @@ void add_blocked_candidates(const ShapeKey& key, const ShapeClass& cls, const Ha
 
 std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeConfig& cfg) {
   if (p.transpose_c) {
+    // Only a C of a few columns (what the candidates make, and what a SwiGlu post-op's
+    // deferral assumes: post_op_call.cpp).
+    if (given.n > kTransposeCMaxN) return "C stored transposed for a C of more than 15 columns";
     if (p.tile < 0 || p.tile >= cfg.tile_count || !cfg.tile(p.tile).transposed_c)
       return "C stored transposed by a tile without transposed-store kernels";
     if (p.pk != 1) return "split-K in a plan that stores C transposed";
@@ -271,6 +274,9 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   // A transposed plan describes the problem C^T = op(B)^T op(A)^T.
   const ShapeKey key = p.transpose_c ? transposed_key(given) : given;
   if (!p.pack_a && !cfg.in_place_a) return "A read in place by kernels that need it packed";
+  // Column blocks of whole register tiles (or the whole of C): prepacked panels are addressed
+  // panel by panel, and a fused SwiGlu needs its pairs in one block.
+  if (p.nc % p.nr != 0 && p.nc < key.n) return "column block not a whole number of tiles";
   if (!p.pack_b && !key.b_row_unit) return "B read in place but its rows are not contiguous";
   if (key.b_panel_nr != 0 && (p.pack_b || p.nr != key.b_panel_nr || p.transpose_c))
     return "prepacked B not read in place by tiles of its panels' width";
