@@ -457,6 +457,11 @@ TEST(PostOpOutputs, Errors) {
   bad = sw;
   bad.out = bias.data();  // over the bias vector read before it
   EXPECT_EQ(call({PostOp{PostOpKind::Bias, bias.data()}, bad}), Status::Aliasing);
+  bad = st;
+  bad.out = a.data();  // over A, which other cores may still read
+  EXPECT_EQ(call({bad}), Status::Aliasing);
+  bad.out = b.data() + 2;  // over B
+  EXPECT_EQ(call({bad}), Status::Aliasing);
   // Nothing written: only count, kinds and order are checked.
   EXPECT_EQ(call({sw, relu}, 0), Status::InvalidArgument);
 }

@@ -63,7 +63,8 @@ enum class Residency : int { Auto = 0, Cached = 1, Memory = 2 };
 //             or place
 // out is in the call's layout with leading dimension ld, of type out_type (fp32 or bf16,
 // rounded to nearest even).
-// The vectors, R and out must not overlap C, and out none of them (Aliasing). Activations are
+// The vectors, R and out must not overlap C, and out none of them nor the call's A and B
+// (Aliasing). Activations are
 // computed in fp32: relative error below 2e-6 wherever |f(x)| >= 1e-3, below 2e-5 in the far
 // negative tails of GELU and SiLU (docs/EPILOGUES.md, "Accuracy").
 enum class PostOpKind : int {

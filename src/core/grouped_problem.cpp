@@ -87,23 +87,25 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
     if (a_len < 0 || c_len < 0 || !range_fits(a_ptr, a_len) || !range_fits(g.c, c_len))
       return Status::SizeOverflow;
     if (overlaps(C, c_len, A, a_len)) return Status::Aliasing;
-    for (const detail::PackedWeightsImpl* w : out.weights) {
-      if (w == nullptr) continue;
-      const auto len = static_cast<int64_t>(w->bytes());
-      const ByteOperand B{w->data.get(), 1, len, len, 1, 1};
-      if (overlaps(C, c_len, B, len)) return Status::Aliasing;
-    }
-    for (const detail::QuantizedWeightsImpl* w : out.qweights) {
-      if (w == nullptr) continue;
-      const auto len = static_cast<int64_t>(w->packed_size());
-      const ByteOperand B{w->packed.get(), 1, len, len, 1, 1};
-      if (overlaps(C, c_len, B, len)) return Status::Aliasing;
-    }
+    // A and every expert's weights: what C, and an output post-op, must not overlap.
+    std::vector<ByteOperand> reads{A};
+    for (const detail::PackedWeightsImpl* w : out.weights)
+      if (w != nullptr) {
+        const auto len = static_cast<int64_t>(w->bytes());
+        reads.push_back(ByteOperand{w->data.get(), 1, len, len, 1, 1});
+      }
+    for (const detail::QuantizedWeightsImpl* w : out.qweights)
+      if (w != nullptr) {
+        const auto len = static_cast<int64_t>(w->packed_size());
+        reads.push_back(ByteOperand{w->packed.get(), 1, len, len, 1, 1});
+      }
+    for (std::size_t i = 1; i < reads.size(); ++i)
+      if (overlaps(C, c_len, reads[i], span_bytes(reads[i]))) return Status::Aliasing;
     // The epilogue runs over the routed rows' results (R x n): in C without a scatter, in the
     // call's own buffer with one.
     const ByteOperand post_c = scatter ? ByteOperand{nullptr, 0, 0, 0, 0, 4} : C;
-    if (const Status s =
-            make_post_op_chain(options, Layout::RowMajor, routed, g.n, post_c, false, out.post);
+    if (const Status s = make_post_op_chain(options, Layout::RowMajor, routed, g.n, post_c, false,
+                                            out.post, reads);
         s != Status::Ok)
       return s;
     // An output operation writes the routed rows' own results; a scatter combines them first.

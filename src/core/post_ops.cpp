@@ -27,7 +27,8 @@ bool is_output_op(PostOpKind k) noexcept {
 }
 
 Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_t n,
-                          const ByteOperand& c, bool c_transposed, PostOpChain& out) noexcept {
+                          const ByteOperand& c, bool c_transposed, PostOpChain& out,
+                          std::span<const ByteOperand> operands) noexcept {
   out = PostOpChain{};
   if (o.post_op_count < 0 || o.post_op_count > kMaxPostOps) return Status::InvalidArgument;
   if (o.post_op_count > 0 && o.post_ops == nullptr) return Status::NullPointer;
@@ -84,6 +85,10 @@ Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_
       if (c_len > 0 && overlaps(c, c_len, d, len)) return Status::Aliasing;
       for (int r = 0; r < reads; ++r)
         if (overlaps(read[r], read_len[r], d, len)) return Status::Aliasing;
+      for (const ByteOperand& x : operands) {
+        const int64_t xl = x.ptr != nullptr ? span_bytes(x) : 0;
+        if (xl > 0 && overlaps(x, xl, d, len)) return Status::Aliasing;
+      }
       // The caller's (r, c) at r * d.rs + c * d.cs; transposed, the normalised (i, j) is the
       // caller's (j, i) (a column-major C, or a one-column C solved as its transpose).
       op.out = p.out;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "adaptcore/types.hpp"
 #include "core/operand_bytes.hpp"
@@ -52,7 +53,10 @@ struct PostOpChain {
 // writing no element of C (m or n 0) checks only count, kinds and order.
 bool is_output_op(PostOpKind k) noexcept;
 
+// `reads`: the call's other operands (A, B as stored or packed), which an output must not
+// overlap either (it is written while other cores still read them: Aliasing).
 Status make_post_op_chain(const CallOptions& options, Layout layout, int64_t m, int64_t n,
-                          const ByteOperand& c, bool c_transposed, PostOpChain& out) noexcept;
+                          const ByteOperand& c, bool c_transposed, PostOpChain& out,
+                          std::span<const ByteOperand> reads = {}) noexcept;
 
 }  // namespace adaptcore

@@ -62,7 +62,7 @@ CElement c_element(LowpKind k) noexcept {
 }  // namespace
 
 Status detail::run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
-                        const CallOptions& options, Context& ctx) noexcept {
+                        const CallOptions& options, Context& ctx, int64_t b_bytes) noexcept {
   Status s = check_c_offset(co);
   if (s != Status::Ok) return s;
   PostOpChain chain;
@@ -70,7 +70,14 @@ Status detail::run_lowp(LowpProblem prob, const CallerC& call, const COffset& co
   const CElement element = c_element(call.kind);
   const int64_t eb = element == CElement::Bf16 ? 2 : 4;
   const ByteOperand C = stored_operand(call.c, call.m, call.n, row, false, call.ldc, eb);
-  if (s = make_post_op_chain(options, call.layout, call.m, call.n, C, !row, chain); s != Status::Ok)
+  // A and B as the normalised problem reads them, which an output must not overlap.
+  const int64_t in_eb = input_bytes(prob.dtype());
+  const ByteOperand reads[2] = {
+      ByteOperand{prob.a.ptr, prob.m, prob.k, prob.a.rs, prob.a.cs, in_eb},
+      b_bytes > 0 ? ByteOperand{prob.b.ptr, 1, b_bytes, b_bytes, 1, 1}
+                  : ByteOperand{prob.b.ptr, prob.k, prob.n, prob.b.rs, prob.b.cs, in_eb}};
+  if (s = make_post_op_chain(options, call.layout, call.m, call.n, C, !row, chain, reads);
+      s != Status::Ok)
     return s;
   // An int32 C cannot hold the float results: the list must end in an output of its own.
   if (element == CElement::S32 && !chain.empty() && !chain.has_output())

@@ -36,7 +36,7 @@ Status run_packed_bf16(Layout layout, Trans transa, int64_t m, float alpha, cons
   detail::ContextImpl& impl = detail::impl_of(ctx);
   if (impl.lowp_kernels(DType::Bf16, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
   return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, COffset{},
-                          options, ctx);
+                          options, ctx, static_cast<int64_t>(w->bytes()));
 }
 
 // u8 or s8 activations on int8 weights: the zero points and C offset of gemm_u8s8s32.
@@ -67,7 +67,7 @@ Status run_packed_int8(Layout layout, Trans transa, int64_t m, const AType* a, i
   detail::ContextImpl& impl = detail::impl_of(ctx);
   if (impl.lowp_kernels(DType::U8S8, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
   return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, c_offset, options,
-                          ctx);
+                          ctx, static_cast<int64_t>(w->bytes()));
 }
 
 // bf16 or s8 weights (dtype Bf16 or U8S8) into the table's panels.

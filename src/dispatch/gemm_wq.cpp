@@ -23,7 +23,11 @@ Status run(Layout layout, Trans transa, int64_t m, const void* a, bool a_is_bf16
   const int64_t n = w.n();
   PostOpChain chain;
   const ByteOperand C = stored_operand(c, m, n, row, false, ldc, 4);
-  if (s = make_post_op_chain(options, layout, m, n, C, !row, chain); s != Status::Ok) return s;
+  const auto w_len = static_cast<int64_t>(prob.w->packed_size());
+  const ByteOperand reads[2] = {ByteOperand{a, m, w.k(), prob.a_rs, prob.a_cs, a_is_bf16 ? 2 : 4},
+                                ByteOperand{prob.w->packed.get(), 1, w_len, w_len, 1, 1}};
+  if (s = make_post_op_chain(options, layout, m, n, C, !row, chain, reads); s != Status::Ok)
+    return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   prob.post = chain.empty() ? nullptr : &chain;
   prob.post_transposed = !row;

@@ -21,8 +21,9 @@ namespace detail {
 
 // prob: the validated, normalised problem of a call whose C is `call`. The C offset: int8
 // only (check_c_offset's statuses); the post-ops: docs/EPILOGUES.md.
+// b_bytes: the bytes of B when it is prepacked (its handle's storage), else 0 (B as prob says).
 Status run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
-                const CallOptions& options, Context& ctx) noexcept;
+                const CallOptions& options, Context& ctx, int64_t b_bytes = 0) noexcept;
 
 }  // namespace detail
 }  // namespace adaptcore

@@ -13,7 +13,13 @@ Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, 
                          int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
   PostOpChain chain;
   const ByteOperand C = stored_operand(c, m, n, layout == Layout::RowMajor, false, ldc, 4);
-  if (const Status s = make_post_op_chain(options, layout, m, n, C, prob.c_transposed, chain);
+  // A and B as the normalised problem reads them (prepacked B: its k x n panel floats).
+  const ByteOperand reads[2] = {ByteOperand{prob.a, prob.m, prob.k, prob.a_rs, prob.a_cs, 4},
+                                prob.b_panel_nr > 0
+                                    ? ByteOperand{prob.b, 1, prob.k * prob.n, prob.k * prob.n, 1, 4}
+                                    : ByteOperand{prob.b, prob.k, prob.n, prob.b_rs, prob.b_cs, 4}};
+  if (const Status s =
+          make_post_op_chain(options, layout, m, n, C, prob.c_transposed, chain, reads);
       s != Status::Ok)
     return s;
   if (!ctx.usable()) return Status::OutOfMemory;
