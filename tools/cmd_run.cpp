@@ -15,6 +15,7 @@
 #include "dispatch/internal_access.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/peak_probe.hpp"
+#include "post_list.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -34,6 +35,7 @@ struct RunArgs {
   bool packed = false;  // f32: B packed once by pack_weights, then gemm_packed
   GroupedArgs grouped;
   bool cold = false;  // w8a16/w4a16: the timed calls rotate over weights filling 256 MiB
+  std::string post;   // f32: a fused post-op list for the timed calls (PostList)
 };
 
 // Relative error of `samples` random entries of C against a double-precision reference, scaled
@@ -113,12 +115,16 @@ void run_run(const RunArgs& args) {
       throw CLI::RuntimeError(2);
     }
   }
+  // --post: the timed calls run the list; the first call, which is checked, runs without it.
+  const PostList post(args.post, s.m, s.n);
+  bool with_post = false;
   auto call = [&] {
+    const CallOptions o = with_post ? post.options() : CallOptions{};
     if (args.packed)
       return gemm_packed(Layout::RowMajor, s.ta(), s.m, args.alpha, a.get(), s.lda(), packed,
-                         args.beta, c.get(), s.ldc(), *ctx);
+                         args.beta, c.get(), s.ldc(), o, *ctx);
     return gemm(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, args.alpha, a.get(), s.lda(),
-                b.get(), s.ldb(), args.beta, c.get(), s.ldc(), *ctx);
+                b.get(), s.ldb(), args.beta, c.get(), s.ldc(), o, *ctx);
   };
   // First call: plans (cache miss) and wakes the pool; its result is the one checked.
   Status st = Status::Ok;
@@ -135,6 +141,11 @@ void run_run(const RunArgs& args) {
   // timed loop and once after, the higher figure is the better estimate of the cores' peak.
   PeakResult peak;
   if (args.peak) peak = measure_peak(path_for(ctx->isa()), threads);
+  with_post = !post.empty();
+  if (with_post && (st = call()) != Status::Ok) {
+    std::cerr << "error: gemm with --post failed: " << to_string(st) << '\n';
+    throw CLI::RuntimeError(2);
+  }
   // Warm-up: at least two more calls and about 50 ms, which also estimates one call's time.
   std::vector<double> warm;
   const double w0 = now_seconds();
@@ -174,6 +185,7 @@ void run_run(const RunArgs& args) {
       j["pack_us"] = pack_s * 1e6;
       j["panel_cols"] = packed.panel_cols();
     }
+    if (!post.empty()) j["post_ops"] = post.text();
     j["reps"] = reps;
     j["median_us"] = med * 1e6;
     j["min_us"] = best * 1e6;
@@ -197,6 +209,10 @@ void run_run(const RunArgs& args) {
                     ? "packed       panels of " + std::to_string(packed.panel_cols()) +
                           " columns, packed once in " + format_fixed(pack_s * 1e6, 1) + " us\n"
                     : std::string())
+            << (post.empty() ? std::string()
+                             : "post-ops     " + post.text() +
+                                   " (fused; the checked first call "
+                                   "runs without them)\n")
             << "first call   " << format_fixed(first_s * 1e6, 1) << " us (includes planning)\n"
             << "time         median " << format_fixed(med * 1e6, 2) << " us, min "
             << format_fixed(best * 1e6, 2) << " us over " << reps << " reps\n"
@@ -235,6 +251,10 @@ void register_run(CLI::App& app) {
   cmd->add_flag("!--no-check", args->check, "skip the sampled correctness check");
   cmd->add_flag("!--no-peak", args->peak, "skip the FMA peak measurement");
   cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_option("--post", args->post,
+                  "f32: fused post-ops for the timed calls, comma-separated: bias, scale, "
+                  "residual, relu, gelu_tanh, gelu_erf, silu, and last swiglu or store_bf16 "
+                  "(docs/EPILOGUES.md)");
   cmd->add_flag("--packed", args->packed,
                 "f32, bf16: pack B once with pack_weights (time reported apart), then time "
                 "gemm_packed");
