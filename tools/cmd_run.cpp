@@ -256,7 +256,7 @@ void register_run(CLI::App& app) {
                   "residual, relu, gelu_tanh, gelu_erf, silu, and last swiglu or store_bf16 "
                   "(docs/EPILOGUES.md)");
   cmd->add_flag("--packed", args->packed,
-                "f32, bf16: pack B once with pack_weights (time reported apart), then time "
+                "f32, bf16, u8s8: pack B once with pack_weights (time reported apart), then time "
                 "gemm_packed");
   add_grouped_options(*cmd, args->grouped);
   cmd->add_flag("--cold", args->cold,
@@ -267,8 +267,9 @@ void register_run(CLI::App& app) {
                              true, args->seconds > 0 ? args->seconds : 1.0))
       return;
     require_shape(*cmd);
-    if (args->packed && args->dtype != "f32" && args->dtype != "fp32" && args->dtype != "bf16") {
-      std::cerr << "error: --packed is for --dtype f32 or bf16\n";
+    if (args->packed && args->dtype != "f32" && args->dtype != "fp32" && args->dtype != "bf16" &&
+        args->dtype != "u8s8") {
+      std::cerr << "error: --packed is for --dtype f32, bf16 or u8s8\n";
       throw CLI::RuntimeError(1);
     }
     run_run(*args);

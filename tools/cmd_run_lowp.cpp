@@ -71,7 +71,10 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   if (opt.packed) {
     Status ps = Status::Ok;
     pack_s = time_once([&] {
-      ps = pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b16.data(), s.ldb(), packed, {}, *ctx);
+      ps = is_bf16 ? pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b16.data(), s.ldb(), packed,
+                                  {}, *ctx)
+                   : pack_weights(Layout::RowMajor, s.tb(), s.k, s.n, b8.data(), s.ldb(), packed,
+                                  {}, *ctx);
     });
     if (ps != Status::Ok) {
       std::cerr << "error: pack_weights failed: " << to_string(ps) << '\n';
@@ -79,9 +82,12 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
     }
   }
   auto call = [&] {
-    if (opt.packed)
+    if (opt.packed && is_bf16)
       return gemm_packed(Layout::RowMajor, s.ta(), s.m, 1.0f, a16.data(), s.lda(), packed, 0.0f,
                          cf.data(), s.ldc(), {}, *ctx);
+    if (opt.packed)
+      return gemm_packed(Layout::RowMajor, s.ta(), s.m, a8.data(), s.lda(), {}, packed, {}, 0,
+                         c32.data(), s.ldc(), {}, {}, *ctx);
     if (is_bf16)
       return gemm_bf16(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, 1.0f, a16.data(), s.lda(),
                        b16.data(), s.ldb(), 0.0f, cf.data(), s.ldc(), *ctx);
@@ -144,8 +150,8 @@ void run_lowp(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype,
   LowpProblem lp;
   shape_problem_lowp(s, dtype, lp);
   if (opt.packed)
-    lp = packed_lowp_problem(LowpKind::Bf16F32, s.m, s.n, s.k, s.transa, s.lda(), s.ldc(),
-                             packed.panel_cols());
+    lp = packed_lowp_problem(is_bf16 ? LowpKind::Bf16F32 : LowpKind::U8S8S32, s.m, s.n, s.k,
+                             s.transa, s.lda(), s.ldc(), packed.panel_cols());
   const Plan plan =
       ::adaptcore::detail::impl_of(*ctx).plan_for(::adaptcore::detail::impl_of(*ctx).key_for(lp));
   const double med = median(times), best = minimum(times);
