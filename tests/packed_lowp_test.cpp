@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <map>
 
 #include "adaptcore/adaptcore.h"
 #include "core/int_math.hpp"
@@ -17,6 +16,7 @@
 #include "plan/candidates.hpp"
 #include "plan/type_config.hpp"
 #include "test_util.hpp"
+#include "thread_pools.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -57,12 +57,7 @@ TEST(PackedBf16, EveryCandidateIsCorrect) {
                                {17, 33, 301},   {3, 70, 700}, {8, 8, 3001}, {2, 200, 2500},
                                {100, 101, 129}, {37, 150, 5}, {133, 2, 3},  {2, 9, 1}};
   const HardwareProfile& hw = detected_hardware();
-  std::map<int, std::unique_ptr<ThreadPool>> pools;
-  auto pool = [&](int t) -> ThreadPool& {
-    auto& p = pools[t];
-    if (!p) p = std::make_unique<ThreadPool>(t);
-    return *p;
-  };
+  ThreadPools pool;
   std::mt19937 rng(12);
   int64_t executed = 0, failures = 0;
   for (const kernels::LowpKernels* lk : bf16_tables()) {

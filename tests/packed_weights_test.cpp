@@ -3,7 +3,6 @@
 // count, the panel-width choice, and every error.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <set>
 
 #include "adaptcore/adaptcore.h"
@@ -15,6 +14,7 @@
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"
 #include "test_util.hpp"
+#include "thread_pools.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -73,12 +73,7 @@ TEST(PackedWeights, EveryCandidateIsCorrect) {
                                {100, 101, 129},  {37, 150, 5}, {133, 2, 3},  {70, 130, 19},
                                {300, 1100, 700}, {2, 9, 1},    {4, 1, 1}};
   const HardwareProfile& hw = detected_hardware();
-  std::map<int, std::unique_ptr<ThreadPool>> pools;
-  auto pool = [&](int t) -> ThreadPool& {
-    auto& p = pools[t];
-    if (!p) p = std::make_unique<ThreadPool>(t);
-    return *p;
-  };
+  ThreadPools pool;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   int64_t executed = 0, split_k = 0, blocked_n = 0, failures = 0;

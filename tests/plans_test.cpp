@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "core/problem.hpp"
@@ -20,6 +19,7 @@
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"
 #include "test_util.hpp"
+#include "thread_pools.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -93,12 +93,7 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
     GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
   const auto nshapes = static_cast<std::size_t>(
       env_int("ADAPTCORE_TEST_PLAN_SHAPES", static_cast<int64_t>(std::size(kShapes))));
-  std::map<int, std::unique_ptr<ThreadPool>> pools;
-  auto pool = [&](int t) -> ThreadPool& {
-    auto& p = pools[t];
-    if (!p) p = std::make_unique<ThreadPool>(t);
-    return *p;
-  };
+  ThreadPools pool;
   int64_t executed = 0, split_k = 0, padded = 0, transposed = 0, failures = 0;
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);

@@ -6,6 +6,17 @@
 
 namespace adaptcore {
 
+Status check_zero_points(const ZeroPoints& a_zp, int64_t m, const ZeroPoints& b_zp,
+                         int64_t n) noexcept {
+  auto count_ok = [](const ZeroPoints& z, int64_t extent) {
+    return z.count == 0 || z.count == 1 || z.count == extent;
+  };
+  if (!count_ok(a_zp, m) || !count_ok(b_zp, n)) return Status::InvalidArgument;
+  if ((a_zp.count > 0 && a_zp.values == nullptr) || (b_zp.count > 0 && b_zp.values == nullptr))
+    return Status::NullPointer;
+  return Status::Ok;
+}
+
 Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
   if (const Status s =
           check_gemm_args(x.layout, x.transa, x.transb, x.m, x.n, x.k, x.lda, x.ldb, x.ldc);
@@ -21,15 +32,8 @@ Status make_lowp_problem(const LowpCall& x, LowpProblem& out) noexcept {
   // bf16 follows BLAS (alpha == 0 reads neither A nor B); int8 has no alpha.
   const bool reads_ab = x.m != 0 && x.n != 0 && x.k > 0 && (!bf16 || x.alpha != 0.0f);
   if (const Status s = check_gemm_operands(A, B, C, reads_ab); s != Status::Ok) return s;
-  if (!bf16) {
-    auto zp_ok = [](const ZeroPoints& z, int64_t extent) {
-      return z.count == 0 || z.count == 1 || z.count == extent;
-    };
-    if (!zp_ok(x.a_zp, x.m) || !zp_ok(x.b_zp, x.n)) return Status::InvalidArgument;
-    if ((x.a_zp.count > 0 && x.a_zp.values == nullptr) ||
-        (x.b_zp.count > 0 && x.b_zp.values == nullptr))
-      return Status::NullPointer;
-  }
+  if (!bf16)
+    if (const Status s = check_zero_points(x.a_zp, x.m, x.b_zp, x.n); s != Status::Ok) return s;
 
   LowpProblem p;
   p.kind = x.kind;

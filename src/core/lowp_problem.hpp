@@ -85,6 +85,11 @@ struct LowpCall {
 // extent: InvalidArgument; values null with a positive count: NullPointer).
 Status make_lowp_problem(const LowpCall& call, LowpProblem& out) noexcept;
 
+// The zero points of an int8 call whose op(A) has m rows and op(B) n columns: a count other
+// than 0, 1 or the extent is InvalidArgument, values null with a positive count NullPointer.
+Status check_zero_points(const ZeroPoints& a_zp, int64_t m, const ZeroPoints& b_zp,
+                         int64_t n) noexcept;
+
 // The shape key of a low-precision problem (leading-dimension classes in bytes).
 ShapeKey make_key(const LowpProblem& p, Isa isa, int threads) noexcept;
 

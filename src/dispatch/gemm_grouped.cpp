@@ -38,12 +38,8 @@ Status prepare(const GroupedGemm& call, const CallOptions& options, detail::Cont
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
   if (const Status s = make_grouped_problem(call, options, out.g); s != Status::Ok) return s;
   const GroupedProblem& g = out.g;
-  const kernels::IsaKernels& ks = ctx.kernels();
-  // fp32 panels need a tile of their width; bf16 panels the very table they were packed for.
-  const kernels::LowpKernels* lks = ctx.lowp_kernels(DType::Bf16, ks.isa);
   for (const detail::PackedWeightsImpl* w : g.weights)
-    if (w != nullptr && (w->dtype == DType::Bf16 ? w->lowp != lks : !has_tile_of_width(ks, w->nr)))
-      return Status::InvalidArgument;
+    if (w != nullptr && !can_run_packed(ctx, *w)) return Status::InvalidArgument;
   out.cores = std::max(1, ctx.threads());
   const bool cold = weights_cold(ctx, options.residency);
   const int64_t lda = g.gather != nullptr ? grouped_row_stride(g.k) : g.lda;

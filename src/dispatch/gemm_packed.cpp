@@ -56,6 +56,11 @@ bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
   return false;
 }
 
+bool can_run_packed(const detail::ContextImpl& ctx, const detail::PackedWeightsImpl& w) noexcept {
+  if (w.dtype == DType::F32) return has_tile_of_width(ctx.kernels(), w.nr);
+  return ctx.lowp_kernels(w.dtype, ctx.kernels().isa) == w.lowp;
+}
+
 // Each expected M's predicted time on a width against the best width's for that M (the
 // regret), as a log so that a decode step and a prefill chunk count alike, weighted by how often
 // the M comes, summed; the lowest sum wins (ties: the wider tile, listed first). Weights start in
@@ -116,7 +121,7 @@ Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const flo
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl& impl = detail::impl_of(ctx);
-  if (!has_tile_of_width(impl.kernels(), prob.b_panel_nr)) return Status::InvalidArgument;
+  if (!can_run_packed(impl, *detail::impl_of(b))) return Status::InvalidArgument;
   if (options.post_op_count != 0)
     return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx);
   return impl.run(prob, nullptr, options.residency);

@@ -19,6 +19,18 @@
 namespace adaptcore {
 namespace {
 
+// The validated problem on a handle's panels, through the low-precision call path: the context
+// must run the table the panels were packed for.
+Status run_on_panels(const LowpProblem& prob, const PackedWeights& b, int64_t m, void* c,
+                     int64_t ldc, const COffset& co, const CallOptions& options,
+                     Context& ctx) noexcept {
+  if (!ctx.usable()) return Status::OutOfMemory;
+  const detail::PackedWeightsImpl& w = *detail::impl_of(b);
+  if (!can_run_packed(detail::impl_of(ctx), w)) return Status::InvalidArgument;
+  return detail::run_lowp(prob, CallerC{prob.kind, Layout::RowMajor, m, w.n, c, ldc}, co, options,
+                          ctx, static_cast<int64_t>(w.bytes()));
+}
+
 template <class CType>
 Status run_packed_bf16(Layout layout, Trans transa, int64_t m, float alpha, const bf16* a,
                        int64_t lda, const PackedWeights& b, float beta, CType* c, int64_t ldc,
@@ -30,13 +42,7 @@ Status run_packed_bf16(Layout layout, Trans transa, int64_t m, float alpha, cons
           make_packed_lowp_problem(kind, layout, transa, m, alpha, a, lda, b, beta, c, ldc, prob);
       s != Status::Ok)
     return s;
-  if (!ctx.usable()) return Status::OutOfMemory;
-  // The panels are one table's packed layout: the context must run that table.
-  const detail::PackedWeightsImpl* w = detail::impl_of(b);
-  detail::ContextImpl& impl = detail::impl_of(ctx);
-  if (impl.lowp_kernels(DType::Bf16, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
-  return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, COffset{},
-                          options, ctx, static_cast<int64_t>(w->bytes()));
+  return run_on_panels(prob, b, m, c, ldc, COffset{}, options, ctx);
 }
 
 // u8 or s8 activations on int8 weights: the zero points and C offset of gemm_u8s8s32.
@@ -53,21 +59,11 @@ Status run_packed_int8(Layout layout, Trans transa, int64_t m, const AType* a, i
           make_packed_lowp_problem(kind, layout, transa, m, 1.0f, a, lda, b, 0.0f, c, ldc, prob);
       s != Status::Ok)
     return s;
-  const detail::PackedWeightsImpl* w = detail::impl_of(b);
-  auto zp_ok = [](const ZeroPoints& z, int64_t extent) {
-    return z.count == 0 || z.count == 1 || z.count == extent;
-  };
-  if (!zp_ok(a_zp, m) || !zp_ok(b_zp, w->n)) return Status::InvalidArgument;
-  if ((a_zp.count > 0 && a_zp.values == nullptr) || (b_zp.count > 0 && b_zp.values == nullptr))
-    return Status::NullPointer;
+  if (const Status s = check_zero_points(a_zp, m, b_zp, b.n()); s != Status::Ok) return s;
   prob.ibeta = beta;
   prob.a.zp = a_zp.values, prob.a.zp_count = a_zp.count;
   prob.b.zp = b_zp.values, prob.b.zp_count = b_zp.count;
-  if (!ctx.usable()) return Status::OutOfMemory;
-  detail::ContextImpl& impl = detail::impl_of(ctx);
-  if (impl.lowp_kernels(DType::U8S8, impl.kernels().isa) != w->lowp) return Status::InvalidArgument;
-  return detail::run_lowp(prob, CallerC{kind, Layout::RowMajor, m, w->n, c, ldc}, c_offset, options,
-                          ctx, static_cast<int64_t>(w->bytes()));
+  return run_on_panels(prob, b, m, c, ldc, c_offset, options, ctx);
 }
 
 // bf16 or s8 weights (dtype Bf16 or U8S8) into the table's panels.

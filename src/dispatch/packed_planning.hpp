@@ -11,6 +11,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/operand_bytes.hpp"
+#include "core/packed_weights.hpp"
 #include "dispatch/context_impl.hpp"
 
 namespace adaptcore {
@@ -18,6 +19,10 @@ namespace adaptcore {
 // Whether a kernel table has a full-width register tile nr columns wide (a panel width its
 // plans can read).
 bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept;
+
+// Whether the context's kernels can read a handle's panels: fp32 ones with a tile of their
+// width, bf16 and int8 ones with the very low-precision table they were packed for.
+bool can_run_packed(const detail::ContextImpl& ctx, const detail::PackedWeightsImpl& w) noexcept;
 
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& options);
 // The rule itself over candidate widths, predict(m, nr) the best plan's time for m rows on

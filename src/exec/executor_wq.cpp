@@ -133,6 +133,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
     args.beta = prob.beta;  // the output op's (exec/epilogue.hpp, "Weight-quantized GEMM")
     for (int64_t tb = t0; tb < t1; tb += block_tiles) {
       const int64_t te = std::min(t1, tb + block_tiles);
+      const int64_t r0 = tb * mr, r1 = std::min(prob.m, te * mr);  // the block's rows
       for (int64_t pnl = p0; pnl < p1; ++pnl) {
         const int64_t wp = first_panel + pnl;  // the panel of the weights
         args.w = w.panel(wp);
@@ -148,7 +149,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
         // stream alone, where the prefetches only compete with the hardware prefetcher (2.6-3.0
         // ms without, 3.1-3.3 with); int4 panels, half the bytes, are bound by the dot products.
         const int64_t row_tiles = te - tb;
-        const int64_t block_rows = std::min(prob.m, te * mr) - tb * mr;
+        const int64_t block_rows = r1 - r0;
         const int per_group =
             plan.prefetch_b && block_rows >= 3 && pnl + 1 < p1 && !int4
                 ? static_cast<int>(
@@ -167,7 +168,6 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
       // The epilogue over the row block just finished (its rows x the core's columns, in L2
       // for decode-sized blocks).
       if (post_fn != nullptr) {
-        const int64_t r0 = tb * mr, r1 = std::min(prob.m, te * mr);
         if (!prob.post_transposed)
           post_fn(*prob.post, prob.c + r0 * prob.c_rs + blk.n0, prob.c_rs, r0, r1, blk.n0, blk.n1);
         else

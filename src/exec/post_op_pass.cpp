@@ -73,8 +73,7 @@ void run_post_pass(const PostOpChain& chain, const PostPass& p) noexcept {
       if (!last) continue;
       const PostOpChain::Op& op = chain.ops[static_cast<std::size_t>(chain.count - 1)];
       if (!row_pairs) {  // pairs (2p, 2p + 1) of the row: the fused code's own output step
-        PostOpChain::Op o = op;
-        kernels::post_output(o, buf[0], i, j0, w);
+        kernels::post_output(op, buf[0], i, j0, w);
         continue;
       }
       const int64_t at = (i / 2) * op.out_rs + j0 * op.out_cs;
