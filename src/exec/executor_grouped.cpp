@@ -126,19 +126,19 @@ Status execute_grouped(const GroupedProblem& g, const std::vector<GroupedWork>& 
   auto* offsets = reinterpret_cast<int64_t*>(y + y_floats);
   int64_t* routed_of = offsets + g.c_rows + 1;
 
-  // bf16 activations are gathered into the same buffer, rows ldx bf16 values apart.
-  const std::size_t eb = g.bf16_experts ? 2 : 4;
+  // Rows of A as bytes (fp32 or bf16 activations): the gathered copy's rows are ldx elements
+  // apart either way.
+  const int64_t eb = g.bf16_experts ? 2 : 4;
+  const auto* a_bytes = g.bf16_experts ? reinterpret_cast<const unsigned char*>(g.a_bf16)
+                                       : reinterpret_cast<const unsigned char*>(g.a);
+  auto* x_bytes = reinterpret_cast<unsigned char*>(x);
   auto* x16 = reinterpret_cast<bf16*>(x);
   if (gather && R > 0)
     parallel_slices(pool, cores, R, stream_us(2.0 * static_cast<double>(eb * R * g.k)),
                     [&](int64_t r0, int64_t r1) {
                       for (int64_t r = r0; r < r1; ++r)
-                        if (g.bf16_experts)
-                          std::memcpy(x16 + r * ldx, g.a_bf16 + g.gather[r] * g.lda,
-                                      static_cast<std::size_t>(g.k) * eb);
-                        else
-                          std::memcpy(x + r * ldx, g.a + g.gather[r] * g.lda,
-                                      static_cast<std::size_t>(g.k) * eb);
+                        std::memcpy(x_bytes + r * ldx * eb, a_bytes + g.gather[r] * g.lda * eb,
+                                    static_cast<std::size_t>(g.k * eb));
                     });
   const float* a = gather ? x : g.a;
   const bf16* a16 = gather ? x16 : g.a_bf16;
