@@ -286,8 +286,9 @@ AC_API ac_status_t ac_gemm_packed_post(ac_layout_t layout, ac_transpose_t transa
                                        float beta, float* C, int64_t ldc, const ac_post_op* ops,
                                        int op_count) AC_NOEXCEPT;
 
-/* Grouped GEMM for Mixture-of-Experts over prepacked weights (docs/GROUPED.md; the C++
- * adaptcore::GroupedGemm says every field's meaning and the checks). E experts of equal k and n,
+/* Grouped GEMM for Mixture-of-Experts over prepacked fp32 or bf16 weights, or weight-quantized
+ * ones (docs/GROUPED.md; the C++ adaptcore::GroupedGemm says every field's meaning and the
+ * checks). E experts of equal k and n,
  * expert e on expert_rows[e] routed rows (routed rows in expert order, R in all); routed row r
  * reads A's row gather[r] (row r when gather is NULL) and its result goes to C's row r, or with
  * a scatter is added into C's row scatter[r] times scatter_weights[r] (C = beta C + the sums,
