@@ -174,27 +174,12 @@ class OnednnBaseline {
 
   void pack(const GemmCall& c) {
     apply_threads();
-    Prepared& p = packed_shape(c);
-    const auto user_md = matrix(c.k, c.n, c.ldb, c.trans_b);
-    dnnl::memory user(user_md, engine_, const_cast<float*>(c.b));
-    dnnl::memory blocked(p.weights_md, engine_);
-    dnnl::reorder(user, blocked).execute(stream_, user, blocked);
-    stream_.wait();
-    packed_weights_[c.b] = blocked;
+    reorder_weights(packed_shape(c), matrix(c.k, c.n, c.ldb, c.trans_b), c.b);
   }
 
   void run_packed(const GemmCall& c) {
     apply_threads();
-    Prepared& p = packed_shape(c);
-    const auto it = packed_weights_.find(c.b);
-    if (it == packed_weights_.end()) throw std::runtime_error("weights not packed");
-    p.a.set_data_handle(const_cast<float*>(c.a));
-    p.c.set_data_handle(c.c);
-    p.args[DNNL_ARG_WEIGHTS] = it->second;
-    p.primitive.execute(stream_, p.args);
-    stream_.wait();
-    // The memory object is a shared handle: kept in args, it would outlive release_packed.
-    p.args.erase(DNNL_ARG_WEIGHTS);
+    run_on_reordered(packed_shape(c), c.a, c.b, c.c);
   }
 
   void release_packed(const GemmCall& c) { packed_weights_.erase(c.b); }
@@ -208,29 +193,15 @@ class OnednnBaseline {
 
   void pack_lowp(const LowpGemmCall& c) {
     apply_threads();
-    Prepared& p = packed_lowp_shape(c);
-    const auto user_md = matrix(c.k, c.n, c.ldb, c.trans_b, weight_type(c));
-    dnnl::memory user(user_md, engine_, const_cast<void*>(c.b));
-    dnnl::memory blocked(p.weights_md, engine_);
-    dnnl::reorder(user, blocked).execute(stream_, user, blocked);
-    stream_.wait();
-    packed_lowp_weights_[c.b] = blocked;
+    reorder_weights(packed_lowp_shape(c), matrix(c.k, c.n, c.ldb, c.trans_b, weight_type(c)), c.b);
   }
 
   void run_packed_lowp(const LowpGemmCall& c) {
     apply_threads();
-    Prepared& p = packed_lowp_shape(c);
-    const auto it = packed_lowp_weights_.find(c.b);
-    if (it == packed_lowp_weights_.end()) throw std::runtime_error("weights not packed");
-    p.a.set_data_handle(const_cast<void*>(c.a));
-    p.c.set_data_handle(c.c);
-    p.args[DNNL_ARG_WEIGHTS] = it->second;
-    p.primitive.execute(stream_, p.args);
-    stream_.wait();
-    p.args.erase(DNNL_ARG_WEIGHTS);
+    run_on_reordered(packed_lowp_shape(c), c.a, c.b, c.c);
   }
 
-  void release_packed_lowp(const LowpGemmCall& c) { packed_lowp_weights_.erase(c.b); }
+  void release_packed_lowp(const LowpGemmCall& c) { packed_weights_.erase(c.b); }
 
   // A fused epilogue: the matmul primitive with the list as oneDNN post-ops (binary add of a
   // 1 x n bias or an m x n residual, binary multiply by a 1 x n scale, eltwise relu, gelu_tanh,
@@ -361,6 +332,29 @@ class OnednnBaseline {
   }
 
  private:
+  // The caller's B (stored as user_md says) reordered once into the primitive's weights layout,
+  // remembered by the caller's B pointer.
+  void reorder_weights(const Prepared& p, const dnnl::memory::desc& user_md, const void* b) {
+    dnnl::memory user(user_md, engine_, const_cast<void*>(b));
+    dnnl::memory blocked(p.weights_md, engine_);
+    dnnl::reorder(user, blocked).execute(stream_, user, blocked);
+    stream_.wait();
+    packed_weights_[b] = blocked;
+  }
+
+  // The primitive on the weights reordered for the caller's B pointer.
+  void run_on_reordered(Prepared& p, const void* a, const void* b, void* c) {
+    const auto it = packed_weights_.find(b);
+    if (it == packed_weights_.end()) throw std::runtime_error("weights not packed");
+    p.a.set_data_handle(const_cast<void*>(a));
+    p.c.set_data_handle(c);
+    p.args[DNNL_ARG_WEIGHTS] = it->second;
+    p.primitive.execute(stream_, p.args);
+    stream_.wait();
+    // The memory object is a shared handle: kept in args, it would outlive release_packed.
+    p.args.erase(DNNL_ARG_WEIGHTS);
+  }
+
   static dt weight_type(const LowpGemmCall& c) {
     return c.type == LowpType::Bf16 ? dt::bf16 : dt::s8;
   }
@@ -435,9 +429,9 @@ class OnednnBaseline {
     std::vector<std::pair<int, dnnl::memory>> extra;  // (post-op index, its vector or matrix)
   };
   std::map<std::pair<ShapeKey, std::string>, PostPrepared> prepared_post_;
-  std::map<const float*, dnnl::memory> packed_weights_;  // reordered B by the caller's B
+  // Reordered B (fp32 and low precision) by the caller's B pointer.
+  std::map<const void*, dnnl::memory> packed_weights_;
   std::map<ShapeKey, Prepared> prepared_packed_bf16_, prepared_packed_u8_, prepared_packed_s8_;
-  std::map<const void*, dnnl::memory> packed_lowp_weights_;
   ShapeKey last_key_{};
   Prepared* last_ = nullptr;
 };
