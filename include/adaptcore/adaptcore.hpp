@@ -470,6 +470,40 @@ Status gemm_grouped(const GroupedGemm& call, const CallOptions& options = {},
 Status explain_grouped(const GroupedGemm& call, GroupedSchedule& out,
                        Context& ctx = default_context()) noexcept;
 
+// ---- What the planner decides for a shape, without running it (`adaptcore explain` in code).
+
+// The element types a plain GEMM call has (gemm, gemm_bf16, gemm_u8s8s32 / gemm_s8s8s32).
+enum class GemmType : int { F32 = 0, Bf16 = 1, Int8 = 2 };
+
+struct PlanCandidate {
+  std::string plan;  // one line, e.g. "avx512 14x32 packA packB mc=336 nc=2048 kc=256 ..."
+  // The model's prediction and its terms (docs/MODEL.md), microseconds.
+  double predicted_us = 0.0, compute_us = 0.0, memory_us = 0.0, pack_us = 0.0, sync_us = 0.0;
+  std::string bound;  // the dominant term: "compute", "memory", "pack" or "sync"
+};
+
+struct PlanExplanation {
+  std::string shape_class;  // "capacity x parallelism", e.g. "L2 x many-tiles"
+  std::string capacity, parallelism;
+  std::string kernels;  // the kernel table, e.g. "avx512-fp32", "avx512-bf16"
+  Isa isa = Isa::Auto;
+  int threads = 1;
+  bool cold = false;  // planned for operands in memory (else in the caches as far as they fit)
+  std::vector<PlanCandidate> candidates;  // in the planner's order
+  std::size_t chosen = 0;                 // index of the plan a call runs
+};
+
+// The planner's reasoning for C = op(A) op(B) of this shape and type on `ctx`: its taxonomy
+// class, every candidate with the model's predicted cost, and the chosen plan (the one a call of
+// the same shape runs; it is cached). Leading dimensions as the call would pass them (0: the
+// tightest). The call's residency decides the regime: Memory or Auto plan for operands in
+// memory (a first call), Cached for operands in the caches. m, n or k of 0 is not planned (the
+// call only scales C): Ok with no candidates. Checks as gemm (InvalidArgument for an unknown
+// type or residency).
+Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+               int64_t lda, int64_t ldb, int64_t ldc, GemmType type, PlanExplanation& out,
+               const CallOptions& options = {}, Context& ctx = default_context()) noexcept;
+
 const char* version() noexcept;
 
 }  // namespace adaptcore

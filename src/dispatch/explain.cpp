@@ -1,0 +1,104 @@
+// Public explain(): the planner's reasoning for one shape, as `adaptcore explain` shows it, for
+// programs (the Python package's explain() returns it as a dict).
+#include "adaptcore/adaptcore.hpp"
+#include "core/exception_status.hpp"
+#include "core/lowp_problem.hpp"
+#include "core/problem.hpp"
+#include "dispatch/context_impl.hpp"
+#include "dispatch/internal_access.hpp"
+
+namespace adaptcore {
+
+namespace {
+
+// The shape's key on this context: validated as the call would be (alpha = 0 reads neither A
+// nor B, so no operands are needed; C is a stand-in that is never touched).
+Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+              int64_t lda, int64_t ldb, int64_t ldc, GemmType type, bool cold,
+              detail::ContextImpl& impl, ShapeKey& key, std::string& kernels) noexcept {
+  const auto tight = [&](int64_t rows, int64_t cols) {
+    return layout == Layout::ColMajor ? std::max<int64_t>(rows, 1) : std::max<int64_t>(cols, 1);
+  };
+  const bool ta = transa != Trans::No, tb = transb != Trans::No;
+  if (lda == 0) lda = ta ? tight(k, m) : tight(m, k);
+  if (ldb == 0) ldb = tb ? tight(n, k) : tight(k, n);
+  if (ldc == 0) ldc = tight(m, n);
+  static float stand_in_c = 0.0f;
+  if (type == GemmType::F32) {
+    GemmProblem prob;
+    const Status s = make_problem(layout, transa, transb, m, n, k, 0.0f, nullptr, lda, nullptr, ldb,
+                                  0.0f, &stand_in_c, ldc, prob);
+    if (s != Status::Ok) return s;
+    key = impl.key_for(prob, cold);
+    kernels = std::string(to_string(key.isa)) + "-fp32";
+    return Status::Ok;
+  }
+  if (type != GemmType::Bf16 && type != GemmType::Int8) return Status::InvalidArgument;
+  LowpCall call;
+  call.kind = LowpKind::Bf16F32;  // validated as bf16: alpha = 0 needs no operands
+  call.layout = layout;
+  call.transa = transa, call.transb = transb;
+  call.m = m, call.n = n, call.k = k;
+  call.alpha = 0.0f;
+  call.lda = lda, call.ldb = ldb, call.ldc = ldc;
+  call.c = &stand_in_c;
+  LowpProblem prob;
+  const Status s = make_lowp_problem(call, prob);
+  if (s != Status::Ok) return s;
+  if (type == GemmType::Int8) prob.kind = LowpKind::U8S8S32;
+  key = impl.key_for(prob, cold);
+  const kernels::LowpKernels* table = impl.lowp_kernels(key.dtype, key.isa);
+  if (table == nullptr) return Status::UnsupportedIsa;
+  kernels = table->name;
+  return Status::Ok;
+}
+
+}  // namespace
+
+Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+               int64_t lda, int64_t ldb, int64_t ldc, GemmType type, PlanExplanation& out,
+               const CallOptions& options, Context& ctx) noexcept {
+  if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
+  if (!ctx.usable()) return Status::OutOfMemory;
+  detail::ContextImpl& impl = detail::impl_of(ctx);
+  try {
+    out = PlanExplanation{};
+    const bool cold = options.residency != Residency::Cached;
+    ShapeKey key;
+    std::string kernels;
+    const Status s =
+        key_of(layout, transa, transb, m, n, k, lda, ldb, ldc, type, cold, impl, key, kernels);
+    if (s != Status::Ok) return s;
+    out.isa = key.isa;
+    out.threads = key.threads;
+    out.cold = cold;
+    out.kernels = kernels;
+    if (m == 0 || n == 0 || k == 0) return Status::Ok;
+    const auto section = impl.reading();
+    const Explanation e = impl.explain(key);
+    out.shape_class = to_string(e.cls);
+    out.capacity = to_string(e.cls.capacity);
+    out.parallelism = to_string(e.cls.parallel);
+    out.candidates.reserve(e.candidates.size());
+    for (const auto& c : e.candidates) {
+      PlanCandidate pc;
+      pc.plan = describe(c.plan);
+      pc.predicted_us = c.cost.total_us;
+      pc.compute_us = c.cost.compute_us;
+      pc.memory_us = c.cost.memory_us;
+      pc.pack_us = c.cost.pack_us;
+      pc.sync_us = c.cost.sync_us;
+      pc.bound = c.cost.bound;
+      out.candidates.push_back(std::move(pc));
+    }
+    out.chosen = e.chosen;
+    // The cache now holds the same choice a call of this shape will run.
+    impl.plan_for(key);
+    return Status::Ok;
+  } catch (...) {
+    out = PlanExplanation{};
+    return exception_status(nullptr);
+  }
+}
+
+}  // namespace adaptcore
