@@ -41,7 +41,7 @@ endforeach()
 
 # Public C++ functions (qualified names) and classes (every member).
 set(functions gemm gemm_bf16 gemm_u8s8s32 gemm_s8s8s32 gemm_quantized gemm_packed gemm_grouped
-    explain_grouped quantize_weights
+    explain explain_grouped quantize_weights
     quantize_weights_s8 pack_weights default_context version parse_isa detected_hardware to_json
     profile_from_json load_profile_file)
 set(classes Context QuantizedWeights PackedWeights HardwareProfile)
