@@ -1,0 +1,271 @@
+"""PyTorch integration: custom operators that torch.compile traces, a Linear module holding
+prepacked or quantized weights, and patch_model to swap a model's nn.Linear layers.
+
+    import adaptcore.torch as act
+    act.patch_model(model, dtype="w4a16")      # every nn.Linear -> adaptcore.torch.Linear
+
+fp32 without code changes goes another way: load adaptcore.blas_library() before torch
+(docs/PYTHON.md, "PyTorch"). These operators are for inference (no autograd formulas).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Callable, Iterable, Optional
+
+import torch
+from torch import Tensor, nn
+
+from . import _core, post
+
+__all__ = ["Linear", "patch_model", "linear", "linear_packed", "linear_quantized",
+           "grouped_linear", "DTYPES"]
+
+DTYPES = ("float32", "bfloat16", "w8a16", "w4a16")
+
+# Activations fused into the store of C (post-ops), by name; "swiglu" halves the columns.
+_ACTIVATIONS = {"": None, "none": None, "relu": post.relu, "gelu_tanh": post.gelu_tanh,
+                "gelu_erf": post.gelu_erf, "silu": post.silu}
+
+
+def _check_activation(activation: str) -> None:
+    if activation not in _ACTIVATIONS and activation != "swiglu":
+        raise ValueError(f"activation: expected one of {sorted(_ACTIVATIONS)} or 'swiglu', "
+                         f"got {activation!r}")
+
+
+def _out_features(n: int, activation: str) -> int:
+    return n // 2 if activation == "swiglu" else n
+
+
+# ---- Weight handles behind integer ids (operators take tensors and scalars only) -------------
+
+_handles: dict = {}
+_handle_ids = itertools.count(1)
+_handles_lock = threading.Lock()
+
+
+def _register(handle) -> int:
+    with _handles_lock:
+        hid = next(_handle_ids)
+        _handles[hid] = handle
+    return hid
+
+
+def _release(hid: int) -> None:
+    with _handles_lock:
+        _handles.pop(hid, None)
+
+
+def _handle(hid: int):
+    try:
+        return _handles[hid]
+    except KeyError:
+        raise ValueError(f"adaptcore: no weights registered under handle {hid}") from None
+
+
+# ---- The epilogue and the call ---------------------------------------------------------------
+
+
+def _run(m: int, n: int, bias: Optional[Tensor], activation: str, out_dtype: torch.dtype,
+         call: Callable) -> Tensor:
+    """Runs call(c, post_ops) with C m x n in out_dtype, bias and activation fused; a SwiGLU
+    writes its m x n/2 output (the returned tensor) and C is fp32 scratch."""
+    ops = []
+    if bias is not None:
+        ops.append(post.bias(bias.detach().to(torch.float32).contiguous()))
+    if activation == "swiglu":
+        out = torch.empty((m, n // 2), dtype=out_dtype)
+        ops.append(post.swiglu(out))
+        c = torch.empty((m, n), dtype=torch.float32)
+        call(c, ops)
+        return out
+    act = _ACTIVATIONS[activation]
+    if act is not None:
+        ops.append(act())
+    c = torch.empty((m, n), dtype=out_dtype)
+    call(c, ops or None)
+    return c
+
+
+def _flatten(x: Tensor) -> Tensor:
+    return x.reshape(-1, x.shape[-1])
+
+
+@torch.library.custom_op("adaptcore::linear", mutates_args=())
+def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
+    """F.linear(x, weight, bias) with an optional fused activation: weight (out, in) float32 or
+    bfloat16 as stored (read in place, no copy), x of the same type; the result in x's type."""
+    _check_activation(activation)
+    x2 = _flatten(x)
+    n = weight.shape[0]
+    bf16 = weight.dtype == torch.bfloat16
+    if bf16:
+        fn = lambda c, ops: _core.gemm_bf16(x2, weight.detach().T, c, 1.0, 0.0, ops, "auto", None)
+    else:
+        fn = lambda c, ops: _core.gemm(x2, weight.detach().T, c, 1.0, 0.0, ops, "auto", None)
+    y = _run(x2.shape[0], n, bias, activation, x.dtype, fn)
+    return y.reshape(*x.shape[:-1], y.shape[-1])
+
+
+@linear.register_fake
+def _(x, weight, bias, activation):
+    return x.new_empty((*x.shape[:-1], _out_features(weight.shape[0], activation)))
+
+
+@torch.library.custom_op("adaptcore::linear_packed", mutates_args=())
+def linear_packed(x: Tensor, handle: int, out_features: int, bias: Optional[Tensor],
+                  activation: str) -> Tensor:
+    """x @ W (+ bias, activation) on weights packed once (Linear with dtype float32 / bfloat16):
+    float32 weights take float32 x; bf16 weights bf16 x (the result in x's type)."""
+    _check_activation(activation)
+    w = _handle(handle)
+    x2 = _flatten(x)
+    fn = lambda c, ops: _core.gemm_packed(x2, w, c, 1.0, 0.0, ops, "auto", None)
+    y = _run(x2.shape[0], out_features, bias, activation, x.dtype, fn)
+    return y.reshape(*x.shape[:-1], y.shape[-1])
+
+
+@linear_packed.register_fake
+def _(x, handle, out_features, bias, activation):
+    return x.new_empty((*x.shape[:-1], _out_features(out_features, activation)))
+
+
+@torch.library.custom_op("adaptcore::linear_quantized", mutates_args=())
+def linear_quantized(x: Tensor, handle: int, out_features: int, bias: Optional[Tensor],
+                     activation: str, parts: int) -> Tensor:
+    """x @ dequant(W) (+ bias, activation) on int8 / int4 weights (W8A16 / W4A16): x float32 or
+    bf16, split into `parts` int8 parts; the result in float32."""
+    _check_activation(activation)
+    w = _handle(handle)
+    x2 = _flatten(x)
+    fn = lambda c, ops: _core.gemm_quantized(x2, w, c, 0.0, parts, ops, "auto", None)
+    y = _run(x2.shape[0], out_features, bias, activation, torch.float32, fn)
+    return y.reshape(*x.shape[:-1], y.shape[-1])
+
+
+@linear_quantized.register_fake
+def _(x, handle, out_features, bias, activation, parts):
+    return x.new_empty((*x.shape[:-1], _out_features(out_features, activation)),
+                       dtype=torch.float32)
+
+
+@torch.library.custom_op("adaptcore::grouped_linear", mutates_args=())
+def grouped_linear(x: Tensor, handles: list[int], expert_rows: Tensor, gather: Tensor,
+                   scatter: Tensor, scatter_weights: Tensor, out_features: int,
+                   activation: str) -> Tensor:
+    """A Mixture-of-Experts half in one call: routed row r of expert e reads x[gather[r]];
+    without a scatter (empty tensor) the result has one row per routed row (activation fused),
+    with one the rows are x's tokens, each the sum of scatter_weights[r] * y_r over its routed
+    rows (the top-k combine; no activation then). handles: one per expert (0: no rows)."""
+    _check_activation(activation)
+    ws = [None if h == 0 else _handle(h) for h in handles]
+    x2 = _flatten(x).contiguous()
+    rows = expert_rows.to(torch.int64).contiguous()
+    g = gather.to(torch.int64).contiguous() if gather.numel() else None
+    if scatter.numel():
+        if activation not in ("", "none"):
+            raise ValueError("grouped_linear: no activation with a scatter (combine first)")
+        c = torch.zeros((x2.shape[0], out_features), dtype=torch.float32)
+        _core.gemm_grouped(x2, ws, rows, c, g, scatter.to(torch.int64).contiguous(),
+                           scatter_weights.to(torch.float32).contiguous(), 1.0, 0.0, 2, None,
+                           "auto", False, None)
+        return c
+    routed = int(rows.sum())
+    fn = lambda c, ops: _core.gemm_grouped(x2, ws, rows, c, g, None, None, 1.0, 0.0, 2, ops,
+                                           "auto", False, None)
+    return _run(routed, out_features, None, activation, torch.float32, fn)
+
+
+@grouped_linear.register_fake
+def _(x, handles, expert_rows, gather, scatter, scatter_weights, out_features, activation):
+    rows = x.shape[0] if scatter.numel() else torch.library.get_ctx().new_dynamic_size()
+    return x.new_empty((rows, _out_features(out_features, activation)), dtype=torch.float32)
+
+
+# ---- Modules ----------------------------------------------------------------------------------
+
+
+class Linear(nn.Module):
+    """nn.Linear on weights prepared once: dtype 'float32' or 'bfloat16' (packed panels for the
+    expected rows, m_values) or 'w8a16' / 'w4a16' (int8 / int4 weights with per-column or
+    per-group scales: group_size None is per column for w8a16, 128 for w4a16; activations split
+    into `parts` int8 parts). The input's leading dimensions
+    are kept; bf16 weights convert float32 inputs to bf16 and return float32."""
+
+    def __init__(self, weight: Tensor, bias: Optional[Tensor] = None, dtype: str = "float32",
+                 group_size: Optional[int] = None, parts: int = 2, activation: str = "",
+                 m_values: Optional[Iterable[int]] = None):
+        super().__init__()
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype: expected one of {DTYPES}, got {dtype!r}")
+        _check_activation(activation)
+        w = weight.detach()
+        self.out_features, self.in_features = int(w.shape[0]), int(w.shape[1])
+        self.dtype_name, self.activation, self.parts = dtype, activation, parts
+        mv = list(m_values) if m_values is not None else []
+        if dtype == "float32":
+            handle = _core.pack_weights(w.to(torch.float32).T, mv, [], None)
+        elif dtype == "bfloat16":
+            handle = _core.pack_weights(w.to(torch.bfloat16).T, mv, [], None)
+        else:
+            fmt = "int8" if dtype == "w8a16" else "int4"
+            # Scales per column for int8, per 128 depth values for int4 unless told otherwise.
+            group = group_size if group_size is not None else (0 if fmt == "int8" else 128)
+            handle = _core.quantize_weights(w.to(torch.float32).T, fmt, group, None, None)
+        self._handle = handle
+        self._id = _register(handle)
+        self.register_buffer("bias", None if bias is None else
+                             bias.detach().to(torch.float32).clone(), persistent=False)
+
+    def __del__(self):
+        _release(getattr(self, "_id", 0))
+
+    @property
+    def weight_bytes(self) -> int:
+        return int(self._handle.packed_bytes)
+
+    @classmethod
+    def from_linear(cls, layer: nn.Linear, dtype: str = "float32", **kwargs) -> "Linear":
+        return cls(layer.weight, layer.bias, dtype=dtype, **kwargs)
+
+    def forward(self, x: Tensor) -> Tensor:
+        in_dtype = x.dtype
+        if self.dtype_name == "float32":
+            y = linear_packed(x.to(torch.float32), self._id, self.out_features, self.bias,
+                              self.activation)
+        elif self.dtype_name == "bfloat16":
+            y = linear_packed(x.to(torch.bfloat16), self._id, self.out_features, self.bias,
+                              self.activation)
+        else:
+            y = linear_quantized(x, self._id, self.out_features, self.bias, self.activation,
+                                 self.parts)
+        return y if y.dtype == in_dtype else y.to(in_dtype)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"dtype={self.dtype_name}, bias={self.bias is not None}"
+                + (f", activation={self.activation}" if self.activation else ""))
+
+
+def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optional[int] = None,
+                parts: int = 2, skip: Iterable[str] = (), m_values: Optional[Iterable[int]] = None,
+                ) -> int:
+    """Replaces every nn.Linear of `model` (in place) with an adaptcore.torch.Linear of `dtype`
+    ('float32', 'bfloat16', 'w8a16', 'w4a16'), except modules whose qualified name ends with one
+    of `skip` (e.g. 'lm_head'); expert layers of Mixture-of-Experts blocks are nn.Linear modules
+    in most Hugging Face models and are replaced with them. Returns the number replaced."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: expected one of {DTYPES}, got {dtype!r}")
+    skip = tuple(skip)
+    mv = list(m_values) if m_values is not None else None
+    count = 0
+    for name, module in list(model.named_modules()):
+        for child_name, child in list(module.named_children()):
+            full = f"{name}.{child_name}" if name else child_name
+            if type(child) is nn.Linear and not any(full.endswith(s) for s in skip):
+                setattr(module, child_name, Linear.from_linear(
+                    child, dtype=dtype, group_size=group_size, parts=parts, m_values=mv))
+                count += 1
+    return count

@@ -1,0 +1,161 @@
+"""PyTorch integration: the custom operators against torch's own results, the Linear module and
+patch_model, torch.compile tracing, and the BLAS drop-in reaching torch's fp32 matmuls."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import adaptcore  # noqa: E402
+import adaptcore.torch as act  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+
+def rel_err(got, want):
+    got, want = got.double(), want.double()
+    return float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
+
+
+@pytest.fixture(autouse=True)
+def seed():
+    torch.manual_seed(0)
+
+
+ACTS = {"": lambda y: y, "relu": F.relu, "silu": F.silu,
+        "gelu_tanh": lambda y: F.gelu(y, approximate="tanh"), "gelu_erf": F.gelu}
+
+
+@pytest.mark.parametrize("activation", sorted(ACTS))
+def test_linear_op_fp32(activation):
+    x = torch.randn(2, 7, 96)
+    w = torch.randn(80, 96)
+    b = torch.randn(80)
+    got = act.linear(x, w, b, activation)
+    assert got.shape == (2, 7, 80)
+    assert rel_err(got, ACTS[activation](F.linear(x.double(), w.double(), b.double()))) < 1e-5
+
+
+def test_linear_op_bf16_and_swiglu():
+    x = torch.randn(5, 64).to(torch.bfloat16)
+    w = torch.randn(48, 64).to(torch.bfloat16)
+    got = act.linear(x, w, None, "")
+    assert got.dtype == torch.bfloat16
+    assert rel_err(got, F.linear(x.double(), w.double())) < 1e-2
+    # SwiGLU: gate and up rows interleaved in one weight
+    g, u = torch.randn(32, 64), torch.randn(32, 64)
+    wi = torch.stack([g, u], dim=1).reshape(64, 64)
+    xf = torch.randn(5, 64)
+    got = act.linear(xf, wi, None, "swiglu")
+    want = F.silu(xf.double() @ g.double().T) * (xf.double() @ u.double().T)
+    assert got.shape == (5, 32) and rel_err(got, want) < 1e-5
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("bfloat16", 1.5e-2), ("w8a16", 1.5e-2),
+                                       ("w4a16", 0.2)])
+def test_linear_module(dtype, tol):
+    ref = nn.Linear(256, 120)
+    mod = act.Linear.from_linear(ref, dtype=dtype)
+    assert mod.weight_bytes > 0
+    for shape in [(1, 256), (3, 256), (2, 9, 256)]:
+        x = torch.randn(shape)
+        got = mod(x)
+        assert got.dtype == torch.float32 and got.shape == (*shape[:-1], 120)
+        assert rel_err(got, ref(x).detach()) < tol, dtype
+    xb = torch.randn(4, 256).to(torch.bfloat16)
+    assert mod(xb).dtype == torch.bfloat16
+
+
+def test_patch_model_and_compile():
+    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 128), nn.ReLU())
+    model.add_module("lm_head", nn.Linear(128, 10))
+    x = torch.randn(6, 64)
+    want = model(x).detach()
+    assert act.patch_model(model, dtype="float32", skip=["lm_head"]) == 2
+    assert isinstance(model[0], act.Linear) and type(model.lm_head) is nn.Linear
+    with torch.no_grad():
+        assert rel_err(model(x), want) < 1e-5
+        compiled = torch.compile(model, backend="aot_eager", fullgraph=True, dynamic=True)
+        for m in (6, 1, 17):
+            xm = torch.randn(m, 64)
+            assert rel_err(compiled(xm), model(xm)) < 1e-6
+    with pytest.raises(ValueError):
+        act.patch_model(model, dtype="fp8")
+
+
+def test_opcheck():
+    x = torch.randn(3, 32)
+    w = torch.randn(16, 32)
+    torch.library.opcheck(act.linear, (x, w, torch.randn(16), "relu"),
+                          test_utils=("test_schema", "test_faketensor"))
+    mod = act.Linear(w, None, dtype="w8a16")
+    torch.library.opcheck(act.linear_quantized, (x, mod._id, 16, None, "", 2),
+                          test_utils=("test_schema", "test_faketensor"))
+
+
+def test_grouped_linear_top2():
+    tokens, k, n, experts = 9, 32, 24, 4
+    ws = [torch.randn(n, k) for _ in range(experts)]
+    mods = [act.Linear(w, None, dtype="float32") for w in ws]
+    x = torch.randn(tokens, k)
+    choice = torch.stack([torch.randperm(experts)[:2] for _ in range(tokens)])
+    gate = torch.rand(tokens, 2)
+    rows, gather, weights = [], [], []
+    for e in range(experts):
+        t, s = torch.nonzero(choice == e, as_tuple=True)
+        rows.append(len(t))
+        gather.append(t)
+        weights.append(gate[t, s])
+    gather = torch.cat(gather)
+    handles = [m._id for m in mods]
+    y = act.grouped_linear(x, handles, torch.tensor(rows), gather, gather, torch.cat(weights), n,
+                           "")
+    want = torch.zeros(tokens, n, dtype=torch.float64)
+    for t in range(tokens):
+        for s in range(2):
+            want[t] += gate[t, s].double() * (x[t].double() @ ws[int(choice[t, s])].double().T)
+    assert rel_err(y, want) < 1e-5
+    # without a scatter: one row per routed row, activation fused
+    y2 = act.grouped_linear(x, handles, torch.tensor(rows), gather, torch.empty(0),
+                            torch.empty(0), n, "silu")
+    assert y2.shape == (int(sum(rows)), n)
+
+
+def run_python(code, env_extra):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_blas_drop_in_reaches_torch_fp32_linear():
+    # Loaded before torch, libadaptcore_blas.so's sgemm_ serves nn.Linear (prefill, and decode
+    # as an n = 1 sgemm); ADAPTCORE_VERBOSE logs each call the library runs.
+    code = """
+        import ctypes, adaptcore
+        ctypes.CDLL(adaptcore.blas_library(), mode=ctypes.RTLD_GLOBAL)
+        import torch
+        torch.set_num_threads(1)
+        lin = torch.nn.Linear(200, 300)
+        with torch.no_grad():
+            for m in (16, 1):
+                x = torch.randn(m, 200)
+                y = lin(x)
+                ref = x.double() @ lin.weight.double().T + lin.bias.double()
+                assert float((y.double() - ref).abs().max()) < 1e-4
+        print("done")
+    """
+    r = run_python(code, {"ADAPTCORE_VERBOSE": "1"})
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("adaptcore: f32")]
+    assert any("m=16" in ln and "n=300" in ln and "k=200" in ln for ln in lines), r.stderr
+    assert any("m=1 " in ln and "n=300" in ln for ln in lines), r.stderr
+    # torch's thread setting is the library's (the host's OpenMP threads)
+    assert all("threads=1" in ln for ln in lines), lines
+    # without the drop-in, no call reaches adaptcore
+    r = run_python(code.replace("ctypes.CDLL(adaptcore.blas_library(), mode=ctypes.RTLD_GLOBAL)",
+                                ""), {"ADAPTCORE_VERBOSE": "1"})
+    assert r.returncode == 0 and "adaptcore: f32" not in r.stderr
