@@ -19,8 +19,8 @@ from torch import Tensor, nn
 
 from . import _core, post
 
-__all__ = ["Linear", "patch_model", "linear", "linear_packed", "linear_quantized",
-           "grouped_linear", "DTYPES"]
+__all__ = ["Linear", "GatedMLP", "Experts", "patch_model", "linear", "linear_packed",
+           "linear_quantized", "grouped_linear", "DTYPES"]
 
 DTYPES = ("float32", "bfloat16", "w8a16", "w4a16")
 
@@ -154,11 +154,12 @@ def _(x, handle, out_features, bias, activation, parts):
 @torch.library.custom_op("adaptcore::grouped_linear", mutates_args=())
 def grouped_linear(x: Tensor, handles: list[int], expert_rows: Tensor, gather: Tensor,
                    scatter: Tensor, scatter_weights: Tensor, out_features: int,
-                   activation: str) -> Tensor:
-    """A Mixture-of-Experts half in one call: routed row r of expert e reads x[gather[r]];
-    without a scatter (empty tensor) the result has one row per routed row (activation fused),
-    with one the rows are x's tokens, each the sum of scatter_weights[r] * y_r over its routed
-    rows (the top-k combine; no activation then). handles: one per expert (0: no rows)."""
+                   activation: str, out_rows: int) -> Tensor:
+    """A Mixture-of-Experts half in one call: routed row r of expert e reads x[gather[r]] (x's
+    row r with an empty gather); without a scatter (empty tensor) the result has one row per
+    routed row (activation fused), with one it has out_rows rows (tokens), each the sum of
+    scatter_weights[r] * y_r over its routed rows (the top-k combine; no activation then).
+    handles: one per expert (0: an expert without rows). bf16 experts take bf16 x."""
     _check_activation(activation)
     ws = [None if h == 0 else _handle(h) for h in handles]
     x2 = _flatten(x).contiguous()
@@ -167,7 +168,7 @@ def grouped_linear(x: Tensor, handles: list[int], expert_rows: Tensor, gather: T
     if scatter.numel():
         if activation not in ("", "none"):
             raise ValueError("grouped_linear: no activation with a scatter (combine first)")
-        c = torch.zeros((x2.shape[0], out_features), dtype=torch.float32)
+        c = torch.zeros((out_rows, out_features), dtype=torch.float32)
         _core.gemm_grouped(x2, ws, rows, c, g, scatter.to(torch.int64).contiguous(),
                            scatter_weights.to(torch.float32).contiguous(), 1.0, 0.0, 2, None,
                            "auto", False, None)
@@ -179,12 +180,32 @@ def grouped_linear(x: Tensor, handles: list[int], expert_rows: Tensor, gather: T
 
 
 @grouped_linear.register_fake
-def _(x, handles, expert_rows, gather, scatter, scatter_weights, out_features, activation):
-    rows = x.shape[0] if scatter.numel() else torch.library.get_ctx().new_dynamic_size()
+def _(x, handles, expert_rows, gather, scatter, scatter_weights, out_features, activation,
+      out_rows):
+    rows = out_rows if scatter.numel() else torch.library.get_ctx().new_dynamic_size()
     return x.new_empty((rows, _out_features(out_features, activation)), dtype=torch.float32)
 
 
 # ---- Modules ----------------------------------------------------------------------------------
+
+
+def _prepare(w_t: Tensor, dtype: str, group_size: Optional[int],
+             m_values: Optional[Iterable[int]]):
+    """The handle of op(W) = w_t (k x n, any storage order) for `dtype`."""
+    mv = list(m_values) if m_values is not None else []
+    if dtype == "float32":
+        return _core.pack_weights(w_t.to(torch.float32), mv, [], None)
+    if dtype == "bfloat16":
+        return _core.pack_weights(w_t.to(torch.bfloat16), mv, [], None)
+    fmt = "int8" if dtype == "w8a16" else "int4"
+    # Scales per column for int8, per 128 depth values for int4 unless told otherwise.
+    group = group_size if group_size is not None else (0 if fmt == "int8" else 128)
+    return _core.quantize_weights(w_t.to(torch.float32), fmt, group, None, None)
+
+
+def _interleave_rows(gate: Tensor, up: Tensor) -> Tensor:
+    """Rows g0, u0, g1, u1, ...: the weight of one GEMM whose SwiGLU epilogue pairs them."""
+    return torch.stack((gate, up), dim=1).reshape(2 * gate.shape[0], *gate.shape[1:])
 
 
 class Linear(nn.Module):
@@ -204,16 +225,7 @@ class Linear(nn.Module):
         w = weight.detach()
         self.out_features, self.in_features = int(w.shape[0]), int(w.shape[1])
         self.dtype_name, self.activation, self.parts = dtype, activation, parts
-        mv = list(m_values) if m_values is not None else []
-        if dtype == "float32":
-            handle = _core.pack_weights(w.to(torch.float32).T, mv, [], None)
-        elif dtype == "bfloat16":
-            handle = _core.pack_weights(w.to(torch.bfloat16).T, mv, [], None)
-        else:
-            fmt = "int8" if dtype == "w8a16" else "int4"
-            # Scales per column for int8, per 128 depth values for int4 unless told otherwise.
-            group = group_size if group_size is not None else (0 if fmt == "int8" else 128)
-            handle = _core.quantize_weights(w.to(torch.float32).T, fmt, group, None, None)
+        handle = _prepare(w.T, dtype, group_size, m_values)
         self._handle = handle
         self._id = _register(handle)
         self.register_buffer("bias", None if bias is None else
@@ -249,23 +261,133 @@ class Linear(nn.Module):
                 + (f", activation={self.activation}" if self.activation else ""))
 
 
+def _is_silu(fn) -> bool:
+    return isinstance(fn, nn.SiLU) or getattr(fn, "__name__", "") == "silu" or (
+        type(fn).__name__ in ("SiLUActivation", "SiLU"))
+
+
+class GatedMLP(nn.Module):
+    """down(silu(gate(x)) * up(x)) (the Llama / Qwen / Mistral MLP) as two GEMMs: gate and up in
+    one over interleaved weights with the SwiGLU fused into its store, then down."""
+
+    def __init__(self, gate: nn.Linear, up: nn.Linear, down: nn.Linear, dtype: str = "float32",
+                 **kwargs):
+        super().__init__()
+        bias = None
+        if gate.bias is not None or up.bias is not None:
+            zeros = torch.zeros(gate.out_features)
+            bias = _interleave_rows(gate.bias.detach() if gate.bias is not None else zeros,
+                                    up.bias.detach() if up.bias is not None else zeros)
+        self.gate_up = Linear(_interleave_rows(gate.weight.detach(), up.weight.detach()), bias,
+                              dtype=dtype, activation="swiglu", **kwargs)
+        self.down = Linear(down.weight, down.bias, dtype=dtype, **kwargs)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.down(self.gate_up(x))
+
+
+class Experts(nn.Module):
+    """The experts of a Mixture-of-Experts block (Hugging Face's Qwen3-MoE / Mixtral experts:
+    gate_up_proj (E, 2I, H), down_proj (E, H, I), SiLU) as two grouped calls: gate-up with the
+    SwiGLU fused over the routed rows (gathered from the tokens), then down with the routing
+    weights' scatter-add into the tokens (the top-k combine). forward(hidden_states,
+    top_k_index, top_k_weights) as the module it replaces."""
+
+    def __init__(self, gate_up_proj: Tensor, down_proj: Tensor, dtype: str = "float32",
+                 **kwargs):
+        super().__init__()
+        e, two_i, h = gate_up_proj.shape
+        i = two_i // 2
+        self.num_experts, self.hidden, self.inter, self.dtype_name = int(e), int(h), int(i), dtype
+        gu = gate_up_proj.detach()
+        dn = down_proj.detach()
+        self._gate_up = [_prepare(_interleave_rows(gu[x, :i], gu[x, i:]).T, dtype,
+                                  kwargs.get("group_size"), kwargs.get("m_values"))
+                         for x in range(e)]
+        self._down = [_prepare(dn[x].T, dtype, kwargs.get("group_size"), kwargs.get("m_values"))
+                      for x in range(e)]
+        self.parts = kwargs.get("parts", 2)
+        self._gate_up_ids = [_register(hd) for hd in self._gate_up]
+        self._down_ids = [_register(hd) for hd in self._down]
+
+    def __del__(self):
+        for hid in getattr(self, "_gate_up_ids", []) + getattr(self, "_down_ids", []):
+            _release(hid)
+
+    def forward(self, hidden_states: Tensor, top_k_index: Tensor, top_k_weights: Tensor) -> Tensor:
+        tokens, k = top_k_index.shape
+        flat = top_k_index.reshape(-1)
+        order = torch.argsort(flat, stable=True)
+        valid = flat[order] < self.num_experts  # an index past the experts routes nowhere
+        order = order[valid]
+        routed_tokens = order // k
+        rows = torch.bincount(flat[order], minlength=self.num_experts)
+        weights = top_k_weights.reshape(-1)[order].to(torch.float32)
+        x = hidden_states.to(torch.bfloat16 if self.dtype_name == "bfloat16" else torch.float32)
+        empty = x.new_empty(0, dtype=torch.int64)
+        h = grouped_linear(x, self._gate_up_ids, rows, routed_tokens, empty, empty,
+                           2 * self.inter, "swiglu", 0)
+        if self.dtype_name == "bfloat16":
+            h = h.to(torch.bfloat16)
+        out = grouped_linear(h, self._down_ids, rows, empty, routed_tokens, weights, self.hidden,
+                             "", tokens)
+        return out.to(hidden_states.dtype)
+
+    def extra_repr(self) -> str:
+        return (f"experts={self.num_experts}, hidden={self.hidden}, intermediate={self.inter}, "
+                f"dtype={self.dtype_name}")
+
+
+def _gated_mlp_parts(module: nn.Module):
+    parts = [getattr(module, n, None) for n in ("gate_proj", "up_proj", "down_proj")]
+    if all(type(p) is nn.Linear for p in parts) and _is_silu(getattr(module, "act_fn", None)):
+        return parts
+    return None
+
+
+def _is_experts(module: nn.Module) -> bool:
+    gu, dn = getattr(module, "gate_up_proj", None), getattr(module, "down_proj", None)
+    return (isinstance(gu, torch.Tensor) and isinstance(dn, torch.Tensor) and gu.dim() == 3
+            and dn.dim() == 3 and gu.shape[0] == dn.shape[0] and gu.shape[1] == 2 * dn.shape[2]
+            and _is_silu(getattr(module, "act_fn", None)))
+
+
 def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optional[int] = None,
                 parts: int = 2, skip: Iterable[str] = (), m_values: Optional[Iterable[int]] = None,
-                ) -> int:
-    """Replaces every nn.Linear of `model` (in place) with an adaptcore.torch.Linear of `dtype`
-    ('float32', 'bfloat16', 'w8a16', 'w4a16'), except modules whose qualified name ends with one
-    of `skip` (e.g. 'lm_head'); expert layers of Mixture-of-Experts blocks are nn.Linear modules
-    in most Hugging Face models and are replaced with them. Returns the number replaced."""
+                fuse_mlp: bool = True, experts: bool = True) -> int:
+    """Replaces (in place) the linear layers of `model` with adaptcore's of `dtype` ('float32',
+    'bfloat16', 'w8a16', 'w4a16'), except modules whose qualified name ends with one of `skip`
+    (e.g. 'lm_head'):
+      - a gated SiLU MLP (gate_proj, up_proj, down_proj: Llama, Qwen, Mistral) becomes a
+        GatedMLP (gate and up in one GEMM, SwiGLU fused) unless fuse_mlp is False;
+      - Hugging Face Mixture-of-Experts experts (gate_up_proj / down_proj tensors of all
+        experts: Qwen3-MoE, Mixtral) become Experts (two grouped calls) unless experts is False;
+      - every other nn.Linear becomes a Linear.
+    Returns the number of linear layers replaced (an expert's two count two)."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype: expected one of {DTYPES}, got {dtype!r}")
     skip = tuple(skip)
-    mv = list(m_values) if m_values is not None else None
-    count = 0
-    for name, module in list(model.named_modules()):
+    kw = dict(group_size=group_size, parts=parts,
+              m_values=list(m_values) if m_values is not None else None)
+    def walk(module: nn.Module, prefix: str) -> int:
+        count = 0
         for child_name, child in list(module.named_children()):
-            full = f"{name}.{child_name}" if name else child_name
-            if type(child) is nn.Linear and not any(full.endswith(s) for s in skip):
-                setattr(module, child_name, Linear.from_linear(
-                    child, dtype=dtype, group_size=group_size, parts=parts, m_values=mv))
+            full = f"{prefix}.{child_name}" if prefix else child_name
+            if any(full.endswith(s) for s in skip):
+                continue
+            if fuse_mlp and (mlp := _gated_mlp_parts(child)) is not None:
+                setattr(module, child_name, GatedMLP(*mlp, dtype=dtype, **kw))
+                count += 3
+            elif experts and _is_experts(child):
+                setattr(module, child_name, Experts(child.gate_up_proj, child.down_proj,
+                                                    dtype=dtype, **kw))
+                count += 2 * int(child.gate_up_proj.shape[0])
+            elif type(child) is nn.Linear:
+                setattr(module, child_name, Linear.from_linear(child, dtype=dtype, **kw))
                 count += 1
-    return count
+            else:  # replaced modules are not entered again
+                count += walk(child, full)
+        return count
+
+    return walk(model, "")
+

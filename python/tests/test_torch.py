@@ -5,12 +5,10 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import adaptcore  # noqa: E402
 import adaptcore.torch as act  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
@@ -113,7 +111,7 @@ def test_grouped_linear_top2():
     gather = torch.cat(gather)
     handles = [m._id for m in mods]
     y = act.grouped_linear(x, handles, torch.tensor(rows), gather, gather, torch.cat(weights), n,
-                           "")
+                           "", tokens)
     want = torch.zeros(tokens, n, dtype=torch.float64)
     for t in range(tokens):
         for s in range(2):
@@ -121,8 +119,83 @@ def test_grouped_linear_top2():
     assert rel_err(y, want) < 1e-5
     # without a scatter: one row per routed row, activation fused
     y2 = act.grouped_linear(x, handles, torch.tensor(rows), gather, torch.empty(0),
-                            torch.empty(0), n, "silu")
+                            torch.empty(0), n, "silu", 0)
     assert y2.shape == (int(sum(rows)), n)
+
+
+class ToyMLP(nn.Module):
+    def __init__(self, h, i, bias):
+        super().__init__()
+        self.gate_proj = nn.Linear(h, i, bias=bias)
+        self.up_proj = nn.Linear(h, i, bias=bias)
+        self.down_proj = nn.Linear(i, h, bias=bias)
+        self.act_fn = nn.SiLU()
+
+    def forward(self, x):
+        return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+
+
+class ToyExperts(nn.Module):
+    """Hugging Face's layout of a block's experts (transformers 5: Qwen3-MoE, Mixtral)."""
+
+    def __init__(self, e, h, i):
+        super().__init__()
+        self.gate_up_proj = nn.Parameter(torch.randn(e, 2 * i, h) / h**0.5)
+        self.down_proj = nn.Parameter(torch.randn(e, h, i) / i**0.5)
+        self.act_fn = nn.SiLU()
+
+    def forward(self, x, top_k_index, top_k_weights):
+        out = torch.zeros_like(x)
+        for t in range(x.shape[0]):
+            for s in range(top_k_index.shape[1]):
+                e = int(top_k_index[t, s])
+                g, u = F.linear(x[t], self.gate_up_proj[e]).chunk(2)
+                out[t] += top_k_weights[t, s] * F.linear(self.act_fn(g) * u, self.down_proj[e])
+        return out
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("bfloat16", 3e-2), ("w8a16", 3e-2)])
+@pytest.mark.parametrize("bias", [False, True])
+def test_patch_model_fuses_gated_mlp(dtype, tol, bias):
+    model = nn.Sequential(ToyMLP(64, 96, bias))
+    x = torch.randn(3, 5, 64)
+    with torch.no_grad():
+        want = model(x)
+        assert act.patch_model(model, dtype=dtype) == 3
+        assert isinstance(model[0], act.GatedMLP)
+        assert rel_err(model(x), want) < tol
+
+
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("bfloat16", 3e-2), ("w4a16", 0.25)])
+def test_patch_model_groups_experts(dtype, tol):
+    e, h, i, tokens, k = 6, 64, 32, 11, 2
+    block = nn.Module()
+    block.experts = ToyExperts(e, h, i)
+    x = torch.randn(tokens, h)
+    idx = torch.stack([torch.randperm(e)[:k] for _ in range(tokens)])
+    idx[0, 0] = 3
+    idx[1:, :] = idx[1:, :] % 4  # experts 4 and 5 get no rows
+    wts = torch.softmax(torch.randn(tokens, k), dim=-1)
+    with torch.no_grad():
+        want = block.experts(x, idx, wts)
+        assert act.patch_model(block, dtype=dtype) == 2 * e
+        assert isinstance(block.experts, act.Experts)
+        assert rel_err(block.experts(x, idx, wts), want) < tol
+
+
+def test_hugging_face_moe_model():
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.Qwen3MoeConfig(hidden_size=128, moe_intermediate_size=32,
+                                      intermediate_size=256, num_experts=8, num_experts_per_tok=2,
+                                      num_hidden_layers=2, num_attention_heads=4,
+                                      num_key_value_heads=2, head_dim=32, vocab_size=500)
+    model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
+    ids = torch.randint(0, 500, (2, 9))
+    with torch.no_grad():
+        want = model(ids).logits
+        act.patch_model(model, dtype="float32")
+        assert isinstance(model.model.layers[0].mlp.experts, act.Experts)
+        assert rel_err(model(ids).logits, want) < 1e-5
 
 
 def run_python(code, env_extra):

@@ -64,7 +64,7 @@ def test_packed_errors(rng):
 
 
 def dequantized(w, fmt, group):
-    """The weights as symmetric quantization with max/127 (int8) or max/7 (int4) scales keeps them."""
+    """The weights as symmetric quantization (max / 127 for int8, max / 7 for int4) keeps them."""
     k, n = w.shape
     levels = 127 if fmt == "int8" else 7
     g = group if group else k
