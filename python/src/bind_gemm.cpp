@@ -138,11 +138,7 @@ void py_gemm_int8(const InArray& a, const InArray& b, const OutArray& c, const n
   Call x;
   prepare(x, a, b, c, {Elem::U8, Elem::S8}, {Elem::S8}, {Elem::S32}, post_ops, residency,
           "gemm_int8");
-  std::int32_t za = 0, zb = 0, co = 0;
-  std::vector<unsigned char> za_copy, zb_copy, co_copy;
-  const ZeroPoints zpa = zero_points(a_zp, x.c.rows, "a_zero_point", za, za_copy);
-  const ZeroPoints zpb = zero_points(b_zp, x.c.cols, "b_zero_point", zb, zb_copy);
-  const COffset off = c_offset_of(c_offset, c_offset_kind, x.c.rows, x.c.cols, co, co_copy);
+  const Int8Extras e(a_zp, b_zp, c_offset, c_offset_kind, x.c.rows, x.c.cols);
   Context& cx = context_or_default(ctx);
   auto* pc = static_cast<std::int32_t*>(const_cast<void*>(x.c.data));
   const auto* pb = static_cast<const std::int8_t*>(x.ob.data);
@@ -151,12 +147,12 @@ void py_gemm_int8(const InArray& a, const InArray& b, const OutArray& c, const n
     nb::gil_scoped_release nogil;
     if (x.a.elem == Elem::U8)
       s = gemm_u8s8s32(x.layout, x.oa.trans, x.ob.trans, x.c.rows, x.c.cols, x.a.cols,
-                       static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, zpa, pb, x.ob.ld, zpb,
-                       beta, pc, x.c.ld, off, x.options, cx);
+                       static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, e.a, pb, x.ob.ld, e.b,
+                       beta, pc, x.c.ld, e.offset, x.options, cx);
     else
       s = gemm_s8s8s32(x.layout, x.oa.trans, x.ob.trans, x.c.rows, x.c.cols, x.a.cols,
-                       static_cast<const std::int8_t*>(x.oa.data), x.oa.ld, zpa, pb, x.ob.ld, zpb,
-                       beta, pc, x.c.ld, off, x.options, cx);
+                       static_cast<const std::int8_t*>(x.oa.data), x.oa.ld, e.a, pb, x.ob.ld, e.b,
+                       beta, pc, x.c.ld, e.offset, x.options, cx);
   }
   check(s, x.a.elem == Elem::U8 ? "gemm_u8s8s32" : "gemm_s8s8s32");
 }

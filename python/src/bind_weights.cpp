@@ -112,11 +112,7 @@ void py_gemm_packed_int8(const InArray& a, const PackedWeights& w, const OutArra
                          const nb::handle& post_ops, const std::string& residency, Context* ctx) {
   PackedCall x;
   prepare_packed(x, a, w, c, {Elem::U8, Elem::S8}, {Elem::S32}, post_ops, residency);
-  std::int32_t za = 0, zb = 0, co = 0;
-  std::vector<unsigned char> za_copy, zb_copy, co_copy;
-  const ZeroPoints zpa = zero_points(a_zp, x.c.rows, "a_zero_point", za, za_copy);
-  const ZeroPoints zpb = zero_points(b_zp, x.c.cols, "b_zero_point", zb, zb_copy);
-  const COffset off = c_offset_of(c_offset, c_offset_kind, x.c.rows, x.c.cols, co, co_copy);
+  const Int8Extras e(a_zp, b_zp, c_offset, c_offset_kind, x.c.rows, x.c.cols);
   Context& cx = context_or_default(ctx);
   auto* pc = static_cast<std::int32_t*>(const_cast<void*>(x.c.data));
   Status s;
@@ -124,12 +120,12 @@ void py_gemm_packed_int8(const InArray& a, const PackedWeights& w, const OutArra
     nb::gil_scoped_release nogil;
     if (x.a.elem == Elem::U8)
       s = gemm_packed(Layout::RowMajor, x.oa.trans, x.a.rows,
-                      static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, zpa, w, zpb, beta, pc,
-                      x.c.ld, off, x.options, cx);
+                      static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, e.a, w, e.b, beta, pc,
+                      x.c.ld, e.offset, x.options, cx);
     else
       s = gemm_packed(Layout::RowMajor, x.oa.trans, x.a.rows,
-                      static_cast<const std::int8_t*>(x.oa.data), x.oa.ld, zpa, w, zpb, beta, pc,
-                      x.c.ld, off, x.options, cx);
+                      static_cast<const std::int8_t*>(x.oa.data), x.oa.ld, e.a, w, e.b, beta, pc,
+                      x.c.ld, e.offset, x.options, cx);
   }
   check(s, "gemm_packed (int8)");
 }
