@@ -2,11 +2,13 @@
 (e2e.py starts it pinned with taskset): prefill and greedy-decode throughput for each batch, and
 the logits and greedy tokens the accuracy comparison reads. Prints one JSON object.
 
-Arms: torch_fp32 (stock), torch_bf16, torch_compile (inductor, dynamic shapes),
-torch_compile_max (max-autotune with freezing), adaptcore_fp32_preload (libadaptcore_blas.so
-loaded before torch takes over its sgemm_ calls), adaptcore_{fp32,bf16,w8a16,w4a16}
-(adaptcore.torch.patch_model), llamacpp (llama.cpp through llama-cpp-python, the GGUF model,
-batch 1)."""
+Arms: torch_fp32 (stock), torch_bf16 (the model in bf16), torch_compile (inductor, dynamic
+shapes), torch_compile_max (max-autotune with freezing), adaptcore_fp32_preload
+(libadaptcore_blas.so loaded before torch takes over its sgemm_ calls),
+adaptcore_{fp32,w8a16,w4a16} (adaptcore.torch.patch_model on the fp32 model; W4A16 with a scale
+per 32 depth values), adaptcore_bf16 (the model in bf16 as torch_bf16, its linear layers
+adaptcore's bf16 GEMMs), llamacpp (llama.cpp through llama-cpp-python, the GGUF model, batch
+1)."""
 
 from __future__ import annotations
 
@@ -60,9 +62,13 @@ def apply_arm(model, arm: str):
     if arm.startswith("adaptcore_") and arm != "adaptcore_fp32_preload":
         import adaptcore.torch as act
 
+        if arm == "adaptcore_bf16":  # the whole model in bf16, as torch_bf16, its GEMMs ours
+            model = model.to(torch.bfloat16)
         dtype = {"adaptcore_fp32": "float32", "adaptcore_bf16": "bfloat16",
                  "adaptcore_w8a16": "w8a16", "adaptcore_w4a16": "w4a16"}[arm]
-        act.patch_model(model, dtype=dtype, m_values=[1, 8, 512, 4096])
+        # int4 with a scale per 32 depth values, the block of the GGUF Q4 formats (llama.cpp's).
+        act.patch_model(model, dtype=dtype, m_values=[1, 8, 512, 4096],
+                        group_size=32 if dtype == "w4a16" else None)
     return model
 
 

@@ -29,6 +29,10 @@ _ACTIVATIONS = {"": None, "none": None, "relu": post.relu, "gelu_tanh": post.gel
                 "gelu_erf": post.gelu_erf, "silu": post.silu}
 
 
+# Element type codes of adaptcore._core._linear.
+_CODES = {torch.float32: 0, torch.bfloat16: 1}
+
+
 def _check_activation(activation: str) -> None:
     if activation not in _ACTIVATIONS and activation != "swiglu":
         raise ValueError(f"activation: expected one of {sorted(_ACTIVATIONS)} or 'swiglu', "
@@ -231,10 +235,11 @@ class Linear(nn.Module):
         self.register_buffer("bias", None if bias is None else
                              bias.detach().to(torch.float32).contiguous().clone(),
                              persistent=False)
-        # The epilogue of the eager path: bias, then the activation (a SwiGLU's output is added
-        # per call).
-        self._ops = ([post.bias(self.bias)] if self.bias is not None else []) + (
-            [_ACTIVATIONS[activation]()] if _ACTIVATIONS.get(activation) else [])
+        # The eager path: the activation's post-op kind (0: none) and the activations' type
+        # (packed weights take their own type; quantized ones fp32 or bf16 as given).
+        act_fn = _ACTIVATIONS.get(activation)
+        self._act_kind = act_fn().kind if act_fn is not None else 0
+        self._a_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}.get(dtype)
 
     def __del__(self):
         _release(getattr(self, "_id", 0))
@@ -248,32 +253,42 @@ class Linear(nn.Module):
         return cls(layer.weight, layer.bias, dtype=dtype, **kwargs)
 
     def _eager(self, x: Tensor) -> Tensor:
-        """The operator's work without its dispatch (about 15 us a call, which a decode step
-        pays once per layer): straight to the library, the epilogue list made once."""
+        """The operator's work without its dispatch and without DLPack exports (together about
+        20 us a call, which a decode step pays once per layer): straight to the library with
+        the tensors' addresses (adaptcore._core._linear)."""
+        if x.device.type != "cpu":
+            raise ValueError(f"adaptcore: tensors must be on the CPU, got {x.device}")
         x2 = x.reshape(-1, self.in_features)
+        a_dt = self._a_dtype if self._a_dtype is not None else (
+            x2.dtype if x2.dtype in _CODES else torch.float32)
+        if x2.dtype != a_dt:
+            x2 = x2.to(a_dt)
         m = x2.shape[0]
-        ops = self._ops
-        if self.dtype_name == "float32" or self.dtype_name == "bfloat16":
-            a = x2.to(torch.float32 if self.dtype_name == "float32" else torch.bfloat16)
-            call = lambda c, o: _core.gemm_packed(a, self._handle, c, 1.0, 0.0, o, "auto", None)
-            out_dtype = a.dtype
-        else:
-            call = lambda c, o: _core.gemm_quantized(x2, self._handle, c, 0.0, self.parts, o,
-                                                     "auto", None)
-            out_dtype = torch.float32
+        if x2.stride(-1) != 1 or (m > 1 and x2.stride(0) < self.in_features):
+            x2 = x2.contiguous()
+        lda = x2.stride(0) if m > 1 else self.in_features
+        out_dt = a_dt if self._a_dtype is not None else torch.float32
+        bias = self.bias.data_ptr() if self.bias is not None else 0
+        n = self.out_features
         if self.activation == "swiglu":
-            out = torch.empty((m, self.out_features // 2), dtype=out_dtype)
-            c = torch.empty((m, self.out_features), dtype=torch.float32)
-            call(c, ops + [post.swiglu(out)])
+            c = torch.empty((m, n), dtype=torch.float32)
+            y = torch.empty((m, n // 2), dtype=out_dt)
+            _core._linear(x2.data_ptr(), m, lda, _CODES[a_dt], self._handle, c.data_ptr(), n, 0,
+                          bias, post.SWIGLU, y.data_ptr(), n // 2, _CODES[out_dt], self.parts)
         else:
-            out = torch.empty((m, self.out_features), dtype=out_dtype)
-            call(out, ops or None)
-        return out.reshape(*x.shape[:-1], out.shape[-1])
+            y = torch.empty((m, n), dtype=out_dt)
+            _core._linear(x2.data_ptr(), m, lda, _CODES[a_dt], self._handle, y.data_ptr(), n,
+                          _CODES[out_dt], bias, self._act_kind, 0, 0, 0, self.parts)
+        return y.reshape(*x.shape[:-1], y.shape[-1])
 
     def forward(self, x: Tensor) -> Tensor:
         in_dtype = x.dtype
         if not (torch.compiler.is_compiling() or (torch.is_grad_enabled() and x.requires_grad)):
-            y = self._eager(x)
+            if torch.autograd._profiler_enabled():  # named for profiles (bench/e2e)
+                with torch.profiler.record_function("adaptcore::linear_eager"):
+                    y = self._eager(x)
+            else:
+                y = self._eager(x)
             return y if y.dtype == in_dtype else y.to(in_dtype)
         if self.dtype_name == "float32":
             y = linear_packed(x.to(torch.float32), self._id, self.out_features, self.bias,

@@ -28,5 +28,6 @@ void bind_gemm(nb::module_& m);
 void bind_weights(nb::module_& m);
 void bind_grouped(nb::module_& m);
 void bind_explain(nb::module_& m);
+void bind_raw(nb::module_& m);
 
 }  // namespace adaptcore::python

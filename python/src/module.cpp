@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   adaptcore::python::bind_weights(m);
   adaptcore::python::bind_grouped(m);
   adaptcore::python::bind_explain(m);
+  adaptcore::python::bind_raw(m);
 }
