@@ -14,7 +14,9 @@ case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --no-tests=error
 # The Python package (installed from this checkout by setup.sh): its pytest suite against numpy,
 # and against torch where it is installed (setup_python.sh installs it unless ADAPTCORE_TORCH=0).
-(cd "$ROOT" && "${ADAPTCORE_PYTHON:-python3}" -m pytest -q python/tests)
+if [[ "${ADAPTCORE_SKIP_PYTHON:-0}" != 1 ]]; then
+  (cd "$ROOT" && "${ADAPTCORE_PYTHON:-python3}" -m pytest -q python/tests)
+fi
 if [[ "${ADAPTCORE_FUZZ:-0}" == 1 ]]; then
   bash "$ROOT/scripts/fuzz.sh"
 fi

@@ -489,8 +489,10 @@ struct PlanExplanation {
   Isa isa = Isa::Auto;
   int threads = 1;
   bool cold = false;  // planned for operands in memory (else in the caches as far as they fit)
-  std::vector<PlanCandidate> candidates;  // in the planner's order
-  std::size_t chosen = 0;                 // index of the plan a call runs
+  // In the planner's order; a plan a plan file brought (Context::load_plan_file) that the model
+  // would not pick comes last, its bound "cached" and only predicted_us set.
+  std::vector<PlanCandidate> candidates;
+  std::size_t chosen = 0;  // index of the plan a call of this shape runs (the cache's)
 };
 
 // The planner's reasoning for C = op(A) op(B) of this shape and type on `ctx`: its taxonomy

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, List, Optional
 
 import torch
 from torch import Tensor, nn
@@ -156,37 +156,39 @@ def _(x, handle, out_features, bias, activation, parts):
 
 
 @torch.library.custom_op("adaptcore::grouped_linear", mutates_args=())
-def grouped_linear(x: Tensor, handles: list[int], expert_rows: Tensor, gather: Tensor,
+def grouped_linear(x: Tensor, handles: List[int], expert_rows: Tensor, gather: Tensor,
                    scatter: Tensor, scatter_weights: Tensor, out_features: int,
-                   activation: str, out_rows: int) -> Tensor:
+                   activation: str, out_rows: int, parts: int = 2) -> Tensor:
     """A Mixture-of-Experts half in one call: routed row r of expert e reads x[gather[r]] (x's
-    row r with an empty gather); without a scatter (empty tensor) the result has one row per
-    routed row (activation fused), with one it has out_rows rows (tokens), each the sum of
-    scatter_weights[r] * y_r over its routed rows (the top-k combine; no activation then).
-    handles: one per expert (0: an expert without rows). bf16 experts take bf16 x."""
+    row r with an empty gather). out_rows < 0: no scatter, the result has one row per routed
+    row (activation fused). out_rows >= 0: the result has out_rows rows (tokens), row t the sum
+    of scatter_weights[r] * y_r over the routed rows r with scatter[r] = t (the top-k combine; no
+    activation then; zeros where no row goes). handles: one per expert (0: an expert without
+    rows). bf16 experts take bf16 x; quantized ones split x into `parts` int8 parts."""
     _check_activation(activation)
     ws = [None if h == 0 else _handle(h) for h in handles]
     x2 = _flatten(x).contiguous()
     rows = expert_rows.to(torch.int64).contiguous()
     g = gather.to(torch.int64).contiguous() if gather.numel() else None
-    if scatter.numel():
+    if out_rows >= 0:
         if activation not in ("", "none"):
             raise ValueError("grouped_linear: no activation with a scatter (combine first)")
         c = torch.zeros((out_rows, out_features), dtype=torch.float32)
-        _core.gemm_grouped(x2, ws, rows, c, g, scatter.to(torch.int64).contiguous(),
-                           scatter_weights.to(torch.float32).contiguous(), 1.0, 0.0, 2, None,
-                           "auto", False, None)
+        if scatter.numel():
+            _core.gemm_grouped(x2, ws, rows, c, g, scatter.to(torch.int64).contiguous(),
+                               scatter_weights.to(torch.float32).contiguous(), 1.0, 0.0, parts,
+                               None, "auto", False, None)
         return c
     routed = int(rows.sum())
-    fn = lambda c, ops: _core.gemm_grouped(x2, ws, rows, c, g, None, None, 1.0, 0.0, 2, ops,
+    fn = lambda c, ops: _core.gemm_grouped(x2, ws, rows, c, g, None, None, 1.0, 0.0, parts, ops,
                                            "auto", False, None)
     return _run(routed, out_features, None, activation, torch.float32, fn)
 
 
 @grouped_linear.register_fake
 def _(x, handles, expert_rows, gather, scatter, scatter_weights, out_features, activation,
-      out_rows):
-    rows = out_rows if scatter.numel() else torch.library.get_ctx().new_dynamic_size()
+      out_rows, parts=2):
+    rows = out_rows if out_rows >= 0 else torch.library.get_ctx().new_dynamic_size()
     return x.new_empty((rows, _out_features(out_features, activation)), dtype=torch.float32)
 
 
@@ -232,6 +234,8 @@ class Linear(nn.Module):
         handle = _prepare(w.T, dtype, group_size, m_values)
         self._handle = handle
         self._id = _register(handle)
+        if bias is not None and bias.numel() != self.out_features:
+            raise ValueError(f"bias: expected {self.out_features} values, got {bias.numel()}")
         self.register_buffer("bias", None if bias is None else
                              bias.detach().to(torch.float32).contiguous().clone(),
                              persistent=False)
@@ -268,8 +272,17 @@ class Linear(nn.Module):
             x2 = x2.contiguous()
         lda = x2.stride(0) if m > 1 else self.in_features
         out_dt = a_dt if self._a_dtype is not None else torch.float32
-        bias = self.bias.data_ptr() if self.bias is not None else 0
         n = self.out_features
+        if m == 0:
+            return x.new_empty((*x.shape[:-1], n // 2 if self.activation == "swiglu" else n),
+                               dtype=out_dt)
+        # The bias as the library reads it (fp32, contiguous, on the CPU): a module converted
+        # with .to() / .half() after construction holds another type.
+        b = self.bias
+        if b is not None and (b.dtype != torch.float32 or b.device.type != "cpu"
+                              or not b.is_contiguous()):
+            b = b.to(device="cpu", dtype=torch.float32).contiguous()
+        bias = b.data_ptr() if b is not None else 0
         if self.activation == "swiglu":
             c = torch.empty((m, n), dtype=torch.float32)
             y = torch.empty((m, n // 2), dtype=out_dt)
@@ -372,11 +385,11 @@ class Experts(nn.Module):
         x = hidden_states.to(torch.bfloat16 if self.dtype_name == "bfloat16" else torch.float32)
         empty = x.new_empty(0, dtype=torch.int64)
         h = grouped_linear(x, self._gate_up_ids, rows, routed_tokens, empty, empty,
-                           2 * self.inter, "swiglu", 0)
+                           2 * self.inter, "swiglu", -1, self.parts)
         if self.dtype_name == "bfloat16":
             h = h.to(torch.bfloat16)
         out = grouped_linear(h, self._down_ids, rows, empty, routed_tokens, weights, self.hidden,
-                             "", tokens)
+                             "", tokens, self.parts)
         return out.to(hidden_states.dtype)
 
     def extra_repr(self) -> str:
@@ -421,7 +434,9 @@ def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optiona
             full = f"{prefix}.{child_name}" if prefix else child_name
             if any(full.endswith(s) for s in skip):
                 continue
-            if fuse_mlp and (mlp := _gated_mlp_parts(child)) is not None:
+            parts_skipped = any(f"{full}.{p}".endswith(s) for s in skip
+                                for p in ("gate_proj", "up_proj", "down_proj"))
+            if fuse_mlp and not parts_skipped and (mlp := _gated_mlp_parts(child)) is not None:
                 setattr(module, child_name, GatedMLP(*mlp, dtype=dtype, **kw))
                 count += 3
             elif experts and _is_experts(child):

@@ -139,6 +139,22 @@ Mat output_matrix(const OutArray& c, const char* what, std::initializer_list<Ele
   return m;
 }
 
+bool output_ld_in(const OutArray& o, Layout layout, int64_t& ld) noexcept {
+  const auto rows = static_cast<int64_t>(o.shape(0)), cols = static_cast<int64_t>(o.shape(1));
+  if (rows == 0 || cols == 0) {
+    ld = layout == Layout::RowMajor ? std::max<int64_t>(cols, 1) : std::max<int64_t>(rows, 1);
+    return true;
+  }
+  if (layout == Layout::RowMajor) {
+    if (cols > 1 && o.stride(1) != 1) return false;
+    ld = rows > 1 ? o.stride(0) : std::max<int64_t>(cols, 1);
+    return rows <= 1 || ld >= std::max<int64_t>(cols, 1);
+  }
+  if (rows > 1 && o.stride(0) != 1) return false;
+  ld = cols > 1 ? o.stride(1) : std::max<int64_t>(rows, 1);
+  return cols <= 1 || ld >= std::max<int64_t>(rows, 1);
+}
+
 Operand as_operand(const Mat& m, Layout layout) noexcept {
   return {m.data, m.ld, m.layout == layout ? Trans::No : Trans::Yes};
 }

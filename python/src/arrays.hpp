@@ -37,6 +37,12 @@ Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem>
 // An output matrix: must have a unit stride (ValueError otherwise: the library writes in place).
 Mat output_matrix(const OutArray& c, const char* what, std::initializer_list<Elem> allowed);
 
+// The leading dimension of an output in `layout` (a post-op's output must be in the call's
+// layout): false when its strides cannot be read that way (no unit stride along that layout's
+// rows or columns). One-row and one-column outputs have a choice; their single line must still
+// be contiguous where the layout makes it so.
+bool output_ld_in(const OutArray& o, Layout layout, int64_t& ld) noexcept;
+
 // The matrix as the library reads it in `layout`: Trans::No when it is stored in that layout,
 // else Trans::Yes on its transpose (the same memory). Sets rows/cols to the stored ones.
 struct Operand {

@@ -42,14 +42,17 @@ struct Grouped {
   std::vector<const PackedWeights*> packed;
   std::vector<const QuantizedWeights*> quantized;
   std::vector<unsigned char> a_copy, rows_copy, gather_copy, scatter_copy, weights_copy;
+  std::vector<nb::object> keep;  // the handles, alive until the call ends
+  std::vector<InArray> vectors;  // gather, scatter, weights as read
   PostOpList post;
   CallOptions options;
 };
 
 const int64_t* index_vector(const nb::handle& v, const char* what, int64_t n,
-                            std::vector<unsigned char>& copy) {
+                            std::vector<unsigned char>& copy, std::vector<InArray>& keep) {
   if (v.is_none()) return nullptr;
-  return static_cast<const int64_t*>(input_vector(nb::cast<InArray>(v), what, Elem::S64, n, copy));
+  keep.push_back(nb::cast<InArray>(v));
+  return static_cast<const int64_t*>(input_vector(keep.back(), what, Elem::S64, n, copy));
 }
 
 void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const InArray& expert_rows,
@@ -69,7 +72,8 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   g.packed.assign(static_cast<std::size_t>(x.experts), nullptr);
   g.quantized.assign(static_cast<std::size_t>(x.experts), nullptr);
   for (int64_t e = 0; e < x.experts; ++e) {
-    nb::handle h = weights[static_cast<std::size_t>(e)];
+    nb::object h = weights[static_cast<std::size_t>(e)];
+    g.keep.push_back(h);
     if (h.is_none()) continue;
     if (nb::isinstance<PackedWeights>(h)) {
       g.packed[static_cast<std::size_t>(e)] = nb::inst_ptr<PackedWeights>(h);
@@ -99,7 +103,7 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   if (x.experts > 0 && ma.cols != x.k)
     throw nb::value_error(
         ("A: expected " + std::to_string(x.k) + " columns (the weights' k)").c_str());
-  if (ma.layout != Layout::RowMajor && ma.rows > 1 && ma.cols > 1) {
+  if (ma.layout != Layout::RowMajor && ma.cols > 1) {
     // The grouped call reads A's rows: a row-major copy.
     std::vector<unsigned char> t(static_cast<std::size_t>(ma.rows * ma.cols) * a.itemsize());
     const std::size_t es = a.itemsize();
@@ -124,7 +128,7 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   }
   x.a_rows = ma.rows;
   const Mat mc = output_matrix(c, "C", {Elem::F32});
-  if (mc.layout != Layout::RowMajor && mc.rows > 1)
+  if (mc.layout != Layout::RowMajor && mc.cols > 1)
     throw nb::value_error("C: must be row-major (C-ordered, or a slice of one)");
   if (x.experts > 0 && mc.cols != x.n)
     throw nb::value_error(
@@ -132,11 +136,14 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   x.c = static_cast<float*>(const_cast<void*>(mc.data));
   x.ldc = mc.layout == Layout::RowMajor ? mc.ld : std::max<int64_t>(mc.cols, 1);
   x.c_rows = mc.rows;
-  x.gather = index_vector(gather, "gather", routed, g.gather_copy);
-  x.scatter = index_vector(scatter, "scatter", routed, g.scatter_copy);
-  if (!scatter_weights.is_none())
-    x.scatter_weights = static_cast<const float*>(input_vector(
-        nb::cast<InArray>(scatter_weights), "scatter_weights", Elem::F32, routed, g.weights_copy));
+  g.vectors.reserve(3);
+  x.gather = index_vector(gather, "gather", routed, g.gather_copy, g.vectors);
+  x.scatter = index_vector(scatter, "scatter", routed, g.scatter_copy, g.vectors);
+  if (!scatter_weights.is_none()) {
+    g.vectors.push_back(nb::cast<InArray>(scatter_weights));
+    x.scatter_weights = static_cast<const float*>(
+        input_vector(g.vectors.back(), "scatter_weights", Elem::F32, routed, g.weights_copy));
+  }
   x.alpha = alpha;
   x.beta = beta;
   if (parts != 1 && parts != 2) throw nb::value_error("parts: expected 1 or 2");

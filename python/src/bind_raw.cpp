@@ -28,6 +28,15 @@ void py_linear(std::uintptr_t a, int64_t m, int64_t lda, int a_type, const nb::h
   if ((a_type != 0 && a_type != 1) || (c_type != 0 && c_type != 1) ||
       (out_type != 0 && out_type != 1))
     throw nb::value_error("_linear: element type codes are 0 (fp32) and 1 (bf16)");
+  if (a_type == 0 && c_type != 0)
+    throw nb::value_error("_linear: fp32 activations write an fp32 C");
+  if (parts != 1 && parts != 2) throw nb::value_error("_linear: parts is 1 or 2");
+  if (activation != 0 && activation != static_cast<int>(PostOpKind::Relu) &&
+      activation != static_cast<int>(PostOpKind::GeluTanh) &&
+      activation != static_cast<int>(PostOpKind::GeluErf) &&
+      activation != static_cast<int>(PostOpKind::Silu) &&
+      activation != static_cast<int>(PostOpKind::SwiGlu))
+    throw nb::value_error("_linear: activation is 0 or a post-op activation kind");
   if (a == 0 || c == 0) check(Status::NullPointer, "_linear");
   std::array<PostOp, 3> ops{};
   int count = 0;
@@ -53,11 +62,11 @@ void py_linear(std::uintptr_t a, int64_t m, int64_t lda, int a_type, const nb::h
     const PackedWeights& w = *nb::inst_ptr<PackedWeights>(weights);
     nb::gil_scoped_release nogil;
     if (a_type == 0)
-      s = gemm_packed(L, N, m, 1.0f, at<const float>(a), lda, w, 0.0f, at<float>(c), ldc,
-                      options, cx);
+      s = gemm_packed(L, N, m, 1.0f, at<const float>(a), lda, w, 0.0f, at<float>(c), ldc, options,
+                      cx);
     else if (c_type == 0)
-      s = gemm_packed(L, N, m, 1.0f, at<const bf16>(a), lda, w, 0.0f, at<float>(c), ldc,
-                      options, cx);
+      s = gemm_packed(L, N, m, 1.0f, at<const bf16>(a), lda, w, 0.0f, at<float>(c), ldc, options,
+                      cx);
     else
       s = gemm_packed(L, N, m, 1.0f, at<const bf16>(a), lda, w, 0.0f, at<bf16>(c), ldc, options,
                       cx);

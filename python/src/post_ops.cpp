@@ -8,9 +8,8 @@ namespace adaptcore::python {
 namespace {
 
 // R as the library reads it: m x n in the call's layout; copied when stored in the other one.
-const float* residual_in_layout(const nb::handle& data, Layout layout, int64_t m, int64_t n,
-                                int64_t& ld, std::vector<unsigned char>& copy) {
-  const auto r = nb::cast<InArray>(data);
+const float* residual_in_layout(const InArray& r, Layout layout, int64_t m, int64_t n, int64_t& ld,
+                                std::vector<unsigned char>& copy) {
   Mat mat = input_matrix(r, "post-op residual", {Elem::F32}, copy);
   if (mat.rows != m || mat.cols != n)
     throw nb::value_error(("post-op residual: expected " + std::to_string(m) + " x " +
@@ -48,40 +47,43 @@ void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n,
     throw nb::value_error(
         ("post_ops: at most " + std::to_string(kMaxPostOps) + " operations").c_str());
   out.copies.resize(count);
+  out.inputs.reserve(count);
+  out.outputs.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    nb::handle item = seq[i];
+    nb::object item = seq[i];
     PostOp op;
     const int kind = nb::cast<int>(item.attr("kind"));
     op.kind = static_cast<PostOpKind>(kind);
-    nb::handle data = item.attr("data");
+    nb::object data = item.attr("data");
+    out.keep.push_back(item);
+    out.keep.push_back(data);
     switch (op.kind) {
       case PostOpKind::Bias:
       case PostOpKind::Scale:
+        out.inputs.push_back(nb::cast<InArray>(data));
         op.data = static_cast<const float*>(
-            input_vector(nb::cast<InArray>(data), op.kind == PostOpKind::Bias ? "bias" : "scale",
+            input_vector(out.inputs.back(), op.kind == PostOpKind::Bias ? "bias" : "scale",
                          Elem::F32, n, out.copies[i]));
         break;
       case PostOpKind::Residual:
-        op.data = residual_in_layout(data, layout, m, n, op.ld, out.copies[i]);
+        out.inputs.push_back(nb::cast<InArray>(data));
+        op.data = residual_in_layout(out.inputs.back(), layout, m, n, op.ld, out.copies[i]);
         break;
       case PostOpKind::SwiGlu:
       case PostOpKind::Store: {
         const char* what = op.kind == PostOpKind::SwiGlu ? "swiglu output" : "store output";
-        const Mat o = output_matrix(nb::cast<OutArray>(data), what, {Elem::F32, Elem::Bf16});
+        out.outputs.push_back(nb::cast<OutArray>(data));
+        const Mat o = output_matrix(out.outputs.back(), what, {Elem::F32, Elem::Bf16});
         const int64_t cols = op.kind == PostOpKind::SwiGlu ? n / 2 : n;
         if (o.rows != m || o.cols != cols)
           throw nb::value_error((std::string(what) + ": expected " + std::to_string(m) + " x " +
                                  std::to_string(cols) + ", got " + std::to_string(o.rows) + " x " +
                                  std::to_string(o.cols))
                                     .c_str());
-        if (o.layout != layout && m > 1 && cols > 1)
+        if (!output_ld_in(out.outputs.back(), layout, op.ld))
           throw nb::value_error(
               (std::string(what) + ": must be stored in the same order as C").c_str());
         op.out = const_cast<void*>(o.data);
-        // A one-row or one-column output is in either order: its ld in the call's.
-        op.ld = o.layout == layout           ? o.ld
-                : layout == Layout::RowMajor ? std::max<int64_t>(cols, 1)
-                                             : std::max<int64_t>(m, 1);
         op.out_type = o.elem == Elem::Bf16 ? OutputType::Bf16 : OutputType::F32;
         break;
       }

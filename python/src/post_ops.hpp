@@ -13,6 +13,11 @@ struct PostOpList {
   std::array<PostOp, kMaxPostOps> ops{};
   int count = 0;
   std::vector<std::vector<unsigned char>> copies;  // vectors or matrices copied to fit
+  // The entries, their data objects and the arrays read from them, alive until the call ends
+  // (an entry's `data` may be a property that makes a new array on every read).
+  std::vector<nb::object> keep;
+  std::vector<InArray> inputs;
+  std::vector<OutArray> outputs;
 };
 
 // Checks each entry's arrays against the call (ValueError / TypeError) and fills `out`; the

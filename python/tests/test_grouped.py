@@ -68,3 +68,12 @@ def test_grouped_quantized_and_errors(rng):
     with pytest.raises(adaptcore.Error) as err:
         adaptcore.gemm_grouped(a, q, rows, gather=np.array([0, 1, 2, 3, 4, 5, 99], np.int64))
     assert err.value.status == "InvalidArgument"
+
+
+def test_grouped_one_row_activations_in_column_order(rng):
+    k, n = 32, 16
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    x = rng.standard_normal((k, 5)).astype(np.float32)
+    a = x.T[0:1]  # 1 x k, its elements 5 apart
+    c = adaptcore.gemm_grouped(a, [adaptcore.pack_weights(w)], np.array([1], np.int64))
+    assert close(c, a.astype(np.float64) @ w, k)

@@ -87,3 +87,15 @@ def test_post_op_errors(rng):
     assert err.value.status == "InvalidArgument"
     with pytest.raises(ValueError, match="at most"):
         adaptcore.gemm(a, b, post_ops=[post.relu()] * 9)
+
+
+def test_output_of_one_row_must_be_contiguous_along_it(rng):
+    a = rng.standard_normal((1, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 6)).astype(np.float32)
+    base = np.zeros((6, 2), np.float32)
+    with pytest.raises(ValueError, match="same order"):
+        adaptcore.gemm(a, b, post_ops=[post.store(base[:, :1].T)])  # 1 x 6, elements 2 apart
+    assert (base == 0).all()
+    out = np.zeros((1, 6), np.float32)
+    adaptcore.gemm(a, b, post_ops=[post.store(out)])
+    assert close(out, ref(a, b), 16)

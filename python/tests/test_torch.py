@@ -119,7 +119,7 @@ def test_grouped_linear_top2():
     assert rel_err(y, want) < 1e-5
     # without a scatter: one row per routed row, activation fused
     y2 = act.grouped_linear(x, handles, torch.tensor(rows), gather, torch.empty(0),
-                            torch.empty(0), n, "silu", 0)
+                            torch.empty(0), n, "silu", -1)
     assert y2.shape == (int(sum(rows)), n)
 
 
@@ -181,6 +181,33 @@ def test_patch_model_groups_experts(dtype, tol):
         assert act.patch_model(block, dtype=dtype) == 2 * e
         assert isinstance(block.experts, act.Experts)
         assert rel_err(block.experts(x, idx, wts), want) < tol
+
+
+def test_experts_with_every_route_dropped():
+    block = nn.Module()
+    block.experts = ToyExperts(4, 32, 16)
+    act.patch_model(block)
+    x = torch.randn(3, 32)
+    idx = torch.full((3, 2), 4)  # past the experts: routed nowhere
+    with torch.no_grad():
+        y = block.experts(x, idx, torch.ones(3, 2))
+    assert y.shape == (3, 32) and bool((y == 0).all())
+
+
+def test_linear_edge_cases():
+    ref = nn.Linear(24, 10)
+    mod = act.Linear.from_linear(ref)
+    with torch.no_grad():
+        assert mod(torch.randn(0, 24)).shape == (0, 10)
+        mod.to(torch.bfloat16)  # the bias buffer becomes bf16: still read as fp32 values
+        x = torch.randn(3, 24)
+        assert rel_err(mod(x), ref(x)) < 1e-2
+    with pytest.raises(ValueError, match="bias"):
+        act.Linear(torch.randn(8, 4), torch.randn(4))
+    model = nn.Sequential(ToyMLP(16, 24, False))
+    act.patch_model(model, dtype="float32", skip=["down_proj"])
+    assert isinstance(model[0], ToyMLP) and type(model[0].down_proj) is nn.Linear
+    assert isinstance(model[0].gate_proj, act.Linear)
 
 
 def test_hugging_face_moe_model():

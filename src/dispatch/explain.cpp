@@ -63,6 +63,7 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
   detail::ContextImpl& impl = detail::impl_of(ctx);
   try {
     out = PlanExplanation{};
+    const auto section = impl.reading();  // the profile stays while the key and plans are read
     const bool cold = options.residency != Residency::Cached;
     ShapeKey key;
     std::string kernels;
@@ -74,7 +75,6 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
     out.cold = cold;
     out.kernels = kernels;
     if (m == 0 || n == 0 || k == 0) return Status::Ok;
-    const auto section = impl.reading();
     const Explanation e = impl.explain(key);
     out.shape_class = to_string(e.cls);
     out.capacity = to_string(e.cls.capacity);
@@ -91,9 +91,23 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
       pc.bound = c.cost.bound;
       out.candidates.push_back(std::move(pc));
     }
-    out.chosen = e.chosen;
-    // The cache now holds the same choice a call of this shape will run.
-    impl.plan_for(key);
+    // The plan calls run is the cache's (planned now if missing): the model's choice, unless a
+    // plan file brought another one, which is then listed last.
+    const Plan cached = impl.plan_for(key);
+    const std::string cached_text = describe(cached);
+    out.chosen = out.candidates.size();
+    for (std::size_t i = 0; i < out.candidates.size(); ++i)
+      if (out.candidates[i].plan == cached_text) {
+        out.chosen = i;
+        break;
+      }
+    if (out.chosen == out.candidates.size()) {
+      PlanCandidate pc;
+      pc.plan = cached_text;
+      pc.predicted_us = cached.predicted_us;
+      pc.bound = "cached";
+      out.candidates.push_back(std::move(pc));
+    }
     return Status::Ok;
   } catch (...) {
     out = PlanExplanation{};
