@@ -25,18 +25,41 @@ ARMS = ("torch_fp32", "torch_bf16", "torch_compile", "torch_compile_max",
         "adaptcore_w4a16", "llamacpp")
 
 
-def timed_runs(fn, min_runs: int, max_runs: int, budget_s: float) -> list:
-    """Seconds of each run of fn: at least min_runs, then more while under budget_s, at most
-    max_runs (the medians of long runs rest on fewer repeats; the JSON says how many)."""
+def timed_runs(run, min_runs: int, max_runs: int, budget_s: float) -> list:
+    """The seconds each call of run() returns (the part of its work it times): at least
+    min_runs calls, then more while under budget_s, at most max_runs (the medians of long runs
+    rest on fewer repeats; the JSON says how many)."""
     times = []
     start = time.perf_counter()
     while len(times) < max_runs:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
+        times.append(run())
         if len(times) >= min_runs and time.perf_counter() - start > budget_s:
             break
     return times
+
+
+def seconds(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def prefilled(forward, ids):
+    """The KV cache and the greedy next tokens after a prompt."""
+    o = forward(ids)
+    return o.past_key_values, o.logits[:, -1].argmax(-1)
+
+
+def greedy_steps(forward, state, steps: int, tokens: list = None):
+    """`steps` greedy decode steps from state (cache, next tokens); the tokens fed, of the first
+    sequence, appended to `tokens` when given. Returns the state after them."""
+    cache, nxt = state
+    for _ in range(steps):
+        if tokens is not None:
+            tokens.append(int(nxt[0]))
+        o = forward(nxt[:, None], cache)
+        cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
+    return cache, nxt
 
 
 def summary(times: list, tokens: int) -> dict:
@@ -92,11 +115,9 @@ def run_torch(args) -> dict:
         ids = models.prompt_ids(args.model, tok, 1, args.accuracy_prompt)
         o = forward(ids)
         logits = o.logits[0].to(logits_dtype).numpy()
-        cache, nxt, greedy = o.past_key_values, o.logits[:, -1].argmax(-1), []
-        for _ in range(args.accuracy_tokens):
-            greedy.append(int(nxt[0]))
-            o = forward(nxt[:, None], cache)
-            cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
+        greedy = []
+        greedy_steps(forward, (o.past_key_values, o.logits[:, -1].argmax(-1)),
+                     args.accuracy_tokens, greedy)
         if args.logits_out:
             import numpy as np
 
@@ -106,31 +127,17 @@ def run_torch(args) -> dict:
         for batch in args.batches:
             ids = models.prompt_ids(args.model, tok, batch, args.prefill)
             forward(ids)  # warm-up: compiles, plans, first touch of the pages
-            runs = timed_runs(lambda: forward(ids), 1, args.repeats, args.budget)
+            runs = timed_runs(lambda: seconds(lambda: forward(ids)), 1, args.repeats, args.budget)
             out["prefill"][str(batch)] = summary(runs, batch * args.prefill)
 
             prompt = models.prompt_ids(args.model, tok, batch, args.decode_prompt)
 
-            def decode():
-                o = forward(prompt)
-                cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
-                t0 = time.perf_counter()
-                for _ in range(args.decode):
-                    o = forward(nxt[:, None], cache)
-                    cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
-                return time.perf_counter() - t0
+            def decode():  # the prompt untimed, then the steps
+                state = prefilled(forward, prompt)
+                return seconds(lambda: greedy_steps(forward, state, args.decode))
 
-            # warm-up: the decode shapes (short)
-            o = forward(prompt)
-            c, n = o.past_key_values, o.logits[:, -1].argmax(-1)
-            for _ in range(4):
-                o = forward(n[:, None], c)
-                c, n = o.past_key_values, o.logits[:, -1].argmax(-1)
-            times, start = [], time.perf_counter()
-            while len(times) < args.repeats:
-                times.append(decode())
-                if time.perf_counter() - start > args.budget:
-                    break
+            greedy_steps(forward, prefilled(forward, prompt), 4)  # warm-up: the decode shapes
+            times = timed_runs(decode, 1, args.repeats, args.budget)
             out["decode"][str(batch)] = summary(times, batch * args.decode)
             if args.profile:
                 out["decode"][str(batch)]["profile"] = decode_profile(forward, prompt, args)
@@ -150,17 +157,12 @@ def decode_profile(forward, prompt, args) -> dict:
     from torch.profiler import ProfilerActivity, profile
 
     steps = 16
-    o = forward(prompt)
-    cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
+    state = prefilled(forward, prompt)
     t0 = time.perf_counter()
-    for _ in range(steps):
-        o = forward(nxt[:, None], cache)
-        cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
+    state = greedy_steps(forward, state, steps)
     step_s = (time.perf_counter() - t0) / steps
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        for _ in range(steps):
-            o = forward(nxt[:, None], cache)
-            cache, nxt = o.past_key_values, o.logits[:, -1].argmax(-1)
+        greedy_steps(forward, state, steps)
     gemm_us = sum(e.self_cpu_time_total for e in prof.key_averages()
                   if e.key in GEMM_OPS or e.key.startswith("adaptcore::"))
     gemm_s = gemm_us * 1e-6 / steps
@@ -206,7 +208,8 @@ def run_llamacpp(args) -> dict:
         llm.eval(ids)
 
     prefill()
-    out["prefill"]["1"] = summary(timed_runs(prefill, 1, args.repeats, args.budget), args.prefill)
+    runs = timed_runs(lambda: seconds(prefill), 1, args.repeats, args.budget)
+    out["prefill"]["1"] = summary(runs, args.prefill)
     prompt = models.prompt_ids(args.model, tok, 1, args.decode_prompt)[0].tolist()
 
     def decode():
@@ -220,12 +223,7 @@ def run_llamacpp(args) -> dict:
         return time.perf_counter() - t0
 
     decode()
-    times, start = [], time.perf_counter()
-    while len(times) < args.repeats:
-        times.append(decode())
-        if time.perf_counter() - start > args.budget:
-            break
-    out["decode"]["1"] = summary(times, args.decode)
+    out["decode"]["1"] = summary(timed_runs(decode, 1, args.repeats, args.budget), args.decode)
     return out
 
 

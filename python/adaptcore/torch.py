@@ -97,6 +97,50 @@ def _flatten(x: Tensor) -> Tensor:
     return x.reshape(-1, x.shape[-1])
 
 
+# Post-op kind of each activation (0: none), for adaptcore._core._linear.
+_ACTIVATION_KINDS = {"": 0, "none": 0, "relu": post.RELU, "gelu_tanh": post.GELU_TANH,
+                     "gelu_erf": post.GELU_ERF, "silu": post.SILU}
+
+
+def _on_handle(x: Tensor, handle, n: int, bias: Optional[Tensor], activation: str,
+               a_dtype: torch.dtype, out_dtype: torch.dtype, parts: int) -> Tensor:
+    """x (..., k) @ W (+ bias, activation) on prepared weights, x converted to a_dtype (fp32 or
+    bf16), the result in out_dtype: straight to the library with the tensors' addresses
+    (adaptcore._core._linear), without DLPack exports (a few microseconds a tensor, which a
+    decode step pays once per layer). The operators and the modules' eager path both run it."""
+    if x.device.type != "cpu":
+        raise ValueError(f"adaptcore: tensors must be on the CPU, got {x.device}")
+    if a_dtype not in _CODES:
+        raise TypeError(f"adaptcore: activations of type {a_dtype} (expected float32 or bfloat16)")
+    k = x.shape[-1]
+    x2 = x.reshape(-1, k)
+    if x2.dtype != a_dtype:
+        x2 = x2.to(a_dtype)
+    m = x2.shape[0]
+    out_n = n // 2 if activation == "swiglu" else n
+    if m == 0:
+        return x.new_empty((*x.shape[:-1], out_n), dtype=out_dtype)
+    if x2.stride(-1) != 1 or (m > 1 and x2.stride(0) < k):
+        x2 = x2.contiguous()
+    lda = x2.stride(0) if m > 1 else k
+    # The bias as the library reads it (fp32, contiguous, on the CPU): a module converted with
+    # .to() / .half() after construction holds another type.
+    if bias is not None and (bias.dtype != torch.float32 or bias.device.type != "cpu"
+                             or not bias.is_contiguous()):
+        bias = bias.to(device="cpu", dtype=torch.float32).contiguous()
+    b = bias.data_ptr() if bias is not None else 0
+    if activation == "swiglu":
+        c = torch.empty((m, n), dtype=torch.float32)
+        y = torch.empty((m, out_n), dtype=out_dtype)
+        _core._linear(x2.data_ptr(), m, lda, _CODES[a_dtype], handle, c.data_ptr(), n, 0, b,
+                      post.SWIGLU, y.data_ptr(), out_n, _CODES[out_dtype], parts)
+    else:
+        y = torch.empty((m, n), dtype=out_dtype)
+        _core._linear(x2.data_ptr(), m, lda, _CODES[a_dtype], handle, y.data_ptr(), n,
+                      _CODES[out_dtype], b, _ACTIVATION_KINDS[activation], 0, 0, 0, parts)
+    return y.reshape(*x.shape[:-1], out_n)
+
+
 @torch.library.custom_op("adaptcore::linear", mutates_args=())
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
     """F.linear(x, weight, bias) with an optional fused activation: weight (out, in) float32 or
@@ -124,11 +168,7 @@ def linear_packed(x: Tensor, handle: int, out_features: int, bias: Optional[Tens
     """x @ W (+ bias, activation) on weights packed once (Linear with dtype float32 / bfloat16):
     float32 weights take float32 x; bf16 weights bf16 x (the result in x's type)."""
     _check_activation(activation)
-    w = _handle(handle)
-    x2 = _flatten(x)
-    fn = lambda c, ops: _core.gemm_packed(x2, w, c, 1.0, 0.0, ops, "auto", None)
-    y = _run(x2.shape[0], out_features, bias, activation, x.dtype, fn)
-    return y.reshape(*x.shape[:-1], y.shape[-1])
+    return _on_handle(x, _handle(handle), out_features, bias, activation, x.dtype, x.dtype, 2)
 
 
 @linear_packed.register_fake
@@ -142,11 +182,8 @@ def linear_quantized(x: Tensor, handle: int, out_features: int, bias: Optional[T
     """x @ dequant(W) (+ bias, activation) on int8 / int4 weights (W8A16 / W4A16): x float32 or
     bf16, split into `parts` int8 parts; the result in float32."""
     _check_activation(activation)
-    w = _handle(handle)
-    x2 = _flatten(x)
-    fn = lambda c, ops: _core.gemm_quantized(x2, w, c, 0.0, parts, ops, "auto", None)
-    y = _run(x2.shape[0], out_features, bias, activation, torch.float32, fn)
-    return y.reshape(*x.shape[:-1], y.shape[-1])
+    return _on_handle(x, _handle(handle), out_features, bias, activation, x.dtype, torch.float32,
+                      parts)
 
 
 @linear_quantized.register_fake
@@ -239,10 +276,8 @@ class Linear(nn.Module):
         self.register_buffer("bias", None if bias is None else
                              bias.detach().to(torch.float32).contiguous().clone(),
                              persistent=False)
-        # The eager path: the activation's post-op kind (0: none) and the activations' type
-        # (packed weights take their own type; quantized ones fp32 or bf16 as given).
-        act_fn = _ACTIVATIONS.get(activation)
-        self._act_kind = act_fn().kind if act_fn is not None else 0
+        # The activations' type: packed weights take their own; quantized ones fp32 or bf16 as
+        # given (None).
         self._a_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}.get(dtype)
 
     def __del__(self):
@@ -257,42 +292,12 @@ class Linear(nn.Module):
         return cls(layer.weight, layer.bias, dtype=dtype, **kwargs)
 
     def _eager(self, x: Tensor) -> Tensor:
-        """The operator's work without its dispatch and without DLPack exports (together about
-        20 us a call, which a decode step pays once per layer): straight to the library with
-        the tensors' addresses (adaptcore._core._linear)."""
-        if x.device.type != "cpu":
-            raise ValueError(f"adaptcore: tensors must be on the CPU, got {x.device}")
-        x2 = x.reshape(-1, self.in_features)
+        """The operator's work without its dispatch (about 10 us a call)."""
         a_dt = self._a_dtype if self._a_dtype is not None else (
-            x2.dtype if x2.dtype in _CODES else torch.float32)
-        if x2.dtype != a_dt:
-            x2 = x2.to(a_dt)
-        m = x2.shape[0]
-        if x2.stride(-1) != 1 or (m > 1 and x2.stride(0) < self.in_features):
-            x2 = x2.contiguous()
-        lda = x2.stride(0) if m > 1 else self.in_features
+            x.dtype if x.dtype in _CODES else torch.float32)
         out_dt = a_dt if self._a_dtype is not None else torch.float32
-        n = self.out_features
-        if m == 0:
-            return x.new_empty((*x.shape[:-1], n // 2 if self.activation == "swiglu" else n),
-                               dtype=out_dt)
-        # The bias as the library reads it (fp32, contiguous, on the CPU): a module converted
-        # with .to() / .half() after construction holds another type.
-        b = self.bias
-        if b is not None and (b.dtype != torch.float32 or b.device.type != "cpu"
-                              or not b.is_contiguous()):
-            b = b.to(device="cpu", dtype=torch.float32).contiguous()
-        bias = b.data_ptr() if b is not None else 0
-        if self.activation == "swiglu":
-            c = torch.empty((m, n), dtype=torch.float32)
-            y = torch.empty((m, n // 2), dtype=out_dt)
-            _core._linear(x2.data_ptr(), m, lda, _CODES[a_dt], self._handle, c.data_ptr(), n, 0,
-                          bias, post.SWIGLU, y.data_ptr(), n // 2, _CODES[out_dt], self.parts)
-        else:
-            y = torch.empty((m, n), dtype=out_dt)
-            _core._linear(x2.data_ptr(), m, lda, _CODES[a_dt], self._handle, y.data_ptr(), n,
-                          _CODES[out_dt], bias, self._act_kind, 0, 0, 0, self.parts)
-        return y.reshape(*x.shape[:-1], y.shape[-1])
+        return _on_handle(x, self._handle, self.out_features, self.bias, self.activation, a_dt,
+                          out_dt, self.parts)
 
     def forward(self, x: Tensor) -> Tensor:
         in_dtype = x.dtype

@@ -93,20 +93,30 @@ const char* elem_name(Elem e) noexcept {
   return "unsupported";
 }
 
-Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem> allowed,
-                 std::vector<unsigned char>& copy) {
+// A 2-D array's element type, extents and address, and its layout and leading dimension when
+// one of its strides is a unit one (false otherwise). Checks: 2 dimensions (ValueError), an
+// element type in `allowed` (TypeError).
+template <class Array>
+bool read_matrix(const Array& a, const char* what, std::initializer_list<Elem> allowed, Mat& m) {
   if (a.ndim() != 2)
     throw nb::value_error((std::string(what) + ": expected a 2-D array, got " +
                            std::to_string(a.ndim()) + " dimensions")
                               .c_str());
-  Mat m;
   m.elem = elem_of(a.dtype());
   check_elem(a.dtype(), what, allowed);
   m.rows = static_cast<int64_t>(a.shape(0));
   m.cols = static_cast<int64_t>(a.shape(1));
   m.data = a.data();
-  if (layout_of(m.rows, m.cols, a.stride(0), a.stride(1), m.layout, m.ld)) return m;
-  // No unit stride: a contiguous row-major copy.
+  return layout_of(m.rows, m.cols, a.stride(0), a.stride(1), m.layout, m.ld);
+}
+
+Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem> allowed,
+                 std::vector<unsigned char>& copy, bool rows_contiguous) {
+  Mat m;
+  if (read_matrix(a, what, allowed, m) &&
+      !(rows_contiguous && m.layout != Layout::RowMajor && m.cols > 1))
+    return m;
+  // A contiguous row-major copy.
   const std::size_t es = a.itemsize();
   copy.resize(static_cast<std::size_t>(m.rows * m.cols) * es);
   const auto* src = static_cast<const unsigned char*>(a.data());
@@ -121,17 +131,8 @@ Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem>
 }
 
 Mat output_matrix(const OutArray& c, const char* what, std::initializer_list<Elem> allowed) {
-  if (c.ndim() != 2)
-    throw nb::value_error((std::string(what) + ": expected a 2-D array, got " +
-                           std::to_string(c.ndim()) + " dimensions")
-                              .c_str());
   Mat m;
-  m.elem = elem_of(c.dtype());
-  check_elem(c.dtype(), what, allowed);
-  m.rows = static_cast<int64_t>(c.shape(0));
-  m.cols = static_cast<int64_t>(c.shape(1));
-  m.data = c.data();
-  if (!layout_of(m.rows, m.cols, c.stride(0), c.stride(1), m.layout, m.ld))
+  if (!read_matrix(c, what, allowed, m))
     throw nb::value_error((std::string(what) +
                            ": the output needs a unit stride along its rows or columns (a "
                            "C- or Fortran-ordered array, or a slice of one)")

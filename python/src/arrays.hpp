@@ -28,12 +28,12 @@ struct Mat {
   Elem elem = Elem::Other;
 };
 
-// An input matrix. One with no unit stride (a slice with a step, a broadcast, negative strides)
-// is copied into `copy` (contiguous, row-major), which must outlive the call. `what` names the
-// argument in error messages. Checks: 2 dimensions (ValueError), an element type in `allowed`
-// (TypeError).
+// An input matrix. One with no unit stride (a slice with a step, a broadcast, negative strides),
+// or with rows_contiguous one whose rows are not contiguous, is copied into `copy` (contiguous,
+// row-major), which must outlive the call. `what` names the argument in error messages. Checks:
+// 2 dimensions (ValueError), an element type in `allowed` (TypeError).
 Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem> allowed,
-                 std::vector<unsigned char>& copy);
+                 std::vector<unsigned char>& copy, bool rows_contiguous = false);
 // An output matrix: must have a unit stride (ValueError otherwise: the library writes in place).
 Mat output_matrix(const OutArray& c, const char* what, std::initializer_list<Elem> allowed);
 

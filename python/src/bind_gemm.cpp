@@ -42,10 +42,7 @@ void prepare(Call& x, const InArray& a, const InArray& b, const OutArray& c,
   x.layout = x.c.layout;
   x.oa = as_operand(x.a, x.layout);
   x.ob = as_operand(x.b, x.layout);
-  x.options.residency = parse_residency(residency);
-  build_post_ops(post_ops, x.layout, x.c.rows, x.c.cols, x.post);
-  x.options.post_ops = x.post.ops.data();
-  x.options.post_op_count = x.post.count;
+  x.options = call_options(post_ops, residency, x.layout, x.c.rows, x.c.cols, x.post);
 }
 
 void py_gemm(const InArray& a, const InArray& b, const OutArray& c, float alpha, float beta,

@@ -99,33 +99,16 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   else
     x.weights = g.packed.data();
 
-  const Mat ma = input_matrix(a, "A", {Elem::F32, Elem::Bf16}, g.a_copy);
+  // The grouped call reads A's rows: A stored by columns is copied.
+  const Mat ma = input_matrix(a, "A", {Elem::F32, Elem::Bf16}, g.a_copy, true);
   if (x.experts > 0 && ma.cols != x.k)
     throw nb::value_error(
         ("A: expected " + std::to_string(x.k) + " columns (the weights' k)").c_str());
-  if (ma.layout != Layout::RowMajor && ma.cols > 1) {
-    // The grouped call reads A's rows: a row-major copy.
-    std::vector<unsigned char> t(static_cast<std::size_t>(ma.rows * ma.cols) * a.itemsize());
-    const std::size_t es = a.itemsize();
-    const auto* src = static_cast<const unsigned char*>(ma.data);
-    for (int64_t i = 0; i < ma.rows; ++i)
-      for (int64_t j = 0; j < ma.cols; ++j)
-        std::memcpy(t.data() + static_cast<std::size_t>(i * ma.cols + j) * es,
-                    src + static_cast<std::size_t>(j * ma.ld + i) * es, es);
-    g.a_copy = std::move(t);
-    x.a = nullptr;
-    x.lda = ma.cols;
-    if (ma.elem == Elem::F32)
-      x.a = reinterpret_cast<const float*>(g.a_copy.data());
-    else
-      x.a_bf16 = reinterpret_cast<const bf16*>(g.a_copy.data());
-  } else {
-    x.lda = ma.layout == Layout::RowMajor ? ma.ld : std::max<int64_t>(ma.cols, 1);
-    if (ma.elem == Elem::F32)
-      x.a = static_cast<const float*>(ma.data);
-    else
-      x.a_bf16 = static_cast<const bf16*>(ma.data);
-  }
+  x.lda = ma.layout == Layout::RowMajor ? ma.ld : std::max<int64_t>(ma.cols, 1);
+  if (ma.elem == Elem::F32)
+    x.a = static_cast<const float*>(ma.data);
+  else
+    x.a_bf16 = static_cast<const bf16*>(ma.data);
   x.a_rows = ma.rows;
   const Mat mc = output_matrix(c, "C", {Elem::F32});
   if (mc.layout != Layout::RowMajor && mc.cols > 1)
@@ -148,10 +131,7 @@ void prepare(Grouped& g, const InArray& a, const nb::sequence& weights, const In
   x.beta = beta;
   if (parts != 1 && parts != 2) throw nb::value_error("parts: expected 1 or 2");
   x.parts = parts == 1 ? ActivationParts::One : ActivationParts::Two;
-  g.options.residency = parse_residency(residency);
-  build_post_ops(post_ops, Layout::RowMajor, routed, x.n, g.post);
-  g.options.post_ops = g.post.ops.data();
-  g.options.post_op_count = g.post.count;
+  g.options = call_options(post_ops, residency, Layout::RowMajor, routed, x.n, g.post);
 }
 
 nb::object py_gemm_grouped(const InArray& a, const nb::sequence& weights,

@@ -70,10 +70,7 @@ void prepare_packed(PackedCall& x, const InArray& a, const PackedWeights& w, con
   if (x.c.layout != Layout::RowMajor)
     throw nb::value_error("gemm_packed: C must be row-major (C-ordered, or a slice of one)");
   x.oa = as_operand(x.a, Layout::RowMajor);
-  x.options.residency = parse_residency(residency);
-  build_post_ops(post_ops, Layout::RowMajor, x.c.rows, x.c.cols, x.post);
-  x.options.post_ops = x.post.ops.data();
-  x.options.post_op_count = x.post.count;
+  x.options = call_options(post_ops, residency, Layout::RowMajor, x.c.rows, x.c.cols, x.post);
 }
 
 void py_gemm_packed(const InArray& a, const PackedWeights& w, const OutArray& c, float alpha,
@@ -200,11 +197,7 @@ void py_gemm_quantized(const InArray& a, const QuantizedWeights& w, const OutArr
                               .c_str());
   const Operand oa = as_operand(ma, mc.layout);
   PostOpList post;
-  CallOptions options;
-  options.residency = parse_residency(residency);
-  build_post_ops(post_ops, mc.layout, mc.rows, mc.cols, post);
-  options.post_ops = post.ops.data();
-  options.post_op_count = post.count;
+  const CallOptions options = call_options(post_ops, residency, mc.layout, mc.rows, mc.cols, post);
   const ActivationParts p = parts == 1 ? ActivationParts::One : ActivationParts::Two;
   Context& cx = context_or_default(ctx);
   auto* pc = static_cast<float*>(const_cast<void*>(mc.data));

@@ -1,5 +1,7 @@
 #include "post_ops.hpp"
 
+#include "common.hpp"
+
 #include <cstring>
 #include <string>
 
@@ -36,8 +38,7 @@ const float* residual_in_layout(const InArray& r, Layout layout, int64_t m, int6
   return reinterpret_cast<const float*>(copy.data());
 }
 
-}  // namespace
-
+// Checks each entry's arrays against the call and fills `out`.
 void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n, PostOpList& out) {
   out.count = 0;
   if (list.is_none()) return;
@@ -93,6 +94,18 @@ void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n,
     out.ops[i] = op;
   }
   out.count = static_cast<int>(count);
+}
+
+}  // namespace
+
+CallOptions call_options(const nb::handle& post_ops, const std::string& residency, Layout layout,
+                         int64_t m, int64_t n, PostOpList& storage) {
+  CallOptions options;
+  options.residency = parse_residency(residency);
+  build_post_ops(post_ops, layout, m, n, storage);
+  options.post_ops = storage.ops.data();
+  options.post_op_count = storage.count;
+  return options;
 }
 
 }  // namespace adaptcore::python

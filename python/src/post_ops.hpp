@@ -1,8 +1,9 @@
-// A Python list of post-ops (adaptcore.post: objects with `kind`, `data`, `out_type`) as the
-// library's PostOp array for a call whose C is m x n in `layout`.
+// A Python list of post-ops (adaptcore.post: objects with `kind` and `data`) as the library's
+// PostOp array, and the CallOptions carrying it, for a call whose C is m x n in `layout`.
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "arrays.hpp"
@@ -20,8 +21,11 @@ struct PostOpList {
   std::vector<OutArray> outputs;
 };
 
-// Checks each entry's arrays against the call (ValueError / TypeError) and fills `out`; the
-// library checks the rest (order, aliasing). None or an empty list: no post-ops.
-void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n, PostOpList& out);
+// A call's options: its residency ("auto", "cached", "memory"; ValueError otherwise) and its
+// post-op list (None or empty: none), each entry's arrays checked against the call's m x n C in
+// `layout` (ValueError / TypeError) and held in `storage`; the library checks the rest (order,
+// aliasing).
+CallOptions call_options(const nb::handle& post_ops, const std::string& residency, Layout layout,
+                         int64_t m, int64_t n, PostOpList& storage);
 
 }  // namespace adaptcore::python
