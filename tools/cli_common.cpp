@@ -61,9 +61,8 @@ std::string ShapeArgs::str() const {
 }
 
 Status shape_problem(const ShapeArgs& s, GemmProblem& out) {
-  static float dummy_c = 0.0f;  // make_problem requires a non-null C; alpha == 0 never reads A/B
-  return make_problem(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, 0.0f, nullptr, s.lda(),
-                      nullptr, s.ldb(), 0.0f, &dummy_c, s.ldc(), out);
+  return make_shape_problem(Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, s.lda(), s.ldb(),
+                            s.ldc(), out);
 }
 
 GemmProblem shape_problem_packed(const ShapeArgs& s, int nr) {
@@ -94,19 +93,9 @@ void add_dtype_option(CLI::App& cmd, std::string& dtype) {
 }
 
 Status shape_problem_lowp(const ShapeArgs& s, DType dtype, LowpProblem& out) {
-  // bf16 with alpha == 0 reads neither A nor B, so it validates without operands; the
-  // normalisation (strides, transposition) is the same for every low-precision kind.
-  static float dummy_c = 0.0f;
-  LowpCall x;
-  x.kind = LowpKind::Bf16F32;
-  x.transa = s.ta(), x.transb = s.tb();
-  x.m = s.m, x.n = s.n, x.k = s.k;
-  x.alpha = 0.0f;
-  x.lda = s.lda(), x.ldb = s.ldb(), x.ldc = s.ldc();
-  x.c = &dummy_c;
-  const Status st = make_lowp_problem(x, out);
-  if (st == Status::Ok && dtype == DType::U8S8) out.kind = LowpKind::U8S8S32;
-  return st;
+  return make_shape_lowp_problem(dtype == DType::U8S8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32,
+                                 Layout::RowMajor, s.ta(), s.tb(), s.m, s.n, s.k, s.lda(), s.ldb(),
+                                 s.ldc(), out);
 }
 
 void add_wq_options(CLI::App& cmd, WqArgs& args) {

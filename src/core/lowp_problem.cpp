@@ -88,4 +88,21 @@ ShapeKey make_key(const LowpProblem& p, Isa isa, int threads) noexcept {
   return key;
 }
 
+Status make_shape_lowp_problem(LowpKind kind, Layout layout, Trans transa, Trans transb, int64_t m,
+                               int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                               LowpProblem& out) noexcept {
+  static float stand_in_c = 0.0f;
+  LowpCall call;
+  call.kind = LowpKind::Bf16F32;
+  call.layout = layout;
+  call.transa = transa, call.transb = transb;
+  call.m = m, call.n = n, call.k = k;
+  call.alpha = 0.0f;
+  call.lda = lda, call.ldb = ldb, call.ldc = ldc;
+  call.c = &stand_in_c;
+  const Status s = make_lowp_problem(call, out);
+  if (s == Status::Ok) out.kind = kind;
+  return s;
+}
+
 }  // namespace adaptcore

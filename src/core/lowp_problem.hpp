@@ -85,6 +85,12 @@ struct LowpCall {
 // extent: InvalidArgument; values null with a positive count: NullPointer).
 Status make_lowp_problem(const LowpCall& call, LowpProblem& out) noexcept;
 
+// A low-precision shape without operands (explain, the command line), validated as a bf16 call
+// with alpha = 0 (the normalisation is the same for every kind), then given `kind`.
+Status make_shape_lowp_problem(LowpKind kind, Layout layout, Trans transa, Trans transb, int64_t m,
+                               int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                               LowpProblem& out) noexcept;
+
 // The zero points of an int8 call whose op(A) has m rows and op(B) n columns: a count other
 // than 0, 1 or the extent is InvalidArgument, values null with a positive count NullPointer.
 Status check_zero_points(const ZeroPoints& a_zp, int64_t m, const ZeroPoints& b_zp,

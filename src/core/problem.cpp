@@ -61,4 +61,12 @@ Status make_problem(Trans transa, Trans transb, float alpha, MatrixView<const fl
   return finish(m, n, k, alpha, A, B, C, c.layout == Layout::ColMajor, beta, out);
 }
 
+Status make_shape_problem(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n,
+                          int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                          GemmProblem& out) noexcept {
+  static float stand_in_c = 0.0f;
+  return make_problem(layout, transa, transb, m, n, k, 0.0f, nullptr, lda, nullptr, ldb, 0.0f,
+                      &stand_in_c, ldc, out);
+}
+
 }  // namespace adaptcore

@@ -57,6 +57,12 @@ Status make_problem(Layout layout, Trans transa, Trans transb, int64_t m, int64_
                     float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
                     float beta, float* c, int64_t ldc, GemmProblem& out) noexcept;
 
+// A shape without operands, as the planner sees it (explain, the command line): validated as a
+// call with alpha = 0 (which reads neither A nor B) on a stand-in C that is never touched.
+Status make_shape_problem(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n,
+                          int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                          GemmProblem& out) noexcept;
+
 // The same from views, each operand with its own layout.
 Status make_problem(Trans transa, Trans transb, float alpha, MatrixView<const float> a,
                     MatrixView<const float> b, float beta, MatrixView<float> c,

@@ -11,8 +11,7 @@ namespace adaptcore {
 
 namespace {
 
-// The shape's key on this context: validated as the call would be (alpha = 0 reads neither A
-// nor B, so no operands are needed; C is a stand-in that is never touched).
+// The shape's key on this context, validated as the call would be (without operands).
 Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
               int64_t lda, int64_t ldb, int64_t ldc, GemmType type, bool cold,
               detail::ContextImpl& impl, ShapeKey& key, std::string& kernels) noexcept {
@@ -23,29 +22,20 @@ Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, i
   if (lda == 0) lda = ta ? tight(k, m) : tight(m, k);
   if (ldb == 0) ldb = tb ? tight(n, k) : tight(k, n);
   if (ldc == 0) ldc = tight(m, n);
-  static float stand_in_c = 0.0f;
   if (type == GemmType::F32) {
     GemmProblem prob;
-    const Status s = make_problem(layout, transa, transb, m, n, k, 0.0f, nullptr, lda, nullptr, ldb,
-                                  0.0f, &stand_in_c, ldc, prob);
+    const Status s = make_shape_problem(layout, transa, transb, m, n, k, lda, ldb, ldc, prob);
     if (s != Status::Ok) return s;
     key = impl.key_for(prob, cold);
     kernels = std::string(to_string(key.isa)) + "-fp32";
     return Status::Ok;
   }
   if (type != GemmType::Bf16 && type != GemmType::Int8) return Status::InvalidArgument;
-  LowpCall call;
-  call.kind = LowpKind::Bf16F32;  // validated as bf16: alpha = 0 needs no operands
-  call.layout = layout;
-  call.transa = transa, call.transb = transb;
-  call.m = m, call.n = n, call.k = k;
-  call.alpha = 0.0f;
-  call.lda = lda, call.ldb = ldb, call.ldc = ldc;
-  call.c = &stand_in_c;
   LowpProblem prob;
-  const Status s = make_lowp_problem(call, prob);
+  const Status s =
+      make_shape_lowp_problem(type == GemmType::Int8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32,
+                              layout, transa, transb, m, n, k, lda, ldb, ldc, prob);
   if (s != Status::Ok) return s;
-  if (type == GemmType::Int8) prob.kind = LowpKind::U8S8S32;
   key = impl.key_for(prob, cold);
   const kernels::LowpKernels* table = impl.lowp_kernels(key.dtype, key.isa);
   if (table == nullptr) return Status::UnsupportedIsa;
