@@ -221,8 +221,11 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
 }  // namespace
 }  // namespace adaptcore
 
+#include "adaptcore/hardware.hpp"
 #include "core/wq_problem.hpp"
 #include "exec/executor_wq.hpp"
+#include "exec/thread_pool.hpp"
+#include "kernels/wq.hpp"
 #include "planner/wq_planner.hpp"
 
 namespace adaptcore {
@@ -283,6 +286,102 @@ TEST(WqApi, PlanSaysWhoQuantizes) {
   EXPECT_EQ(run(caller, Status::Ok), all);
   const std::vector<float> refused = run(bad, Status::InternalError);
   EXPECT_TRUE(std::all_of(refused.begin(), refused.end(), [](float v) { return v == 7.0f; }));
+}
+
+}  // namespace
+}  // namespace adaptcore
+
+namespace adaptcore {
+namespace {
+
+// Depth blocks (Plan::kc) are a matter of speed only: a tile carries its fp32 sums between
+// blocks through the same operations in the same order, so every blocking, with or without
+// the weight prefetch, on any grid and row block, gives the whole-depth plan's bits (beta C
+// and a short last block included), on every kernel table of the CPU. The planner cuts a deep
+// panel into equal blocks of whole activation groups, and the check refuses other blocks.
+TEST(WqApi, DepthBlocksGiveTheSameBits) {
+  std::vector<const kernels::WqKernels*> tables{&kernels::wq_generic_kernels()};
+  const HardwareProfile& hw = detected_hardware();
+  if (hw.avx512_vnni && hw.avx512bw && kernels::wq_vnni_kernels() != nullptr)
+    tables.push_back(kernels::wq_vnni_kernels());
+  ContextOptions o;
+  o.read_environment = false;
+  Context ctx(o);
+  ThreadPool pool(2);
+  const int64_t m = 19, n = 70, k = 1000;
+  std::vector<float> w(static_cast<std::size_t>(k * n)), a(static_cast<std::size_t>(m * k));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 7919) % 23) - 11.0f;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = (static_cast<float>((i * 104729) % 31) - 15.0f) * (i % 97 == 0 ? 300.0f : 0.11f);
+  for (const kernels::WqKernels* ks : tables)
+    for (const bool int4 : {false, true})
+      for (const int64_t group : {int64_t{0}, int64_t{64}})
+        for (const int parts : {1, 2}) {
+          if (int4 && group == 0) continue;
+          WeightQuantSpec spec;
+          spec.format = int4 ? WeightFormat::Int4 : WeightFormat::Int8;
+          spec.group_size = group;
+          QuantizedWeights qw;
+          ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, qw, ctx),
+                    Status::Ok);
+          const int64_t act = ::adaptcore::detail::impl_of(qw)->act_group;
+          const DType dtype = wq_dtype(spec.format, parts);
+          const ShapeKey key = make_wq_shape_key(m, n, k, dtype, group, false, Isa::Avx512, 2);
+          const std::string where = std::string(ks->name) + " int4=" + std::to_string(int4) +
+                                    " group=" + std::to_string(group) +
+                                    " parts=" + std::to_string(parts);
+          auto run = [&](const Plan& p) {
+            std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
+            WqProblem prob;
+            EXPECT_EQ(make_wq_problem(Layout::RowMajor, Trans::No, m, a.data(), false, k, qw, 0.75f,
+                                      c.data(), n,
+                                      parts == 2 ? ActivationParts::Two : ActivationParts::One,
+                                      prob),
+                      Status::Ok);
+            EXPECT_EQ(execute(p, prob, *ks, pool), Status::Ok) << where << " " << describe(p);
+            return c;
+          };
+          Plan base;
+          base.kind = PlanKind::WeightQuantized;
+          base.mr = ks->mr(parts);
+          base.nr = kWqNr;
+          base.pack_a = true;
+          base.mc = base.mr;
+          base.kc = (k + act - 1) / act * act;
+          const std::vector<float> whole = run(base);
+          for (const int64_t kc : {act, 2 * act, 3 * act, 7 * act})
+            for (const bool prefetch : {false, true})
+              for (const int pm : {1, 2}) {
+                Plan p = base;
+                p.kc = kc;
+                p.prefetch_b = prefetch;
+                p.pm = pm, p.pn = 3 - pm;
+                p.mc = (pm == 1 ? 3 : 1) * p.mr;
+                EXPECT_EQ(check_wq_plan(key, p, *ks), "") << where;
+                EXPECT_EQ(run(p), whole) << where << " " << describe(p);
+              }
+          Plan odd = base;
+          odd.kc = act + 4;
+          EXPECT_NE(check_wq_plan(key, odd, *ks), "") << where;
+        }
+
+  // A 14336-deep W8A16 panel with 8 rows a block: two 458 KB panels and the activations
+  // exceed the L2, so the planner cuts the depth into equal blocks that fit, with the prefetch.
+  HardwareProfile one_mib = hw;
+  one_mib.l2_bytes = 1 << 20;
+  const ShapeKey deep = make_wq_shape_key(8, 4096, 14336, wq_dtype(WeightFormat::Int8, 2), 0,
+                                          false, Isa::Avx512, 2);
+  const kernels::WqKernels& ks = *tables.back();
+  for (const auto& c : explain_wq_plan(deep, one_mib, ks).candidates) {
+    const Plan& p = c.plan;
+    EXPECT_EQ(check_wq_plan(deep, p, ks), "") << describe(p);
+    if (std::min<int64_t>(p.mc, 8) < 3) continue;
+    EXPECT_TRUE(p.prefetch_b) << describe(p);
+    EXPECT_LT(p.kc, 14336) << describe(p);
+    const int64_t blocks = (14336 + p.kc - 1) / p.kc;
+    EXPECT_GE(14336 - (blocks - 1) * p.kc, p.kc / 2) << describe(p);  // no short last block
+    EXPECT_LE(2.0 * p.kc * 32 + 8.0 * 2 * 14336, 0.75 * (1 << 20)) << describe(p);
+  }
 }
 
 }  // namespace

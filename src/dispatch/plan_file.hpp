@@ -36,7 +36,7 @@ namespace detail {
 class ContextImpl;
 }
 
-inline constexpr std::uint32_t kPlanFileFormat = 3;
+inline constexpr std::uint32_t kPlanFileFormat = 4;
 inline constexpr char kPlanFileMagic[8] = {'A', 'C', 'P', 'L', 'A', 'N', '\0', '\0'};
 inline constexpr std::size_t kPlanEntryBytes = 110;
 inline constexpr std::size_t kPlanLibVersionMax = 64;

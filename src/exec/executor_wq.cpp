@@ -69,7 +69,8 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
 bool plan_matches(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks) {
   return plan.kind == PlanKind::WeightQuantized && !plan.transpose_c &&
          plan.mr == ks.mr(prob.parts) && plan.nr == kWqNr && plan.pm >= 1 && plan.pn >= 1 &&
-         plan.pk == 1 && plan.mc >= 1 && plan.quantize_threads >= 1 &&
+         plan.pk == 1 && plan.mc >= 1 && plan.kc >= prob.w->act_group &&
+         plan.kc % prob.w->act_group == 0 && plan.quantize_threads >= 1 &&
          plan.quantize_threads <= plan.threads();
 }
 
@@ -96,12 +97,18 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   const std::size_t row_factor = scratch.shared(ut * static_cast<std::size_t>(mr) * 4);
   // One row of k fp32 values per task (bf16 or strided A).
   const std::size_t staging = scratch.per_task(static_cast<std::size_t>(w.k) * 4);
+  // The row block's tiles' fp32 sums between depth blocks (WqArgs::partial).
+  const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
+  const std::size_t tile_sums = static_cast<std::size_t>(mr) * kWqNr;
+  const std::size_t partial =
+      scratch.per_task(static_cast<std::size_t>(std::min(block_tiles, tiles)) * tile_sums * 4);
   if (!scratch.reserve(threads)) return Status::OutOfMemory;
   buf.parts = reinterpret_cast<std::int8_t*>(scratch.shared_at(parts));
   buf.scale = reinterpret_cast<float*>(scratch.shared_at(scale));
   buf.comp = reinterpret_cast<std::int32_t*>(scratch.shared_at(comp));
   buf.row_factor = reinterpret_cast<float*>(scratch.shared_at(row_factor));
   auto staging_of = [&](int tid) { return reinterpret_cast<float*>(scratch.task(tid) + staging); };
+  auto partial_of = [&](int tid) { return reinterpret_cast<float*>(scratch.task(tid) + partial); };
 
   // The split: O(mk), on the plan's quantizing threads, each a run of whole tiles.
   run_tasks(pool, plan.quantize_threads, [&](int tid) {
@@ -110,11 +117,18 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   });
 
   // The product: row tiles x weight panels of each task's cell, row blocks of mc rows outer
-  // (a block's activations stay cached while the core's panels stream past).
+  // (a block's activations stay cached while the core's panels stream past), and within a
+  // panel depth blocks of kc (Plan::kc, whole activation groups) over every tile of the block,
+  // so that a deep panel's block and the next one's prefetch fit the L2 beside the
+  // activations.
   const bool int4 = w.int4();
-  const int64_t block_tiles = std::max<int64_t>(1, plan.mc / mr);
   // Panels are numbered from the call's first column (WqProblem::col0, a panel boundary).
   const int64_t first_panel = prob.col0 / kWqNr, n = prob.n();
+  const int64_t group_quads = w.act_group / 4;
+  const int64_t block_quads = std::min(w.quads, plan.kc / 4);
+  const int64_t depth_blocks = ceil_div(w.quads, block_quads);
+  const std::int64_t quad_bytes = int4 ? 64 : 128;
+  const std::int64_t a_quad_bytes = static_cast<std::int64_t>(mr) * prob.parts * 4;
   // The post-ops of the path these kernels belong to (vpdpbusd: AVX-512).
   const kernels::IsaKernels* post_isa =
       kernels::kernels_for(ks.native ? Isa::Avx512 : Isa::Generic);
@@ -126,43 +140,60 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
     if (blk.empty()) return;
     const int64_t t0 = blk.m0 / mr, t1 = ceil_div(blk.m1, int64_t{mr});
     const int64_t p0 = blk.n0 / kWqNr, p1 = ceil_div(blk.n1, kWqNr);
+    float* const sums = partial_of(tid);
     kernels::WqArgs args{};
-    args.quads = w.quads;
-    args.quads_per_group = w.act_group / 4;
+    args.quads_per_group = group_quads;
     args.c_rs = prob.c_rs, args.c_cs = prob.c_cs;
     args.beta = prob.beta;  // the output op's (exec/epilogue.hpp, "Weight-quantized GEMM")
     for (int64_t tb = t0; tb < t1; tb += block_tiles) {
       const int64_t te = std::min(t1, tb + block_tiles);
       const int64_t r0 = tb * mr, r1 = std::min(prob.m, te * mr);  // the block's rows
+      const int64_t row_tiles = te - tb, block_rows = r1 - r0;
       for (int64_t pnl = p0; pnl < p1; ++pnl) {
         const int64_t wp = first_panel + pnl;  // the panel of the weights
-        args.w = w.panel(wp);
-        args.w_group_scale = w.group_scale ? w.group_scale.get() + wp * w.groups * 32 : nullptr;
+        const std::uint8_t* const panel = w.panel(wp);
         args.w_col_scale = w.col_scale ? w.col_scale.get() + wp * 32 : nullptr;
         args.n = static_cast<int>(std::min<int64_t>(32, n - pnl * 32));
-        // Plans that say so (Plan::prefetch_b, wq_planner.cpp: int8 panels, 3 rows a block or
-        // more, two panels and the block's activations within the L2): each row tile brings its
-        // share of the next panel into L2 (WqArgs::w_prefetch), so the DRAM stream runs under
-        // every tile's dot products instead of stalling the first (2 threads, 8 x 14336 x 4096
-        // W8A16 from memory: 2.81-2.93 ms without, 2.46-2.59 ms with; 16 rows 5.0-5.1 against
-        // 4.8; one thread, 3 and 4 rows: 3.07-3.28 against 2.57-2.87 ms). One row is the
-        // stream alone, where the prefetches only compete with the hardware prefetcher (2.6-3.0
-        // ms without, 3.1-3.3 with); int4 panels, half the bytes, are bound by the dot products.
-        const int64_t row_tiles = te - tb;
-        const int64_t block_rows = r1 - r0;
-        const int per_group =
-            plan.prefetch_b && block_rows >= 3 && pnl + 1 < p1 && !int4
-                ? static_cast<int>(
-                      ceil_div(static_cast<int64_t>(w.panel_bytes / 64), row_tiles * w.groups))
-                : 0;
-        for (int64_t t = tb; t < te; ++t) {
-          args.w_prefetch =
-              per_group > 0 ? w.panel(wp + 1) + (t - tb) * per_group * w.groups * 64 : nullptr;
-          args.prefetch_lines = per_group;
-          const int m = static_cast<int>(std::min<int64_t>(mr, prob.m - t * mr));
-          args.a = buf.tile(t);
-          args.c = prob.c + t * mr * prob.c_rs + pnl * 32 * prob.c_cs;
-          ks.get(prob.parts, int4, m)(args);
+        for (int64_t d = 0; d < depth_blocks; ++d) {
+          const int64_t q0 = d * block_quads, qn = std::min(block_quads, w.quads - q0);
+          const int64_t g0 = q0 / group_quads, gn = ceil_div(qn, group_quads);
+          const bool last = d + 1 == depth_blocks;
+          args.quads = qn;
+          args.w = panel + q0 * quad_bytes;
+          args.w_group_scale =
+              w.group_scale ? w.group_scale.get() + (wp * w.groups + g0) * 32 : nullptr;
+          args.resume = d > 0;
+          args.finish = last;
+          // Plans that say so (Plan::prefetch_b, wq_planner.cpp: int8 panels, 3 rows a block
+          // or more, two depth blocks and the block's activations within the L2): each row
+          // tile brings its share of the next depth block (of this panel, or the next panel's
+          // first) into L2 (WqArgs::w_prefetch), so the DRAM stream runs under every tile's
+          // dot products instead of stalling the first (2 threads, 8 x 14336 x 4096 W8A16 from
+          // memory: 2.81-2.93 ms without, 2.46-2.59 ms with; one thread, 3 and 4 rows:
+          // 3.07-3.28 against 2.57-2.87 ms). One row is the stream alone, where the prefetches
+          // only compete with the hardware prefetcher; int4 panels, half the bytes, are bound
+          // by the dot products.
+          const std::uint8_t* next = !last ? args.w + qn * quad_bytes
+                                     : pnl + 1 < p1 ? w.panel(wp + 1)
+                                                    : nullptr;
+          const int64_t next_quads = !last ? std::min(block_quads, w.quads - q0 - qn) : block_quads;
+          const int per_group =
+              plan.prefetch_b && block_rows >= 3 && next != nullptr && !int4
+                  ? static_cast<int>(ceil_div(next_quads * quad_bytes / 64, row_tiles * gn))
+                  : 0;
+          for (int64_t t = tb; t < te; ++t) {
+            args.w_prefetch = per_group > 0 ? next + (t - tb) * per_group * gn * 64 : nullptr;
+            args.prefetch_lines = per_group;
+            const int m = static_cast<int>(std::min<int64_t>(mr, prob.m - t * mr));
+            kernels::WqTileA a = buf.tile(t);
+            a.parts += q0 * a_quad_bytes;
+            a.scale += g0 * mr;
+            a.comp += g0 * mr;
+            args.a = a;
+            args.partial = sums + static_cast<std::size_t>(t - tb) * tile_sums;
+            args.c = prob.c + t * mr * prob.c_rs + pnl * 32 * prob.c_cs;
+            ks.get(prob.parts, int4, m)(args);
+          }
         }
       }
       // The epilogue over the row block just finished (its rows x the core's columns, in L2

@@ -46,6 +46,12 @@ struct WqArgs {
   // their dot products instead of stalling the first tile (kernels may ignore it).
   const std::uint8_t* w_prefetch = nullptr;
   int prefetch_lines = 0;
+  // Depth blocks (Plan::kc): a tile over the depth in several calls carries its fp32 sums
+  // (M x 32, 64-byte aligned) in `partial`: read at the start when `resume`, written there
+  // instead of C unless `finish`. The sums run through the same operations in the same order
+  // as in one call, so the result does not depend on the blocking.
+  float* partial = nullptr;
+  bool resume = false, finish = true;
 };
 using WqFn = void (*)(const WqArgs&);
 

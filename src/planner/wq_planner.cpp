@@ -26,6 +26,41 @@ ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
   return cls;
 }
 
+// The depth block (Plan::kc) and the weight prefetch (Plan::prefetch_b) of a plan whose row
+// block is set. int8 panels from 3 rows a block on prefetch the next depth block into L2 while
+// the block's tiles run (executor_wq.cpp), where the L2 holds two depth blocks and the block's
+// split activations besides. The whole depth is one block where that fits; a deeper panel is
+// cut into equal blocks of whole activation groups that do (a 14336-deep panel is 458 KB: with
+// 8 rows' activations the next one would evict the current one, so it ran without the
+// prefetch; in two blocks it has it again: 2 threads, 8 x 4096 x 14336 from memory 1547-1696
+// us against 1309-1444, 16 rows 2696-2754 against 2207-2243). Blocks are equal because a short
+// last one would issue the next panel's prefetch in a burst. Where not even two blocks of 1024
+// depth values fit beside the activations, one block and no prefetch.
+void set_depth_blocking(const ShapeKey& key, const HardwareProfile& hw, Plan& p) {
+  const int64_t group = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
+  const int64_t depth = ceil_div(key.k, group) * group;
+  p.kc = depth;
+  p.prefetch_b = false;
+  const int64_t rows = std::min(p.mc, key.m);
+  if (wq_dtype_int4(key.dtype) || rows < 3) return;
+  const double budget = 0.75 * static_cast<double>(hw.l2_bytes) -
+                        static_cast<double>(rows) * wq_dtype_parts(key.dtype) *
+                            static_cast<double>(key.k);
+  auto block_bytes = [](int64_t kc) {
+    return static_cast<double>(ceil_div(kc, int64_t{4})) * 128.0;
+  };
+  if (2.0 * block_bytes(depth) <= budget) {
+    p.prefetch_b = true;
+    return;
+  }
+  constexpr int64_t kMinDepthBlock = 1024;
+  const int64_t fit = static_cast<int64_t>(budget / 2.0 / 128.0) * 4 / group * group;
+  if (fit < std::max(kMinDepthBlock, group)) return;
+  const int64_t blocks = ceil_div(depth, fit);
+  p.kc = ceil_div(ceil_div(depth, blocks), group) * group;
+  p.prefetch_b = true;
+}
+
 std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
                              const kernels::WqKernels& ks, const HardwareProfile& hw) {
   const int mr = ks.mr(wq_dtype_parts(key.dtype));
@@ -56,18 +91,9 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       p.pack_b = false;  // the weights are packed once, by the handle
       p.mc = b * mr;
       p.nc = ceil_div(panels, int64_t{g.pn}) * kWqNr;
-      p.kc = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
       p.pm = g.pm, p.pn = g.pn, p.pk = 1;
       p.quantize_threads = quantize_threads;
-      // int8 panels from 3 rows a block on: each row tile prefetches its share of the next
-      // panel into L2 (executor_wq.cpp), where the L2 holds two panels and the block's split
-      // activations besides (a 14336-deep panel is 458 KB: with 12 rows' activations the next
-      // one would evict the current one, 42% of the roofline measured against 74% without).
-      const double panel_bytes = static_cast<double>(ceil_div(key.k, int64_t{4})) * 128.0;
-      const double block_a = static_cast<double>(std::min(p.mc, key.m)) *
-                             wq_dtype_parts(key.dtype) * static_cast<double>(key.k);
-      p.prefetch_b = !wq_dtype_int4(key.dtype) && std::min(p.mc, key.m) >= 3 &&
-                     2.0 * panel_bytes + block_a <= 0.75 * static_cast<double>(hw.l2_bytes);
+      set_depth_blocking(key, hw, p);
       p.cls = cls;
       out.push_back(p);
     }
@@ -104,8 +130,9 @@ std::string check_wq_plan(const ShapeKey& key, const Plan& p, const kernels::WqK
   if (p.tile != 0 || p.mr != ks.mr(wq_dtype_parts(key.dtype)) || p.nr != kWqNr)
     return "mr x nr does not match the weight-quantized tile";
   if (!p.pack_a || p.pack_b) return "weight-quantized plan with other packing than A's split";
-  if (p.kc != (key.wq_group > 0 ? key.wq_group : kWqColumnActGroup))
-    return "weight-quantized plan whose depth block is not the activation group";
+  const int64_t group = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;
+  if (p.kc < group || p.kc % group != 0)
+    return "weight-quantized plan whose depth block is not whole activation groups";
   if (p.mc % p.mr != 0) return "weight-quantized row block not a whole number of tiles";
   if (p.pk != 1) return "weight-quantized plan with split-K";
   if (p.quantize_threads != 1 && p.quantize_threads != p.threads())

@@ -31,7 +31,11 @@ template <int P, bool INT4>
 struct Tile {
   template <int M>
   static void kernel(const WqArgs& a) {
-    float acc[M][32] = {};
+    float acc[M][32];
+    if (a.resume)
+      std::memcpy(acc, a.partial, sizeof(acc));
+    else
+      std::memset(acc, 0, sizeof(acc));
     const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
     for (int64_t g = 0; g < groups; ++g) {
       std::uint32_t raw[M][P][32] = {};
@@ -65,6 +69,10 @@ struct Tile {
           acc[i][j] = std::fma(f, s, acc[i][j]);
         }
       }
+    }
+    if (!a.finish) {  // a depth block before the last: carry the sums
+      std::memcpy(a.partial, acc, sizeof(acc));
+      return;
     }
     // The output op (kernels/tile_epilogue.hpp) value by value: column scale, row factor,
     // beta C.

@@ -117,12 +117,13 @@ __attribute__((noinline)) void group_tile(const std::uint8_t* wp, const std::int
 // the fp32 accumulators in registers. With no inner loop GCC 12 allocates the int32
 // accumulators cleanly (objdump: a register copy per accumulator per group, none per
 // vpdpbusd), and no call or memory round trip sits between groups: the flush is 4 vector
-// operations per output vector. Returns the groups done; acc receives the sums.
+// operations per output vector. Returns the groups done; the sums continue from acc and end
+// there.
 template <int M, int P, bool INT4, int QPG>
 int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
   __m512 sum[M * 2];
 #pragma GCC unroll 16
-  for (int x = 0; x < M * 2; ++x) sum[x] = _mm512_setzero_ps();
+  for (int x = 0; x < M * 2; ++x) sum[x] = _mm512_load_ps(acc + 16 * x);
   const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const std::uint8_t* wp = a.w;
@@ -173,7 +174,11 @@ struct Tile {
   static void kernel(const WqArgs& a) {
     // The fp32 accumulators of the tile (memory, L1) between the phases: whole groups of a
     // fixed depth, then any other group through group_tile (a call, which would spill them).
-    alignas(64) float acc[M * 32] = {};
+    alignas(64) float acc[M * 32];
+    if (a.resume)
+      std::memcpy(acc, a.partial, sizeof(acc));
+    else
+      std::memset(acc, 0, sizeof(acc));
     const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
     const int64_t whole = a.quads / a.quads_per_group;
     int64_t done = 0;
@@ -190,6 +195,10 @@ struct Tile {
       group_tile<M, P, INT4>(a.w + q0 * panel_quad, a.a.parts + q0 * quad_bytes, qn, quad_bytes,
                              a.a.comp + meta, a.a.scale + meta,
                              a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr, acc);
+    }
+    if (!a.finish) {  // a depth block before the last: carry the sums
+      std::memcpy(a.partial, acc, sizeof(acc));
+      return;
     }
     // The output op (kernels/tile_epilogue.hpp): column scale, row factor, beta C.
     const DequantizedOutput<VecAvx512> out(a.w_col_scale, a.a.row_factor, a.beta);
