@@ -202,6 +202,16 @@ def test_linear_edge_cases():
         mod.to(torch.bfloat16)  # the bias buffer becomes bf16: still read as fp32 values
         x = torch.randn(3, 24)
         assert rel_err(mod(x), ref(x)) < 1e-2
+    # Inputs read where they lie (contiguous) and those copied or strided first give the same.
+    for dtype, tol in (("float32", 1e-5), ("w8a16", 1.5e-2)):
+        lin = act.Linear.from_linear(ref, dtype=dtype)
+        with torch.no_grad():
+            for x in (torch.randn(24, 6).t(), torch.randn(5, 48)[:, ::2],
+                      torch.randn(5, 30)[:, :24], torch.randn(2, 3, 24).transpose(0, 1),
+                      torch.randn(1, 1, 24), torch.randn(4, 24, dtype=torch.float64)):
+                got = lin(x)
+                assert got.shape == (*x.shape[:-1], 10) and got.dtype == x.dtype
+                assert rel_err(got, ref(x.float()).to(x.dtype)) < tol, (dtype, x.stride())
     with pytest.raises(ValueError, match="bias"):
         act.Linear(torch.randn(8, 4), torch.randn(4))
     model = nn.Sequential(ToyMLP(16, 24, False))
