@@ -32,7 +32,7 @@ STOCK = ("torch_fp32", "torch_bf16", "torch_compile", "torch_compile_max")
 ACCURACY_CLASS = {"torch_fp32": "fp32", "torch_compile": "fp32", "torch_compile_max": "fp32",
                   "adaptcore_fp32_preload": "fp32", "adaptcore_fp32": "fp32",
                   "torch_bf16": "bf16", "adaptcore_bf16": "bf16", "adaptcore_w8a16": "w8a16",
-                  "adaptcore_w4a16": "w4a16", "llamacpp": "q4_1"}
+                  "adaptcore_w4a16": "w4a16", "adaptcore_w8a8": "w8a8", "llamacpp": "q4_1"}
 
 
 def run_worker(model, arm, threads, args, logits_path):

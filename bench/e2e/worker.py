@@ -6,7 +6,8 @@ Arms: torch_fp32 (stock), torch_bf16 (the model in bf16), torch_compile (inducto
 shapes), torch_compile_max (max-autotune with freezing), adaptcore_fp32_preload
 (libadaptcore_blas.so loaded before torch takes over its sgemm_ calls),
 adaptcore_{fp32,w8a16,w4a16} (adaptcore.torch.patch_model on the fp32 model; W4A16 with a scale
-per 32 depth values), adaptcore_bf16 (the model in bf16 as torch_bf16, its linear layers
+per 32 depth values), adaptcore_w8a8 (int8 weights, activations as one int8 part per 32 depth
+values: the int8 dot-product rate, twice bf16's), adaptcore_bf16 (the model in bf16 as torch_bf16, its linear layers
 adaptcore's bf16 GEMMs), llamacpp (llama.cpp through llama-cpp-python, the GGUF model, batch
 1)."""
 
@@ -22,7 +23,7 @@ import time
 
 ARMS = ("torch_fp32", "torch_bf16", "torch_compile", "torch_compile_max",
         "adaptcore_fp32_preload", "adaptcore_fp32", "adaptcore_bf16", "adaptcore_w8a16",
-        "adaptcore_w4a16", "llamacpp")
+        "adaptcore_w4a16", "adaptcore_w8a8", "llamacpp")
 
 
 def timed_runs(run, min_runs: int, max_runs: int, budget_s: float) -> list:
@@ -88,10 +89,12 @@ def apply_arm(model, arm: str):
         if arm == "adaptcore_bf16":  # the whole model in bf16, as torch_bf16, its GEMMs ours
             model = model.to(torch.bfloat16)
         dtype = {"adaptcore_fp32": "float32", "adaptcore_bf16": "bfloat16",
-                 "adaptcore_w8a16": "w8a16", "adaptcore_w4a16": "w4a16"}[arm]
+                 "adaptcore_w8a16": "w8a16", "adaptcore_w4a16": "w4a16",
+                 "adaptcore_w8a8": "w8a16"}[arm]
         # int4 with a scale per 32 depth values, the block of the GGUF Q4 formats (llama.cpp's).
         act.patch_model(model, dtype=dtype, m_values=[1, 8, 512, 4096],
-                        group_size=32 if dtype == "w4a16" else None)
+                        group_size=32 if dtype == "w4a16" else None,
+                        parts=1 if arm == "adaptcore_w8a8" else 2)
     return model
 
 
