@@ -5,7 +5,9 @@
 // Packed layouts (what the micro-kernel reads with AMode::ColUnit and ldb == nr):
 //   A: panels of mr rows; panel r holds out[r * mr * k + p * mr + i] = op(A)(r * mr + i, p)
 //   B: panels of nr cols; panel s holds out[s * nr * k + p * nr + j] = op(B)(p, s * nr + j)
-// Rows or columns past the edge are zero, so a full tile computed on them adds nothing.
+// Rows or columns past the edge are zero, so a full tile computed on them adds nothing. (The
+// fp32 executor packs a last A panel of fewer rows on its own, as wide as its rows, read with
+// that stride by the tile of that height: exec/executor.cpp, pack_a.)
 #pragma once
 
 #include <cstdint>
