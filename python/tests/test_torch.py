@@ -235,6 +235,68 @@ def test_hugging_face_moe_model():
         assert rel_err(model(ids).logits, want) < 1e-5
 
 
+class ToyAttention(nn.Module):
+    def __init__(self, d, dkv, bias):
+        super().__init__()
+        self.q_proj, self.k_proj = nn.Linear(d, d, bias=bias), nn.Linear(d, dkv, bias=bias)
+        self.v_proj, self.o_proj = nn.Linear(d, dkv, bias=False), nn.Linear(d, d, bias=False)
+
+    def forward(self, x):
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        return self.o_proj(q * k.sum(-1, keepdim=True) + v.repeat(1, 1, q.shape[-1] // v.shape[-1]))
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_patch_model_fuses_qkv(bias):
+    ref = ToyAttention(48, 16, bias)
+    model = ToyAttention(48, 16, bias)
+    model.load_state_dict(ref.state_dict())
+    assert act.patch_model(nn.Sequential(model), dtype="float32", fuse_qkv=True) == 4
+    assert isinstance(model.qkv_fused, act.FusedProjections)
+    assert isinstance(model.k_proj, act.ProjectionPart) and isinstance(model.o_proj, act.Linear)
+    calls = []
+    fused_forward = model.qkv_fused.fused.forward
+    model.qkv_fused.fused.forward = lambda x: calls.append(1) or fused_forward(x)
+    with torch.no_grad():
+        for shape in [(1, 1, 48), (2, 7, 48)]:
+            x = torch.randn(shape)
+            calls.clear()
+            assert rel_err(model(x), ref(x)) < 1e-5
+            assert len(calls) == 1  # one GEMM for q, k and v
+        # The parts on other inputs, a part called twice, an input changed in place: each
+        # computes again and gives its own layer's result.
+        x, y = torch.randn(3, 48), torch.randn(3, 48)
+        assert rel_err(model.q_proj(x), ref.q_proj(x)) < 1e-5
+        assert rel_err(model.k_proj(y), ref.k_proj(y)) < 1e-5
+        assert rel_err(model.q_proj(y), ref.q_proj(y)) < 1e-5
+        assert rel_err(model.q_proj(y), ref.q_proj(y)) < 1e-5
+        y.mul_(2.0)
+        assert rel_err(model.v_proj(y), ref.v_proj(y)) < 1e-5
+        assert model.qkv_fused._x is not None
+        model.k_proj(y), model.q_proj(y)  # every part served: the input is let go
+        assert model.qkv_fused._x is None and model.qkv_fused._y is None
+    # Skipping one projection leaves the three unfused.
+    other = ToyAttention(48, 16, bias)
+    act.patch_model(nn.Sequential(other), fuse_qkv=True, skip=["v_proj"])
+    assert isinstance(other.q_proj, act.Linear) and type(other.v_proj) is nn.Linear
+
+
+def test_hugging_face_llama_fused_qkv():
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.LlamaConfig(hidden_size=128, intermediate_size=256, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2,
+                                   vocab_size=500)
+    model = transformers.AutoModelForCausalLM.from_config(cfg).eval()
+    ids = torch.randint(0, 500, (2, 9))
+    with torch.no_grad():
+        want = model(ids).logits
+        act.patch_model(model, dtype="float32", fuse_qkv=True)
+        assert isinstance(model.model.layers[0].self_attn.q_proj, act.ProjectionPart)
+        assert rel_err(model(ids).logits, want) < 1e-5
+        out = model.generate(ids[:1], max_new_tokens=4, do_sample=False)
+    assert out.shape == (1, 13)
+
+
 def run_python(code, env_extra):
     env = dict(os.environ, **env_extra)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
