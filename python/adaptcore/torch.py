@@ -425,10 +425,11 @@ class Experts(nn.Module):
 class FusedProjections(nn.Module):
     """Linear layers that read the same input (an attention block's q, k and v projections) as
     one GEMM over their stacked weights. The block calls them one by one, so each keeps its
-    place as a `ProjectionPart`: in eager mode the first part called on an input computes all of
-    them and hands the others their columns when they are called on the same tensor, unchanged
-    (the same object and `Tensor._version`); any other call, and every call under torch.compile
-    or autograd, computes the whole product and keeps its own columns."""
+    place as a `ProjectionPart`. While the block's forward runs (hooks open and close the
+    window), the first part called on an input computes all of them and hands the others their
+    columns when they are called on the same tensor, unchanged (the same object and, where torch
+    tracks it, `Tensor._version`); any other call, and every call under torch.compile or
+    autograd, computes the whole product and keeps its own columns."""
 
     def __init__(self, layers, dtype: str = "float32", **kwargs):
         super().__init__()
@@ -440,18 +441,28 @@ class FusedProjections(nn.Module):
         self.fused = Linear(weight, bias, dtype=dtype, **kwargs)
         ends = list(itertools.accumulate(layer.out_features for layer in layers))
         self.bounds = list(zip([0] + ends[:-1], ends))
+        self._window = False  # inside the block's forward
         self._x = None  # the input of the last product, its version, the product, parts served
         self._version = -1
         self._y = None
         self._served = 0
 
+    def open_window(self, *_) -> None:
+        self._window = True
+
+    def close_window(self, *_) -> None:
+        self._window = False
+        self._x = self._y = None
+
     def part(self, x: Tensor, i: int) -> Tensor:
         lo, hi = self.bounds[i]
-        if torch.compiler.is_compiling() or (x.requires_grad and torch.is_grad_enabled()):
+        if (not self._window or torch.compiler.is_compiling()
+                or (x.requires_grad and torch.is_grad_enabled())):
             return self.fused(x)[..., lo:hi]
         bit = 1 << i
-        if not (self._x is x and self._version == x._version and not self._served & bit):
-            self._x, self._version, self._y, self._served = x, x._version, self.fused(x), 0
+        version = -1 if x.is_inference() else x._version  # inference tensors keep no count
+        if not (self._x is x and self._version == version and not self._served & bit):
+            self._x, self._version, self._y, self._served = x, version, self.fused(x), 0
         y = self._y
         self._served |= bit
         if self._served == (1 << len(self.bounds)) - 1:  # every part served: let go of x and y
@@ -533,6 +544,8 @@ def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optiona
             if fuse_qkv and not qkv_skipped and (qkv := _qkv_parts(child)) is not None:
                 owner = FusedProjections(qkv, dtype=dtype, **kw)
                 child.qkv_fused = owner
+                child.register_forward_pre_hook(owner.open_window)
+                child.register_forward_hook(owner.close_window, always_call=True)
                 for i, name in enumerate(_QKV):
                     setattr(child, name, ProjectionPart(owner, i))
                 count += 3 + walk(child, full)

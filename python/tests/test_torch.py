@@ -263,9 +263,16 @@ def test_patch_model_fuses_qkv(bias):
             calls.clear()
             assert rel_err(model(x), ref(x)) < 1e-5
             assert len(calls) == 1  # one GEMM for q, k and v
-        # The parts on other inputs, a part called twice, an input changed in place: each
-        # computes again and gives its own layer's result.
+        assert model.qkv_fused._x is None and model.qkv_fused._y is None  # let go after
+    with torch.inference_mode():  # inference tensors: no version counter, still one GEMM
+        x = torch.randn(2, 3, 48)
+        calls.clear()
+        assert rel_err(model(x), ref(x)) < 1e-5 and len(calls) == 1
+    with torch.no_grad():
+        # Inside the block's forward: parts on other inputs, a part called twice, an input
+        # changed in place; each computes again and gives its own layer's result.
         x, y = torch.randn(3, 48), torch.randn(3, 48)
+        model.qkv_fused.open_window()
         assert rel_err(model.q_proj(x), ref.q_proj(x)) < 1e-5
         assert rel_err(model.k_proj(y), ref.k_proj(y)) < 1e-5
         assert rel_err(model.q_proj(y), ref.q_proj(y)) < 1e-5
@@ -275,6 +282,11 @@ def test_patch_model_fuses_qkv(bias):
         assert model.qkv_fused._x is not None
         model.k_proj(y), model.q_proj(y)  # every part served: the input is let go
         assert model.qkv_fused._x is None and model.qkv_fused._y is None
+        model.qkv_fused.close_window()
+        calls.clear()  # outside the block's forward every part computes on its own
+        assert rel_err(model.k_proj(x), ref.k_proj(x)) < 1e-5
+        assert rel_err(model.v_proj(x), ref.v_proj(x)) < 1e-5
+        assert len(calls) == 2
     # Skipping one projection leaves the three unfused.
     other = ToyAttention(48, 16, bias)
     act.patch_model(nn.Sequential(other), fuse_qkv=True, skip=["v_proj"])
@@ -292,6 +304,8 @@ def test_hugging_face_llama_fused_qkv():
         want = model(ids).logits
         act.patch_model(model, dtype="float32", fuse_qkv=True)
         assert isinstance(model.model.layers[0].self_attn.q_proj, act.ProjectionPart)
+        assert rel_err(model(ids).logits, want) < 1e-5
+    with torch.inference_mode():
         assert rel_err(model(ids).logits, want) < 1e-5
         out = model.generate(ids[:1], max_new_tokens=4, do_sample=False)
     assert out.shape == (1, 13)
