@@ -5,11 +5,11 @@ the logits and greedy tokens the accuracy comparison reads. Prints one JSON obje
 Arms: torch_fp32 (stock), torch_bf16 (the model in bf16), torch_compile (inductor, dynamic
 shapes), torch_compile_max (max-autotune with freezing), adaptcore_fp32_preload
 (libadaptcore_blas.so loaded before torch takes over its sgemm_ calls),
-adaptcore_{fp32,w8a16,w4a16} (adaptcore.torch.patch_model on the fp32 model, q/k/v fused; W4A16
-with a scale per 32 depth values), adaptcore_w8a8 (int8 weights, activations as one int8 part
-per 32 depth values: the int8 dot-product rate, twice bf16's), adaptcore_bf16 (the model in
-bf16 as torch_bf16, its linear layers adaptcore's bf16 GEMMs), llamacpp (llama.cpp through
-llama-cpp-python, the GGUF model, batch 1)."""
+adaptcore_{fp32,w8a16,w4a16} (adaptcore.torch.patch_model on the fp32 model; W4A16 with a scale
+per 32 depth values), adaptcore_w8a8 (int8 weights, activations as one int8 part per 32 depth
+values: the int8 dot-product rate, twice bf16's), adaptcore_bf16 (the model in bf16 as torch_bf16, its linear layers
+adaptcore's bf16 GEMMs), llamacpp (llama.cpp through llama-cpp-python, the GGUF model, batch
+1)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def apply_arm(model, arm: str):
         # int4 with a scale per 32 depth values, the block of the GGUF Q4 formats (llama.cpp's).
         act.patch_model(model, dtype=dtype, m_values=[1, 8, 512, 4096],
                         group_size=32 if dtype == "w4a16" else None,
-                        parts=1 if arm == "adaptcore_w8a8" else 2, fuse_qkv=True)
+                        parts=1 if arm == "adaptcore_w8a8" else 2)
     return model
 
 

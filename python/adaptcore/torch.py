@@ -19,8 +19,8 @@ from torch import Tensor, nn
 
 from . import _core, post
 
-__all__ = ["Linear", "GatedMLP", "Experts", "FusedProjections", "ProjectionPart", "patch_model",
-           "linear", "linear_packed", "linear_quantized", "grouped_linear", "DTYPES"]
+__all__ = ["Linear", "GatedMLP", "Experts", "patch_model", "linear", "linear_packed",
+           "linear_quantized", "grouped_linear", "DTYPES"]
 
 DTYPES = ("float32", "bfloat16", "w8a16", "w4a16")
 
@@ -422,82 +422,6 @@ class Experts(nn.Module):
                 f"dtype={self.dtype_name}")
 
 
-class FusedProjections(nn.Module):
-    """Linear layers that read the same input (an attention block's q, k and v projections) as
-    one GEMM over their stacked weights. The block calls them one by one, so each keeps its
-    place as a `ProjectionPart`. While the block's forward runs (hooks open and close the
-    window), the first part called on an input computes all of them and hands the others their
-    columns when they are called on the same tensor, unchanged (the same object and, where torch
-    tracks it, `Tensor._version`); any other call, and every call under torch.compile or
-    autograd, computes the whole product and keeps its own columns."""
-
-    def __init__(self, layers, dtype: str = "float32", **kwargs):
-        super().__init__()
-        weight = torch.cat([layer.weight.detach() for layer in layers])
-        bias = None
-        if any(layer.bias is not None for layer in layers):
-            bias = torch.cat([layer.bias.detach() if layer.bias is not None
-                              else torch.zeros(layer.out_features) for layer in layers])
-        self.fused = Linear(weight, bias, dtype=dtype, **kwargs)
-        ends = list(itertools.accumulate(layer.out_features for layer in layers))
-        self.bounds = list(zip([0] + ends[:-1], ends))
-        self._window = False  # inside the block's forward
-        self._x = None  # the input of the last product, its version, the product, parts served
-        self._version = -1
-        self._y = None
-        self._served = 0
-
-    def open_window(self, *_) -> None:
-        self._window = True
-
-    def close_window(self, *_) -> None:
-        self._window = False
-        self._x = self._y = None
-
-    def part(self, x: Tensor, i: int) -> Tensor:
-        lo, hi = self.bounds[i]
-        if (not self._window or torch.compiler.is_compiling()
-                or (x.requires_grad and torch.is_grad_enabled())):
-            return self.fused(x)[..., lo:hi]
-        bit = 1 << i
-        version = -1 if x.is_inference() else x._version  # inference tensors keep no count
-        if not (self._x is x and self._version == version and not self._served & bit):
-            self._x, self._version, self._y, self._served = x, version, self.fused(x), 0
-        y = self._y
-        self._served |= bit
-        if self._served == (1 << len(self.bounds)) - 1:  # every part served: let go of x and y
-            self._x = self._y = None
-        return y[..., lo:hi]
-
-
-class ProjectionPart(nn.Module):
-    """One layer of a FusedProjections, called where the original layer was."""
-
-    def __init__(self, owner: FusedProjections, index: int):
-        super().__init__()
-        object.__setattr__(self, "_owner", owner)  # not a child: the owner is registered once
-        self.index = index
-        self.out_features = owner.bounds[index][1] - owner.bounds[index][0]
-        self.in_features = owner.fused.in_features
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self._owner.part(x, self.index)
-
-    def extra_repr(self) -> str:
-        lo, hi = self._owner.bounds[self.index]
-        return f"columns {lo}..{hi} of the fused projections"
-
-
-_QKV = ("q_proj", "k_proj", "v_proj")
-
-
-def _qkv_parts(module: nn.Module):
-    parts = [getattr(module, n, None) for n in _QKV]
-    if all(type(p) is nn.Linear for p in parts) and len({p.in_features for p in parts}) == 1:
-        return parts
-    return None
-
-
 def _gated_mlp_parts(module: nn.Module):
     parts = [getattr(module, n, None) for n in ("gate_proj", "up_proj", "down_proj")]
     if all(type(p) is nn.Linear for p in parts) and _is_silu(getattr(module, "act_fn", None)):
@@ -514,7 +438,7 @@ def _is_experts(module: nn.Module) -> bool:
 
 def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optional[int] = None,
                 parts: int = 2, skip: Iterable[str] = (), m_values: Optional[Iterable[int]] = None,
-                fuse_mlp: bool = True, experts: bool = True, fuse_qkv: bool = False) -> int:
+                fuse_mlp: bool = True, experts: bool = True) -> int:
     """Replaces (in place) the linear layers of `model` with adaptcore's of `dtype` ('float32',
     'bfloat16', 'w8a16', 'w4a16'), except modules whose qualified name ends with one of `skip`
     (e.g. 'lm_head'):
@@ -522,9 +446,6 @@ def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optiona
         GatedMLP (gate and up in one GEMM, SwiGLU fused) unless fuse_mlp is False;
       - Hugging Face Mixture-of-Experts experts (gate_up_proj / down_proj tensors of all
         experts: Qwen3-MoE, Mixtral) become Experts (two grouped calls) unless experts is False;
-      - with fuse_qkv, an attention block's q_proj, k_proj and v_proj (one input) become parts
-        of one FusedProjections (one GEMM a step in eager mode; under torch.compile each part
-        computes the whole product, so leave it off there);
       - every other nn.Linear becomes a Linear.
     Returns the number of linear layers replaced (an expert's two count two)."""
     if dtype not in DTYPES:
@@ -540,16 +461,6 @@ def patch_model(model: nn.Module, dtype: str = "float32", *, group_size: Optiona
                 continue
             parts_skipped = any(f"{full}.{p}".endswith(s) for s in skip
                                 for p in ("gate_proj", "up_proj", "down_proj"))
-            qkv_skipped = any(f"{full}.{p}".endswith(s) for s in skip for p in _QKV)
-            if fuse_qkv and not qkv_skipped and (qkv := _qkv_parts(child)) is not None:
-                owner = FusedProjections(qkv, dtype=dtype, **kw)
-                child.qkv_fused = owner
-                child.register_forward_pre_hook(owner.open_window)
-                child.register_forward_hook(owner.close_window, always_call=True)
-                for i, name in enumerate(_QKV):
-                    setattr(child, name, ProjectionPart(owner, i))
-                count += 3 + walk(child, full)
-                continue
             if fuse_mlp and not parts_skipped and (mlp := _gated_mlp_parts(child)) is not None:
                 setattr(module, child_name, GatedMLP(*mlp, dtype=dtype, **kw))
                 count += 3
