@@ -7,9 +7,9 @@ shapes), torch_compile_max (max-autotune with freezing), adaptcore_fp32_preload
 (libadaptcore_blas.so loaded before torch takes over its sgemm_ calls),
 adaptcore_{fp32,w8a16,w4a16} (adaptcore.torch.patch_model on the fp32 model; W4A16 with a scale
 per 32 depth values), adaptcore_w8a8 (int8 weights, activations as one int8 part per 32 depth
-values: the int8 dot-product rate, twice bf16's), adaptcore_bf16 (the model in bf16 as torch_bf16, its linear layers
-adaptcore's bf16 GEMMs), llamacpp (llama.cpp through llama-cpp-python, the GGUF model, batch
-1)."""
+values: the int8 dot-product rate, twice bf16's), adaptcore_bf16 (the model in bf16 as
+torch_bf16, its linear layers adaptcore's bf16 GEMMs), llamacpp (llama.cpp through
+llama-cpp-python, the GGUF model, batch 1)."""
 
 from __future__ import annotations
 
