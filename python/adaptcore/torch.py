@@ -149,7 +149,7 @@ def _on_handle(x: Tensor, handle, n: int, bias: Optional[Tensor], activation: st
         b = bias.data_ptr()
     y = _empty(out_shape, out_dtype)
     if activation == "swiglu":
-        c = torch.empty((m, n), dtype=torch.float32)
+        c = _empty((m, n), torch.float32)
         _core._linear(x2.data_ptr(), m, lda, code, handle, c.data_ptr(), n, 0, b,
                       post.SWIGLU, y.data_ptr(), out_n, _CODES[out_dtype], parts)
     else:
