@@ -164,9 +164,12 @@ void check_fp32_dots(const kernels::IsaKernels& ks) {
           CBlock c(m + 1, n + 3);
           fill_c(c, m, n, s.beta != 0.0f, rng, false);
           const std::vector<std::uint32_t> old = c.cells;
-          const kernels::DotArgs args{k,        a.data(), lda,
-                                      b.data(), ldb,      reinterpret_cast<float*>(c.data()),
-                                      c.ld,     s.alpha,  s.beta};
+          kernels::DotArgs args{k,        a.data(), lda,
+                                b.data(), ldb,      reinterpret_cast<float*>(c.data()),
+                                c.ld,     s.alpha,  s.beta};
+          // The read-ahead of a next tile (a hint, here over these columns again) changes
+          // nothing; the kernels take another loop for it.
+          if (k % 2 == 1) args.b_next = b.data();
           ks.dot->get(m, n)(args);
           const std::string err = check_c(c, m, n, [&](int i, int j) {
             double acc = 0;
@@ -416,6 +419,7 @@ void check_dot_tiles(const kernels::LowpKernels& ks) {
               x.lda = lda;
               x.b = bl.data(int8);
               x.ldb = ldb;
+              if (k % 2 == 1) x.b_next = x.b;  // the read-ahead loop (DotArgs::b_next)
               out.set(x, s, sums);
               ks.dot->get(m, n, swapped, flip)(x);
               // The flip applies to the u8 side: A unless swapped.

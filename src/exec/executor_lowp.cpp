@@ -160,7 +160,8 @@ class LowpOp {
                                               .alpha = store_.alpha,
                                               .beta = store_.beta,
                                               .ibeta = store_.ibeta,
-                                              .colsum = sums});
+                                              .colsum = sums,
+                                              .b_next = d.b_next});
   }
 
  private:

@@ -79,6 +79,7 @@ struct TileCall {
 struct DotCall {
   const unsigned char* a;  // op(A) row i (contiguous along k)
   const unsigned char* b;  // op(B) column j (contiguous along k)
+  const unsigned char* b_next;  // the next column tile's B (first row tile only), or null
   void* c;
   int64_t ldc;
   int64_t col;  // j - the block's first column
@@ -230,6 +231,24 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
   }
 }
 
+// What the first row tile of a dot-product column tile reads ahead while it computes: the
+// next column tile where a tile fits L1 (a column's stream is then a few KiB, over before the
+// hardware prefetchers reach it), else the same columns kDotPrefetchAheadBytes ahead (measured
+// slightly better than the next tile for 4 x 4096 x 4096). The later row tiles find the lines
+// cached. Single-row tiles read none: at M = 1 the loads alone keep enough lines in flight
+// (1 x 1536 x 576 was 0.93x with it). A/B on Zen 5, one core, weights from memory, fp32:
+// 4 / 8 / 16 x 1536 x 576 1.88x / 1.72x / 1.33x, 8 x 49152 x 576 1.80x, 4 x 4096 x 4096 1.22x;
+// bf16 and int8 2.1-3.8x on the same shapes.
+inline constexpr int64_t kDotPrefetchTileMaxBytes = 48 * 1024;
+inline constexpr int64_t kDotPrefetchAheadBytes = 2048;
+inline const unsigned char* dot_prefetch_target(const ByteMatrix& b, int64_t j, int nr,
+                                                const Block& blk) noexcept {
+  const int64_t column_bytes = (blk.k1 - blk.k0) * b.rs * b.eb;
+  if (column_bytes * nr <= kDotPrefetchTileMaxBytes)
+    return j + nr < blk.n1 ? b.at(0, j + nr) : nullptr;
+  return b.at(0, j) + kDotPrefetchAheadBytes;
+}
+
 // The dot-product loop of one core (A rows and B columns contiguous along k): column tiles
 // outer (B read once, in order), row tiles inner (A stays cached), each tile one kernel call
 // over the whole depth; nothing is packed.
@@ -243,12 +262,14 @@ void run_dot(const Plan& p, Op& op, const Block& blk) {
   for (int64_t j = blk.n0; j < blk.n1; j += p.nr) {
     d.nv = static_cast<int>(std::min<int64_t>(p.nr, blk.n1 - j));
     d.b = op.b.at(0, j);
+    const unsigned char* next = dot_prefetch_target(op.b, j, p.nr, blk);
     d.col = j - blk.n0;
     for (int64_t i = blk.m0; i < blk.m1; i += p.mr) {
       d.mv = static_cast<int>(std::min<int64_t>(p.mr, blk.m1 - i));
       d.a = op.a.at(i, 0);
       d.c = target.at(i, j);
       d.first_row = i == blk.m0;
+      d.b_next = d.first_row && d.mv > 1 ? next : nullptr;
       op.dot_tile(d);
     }
   }

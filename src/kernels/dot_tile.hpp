@@ -68,27 +68,50 @@ struct DotTile {
   // (GCC 12 compiles whole vectors of bf16 / int8 loaded plainly into a memory operand per use,
   // reloading B for every row, and kept a copy of every vpdpbusd accumulator; objdump).
   // Otherwise whole steps, then a masked one.
-  template <int M, int N, int J0, int J1, bool Sums>
+  template <int M, int N, int J0, int J1, bool Sums, bool Pf>
   [[gnu::always_inline]] static void span(reg (&acc)[M][N], reg (&sums)[N], a_ptr a, int64_t lda,
-                                          b_ptr b, int64_t ldb, int64_t k) {
+                                          b_ptr b, int64_t ldb, int64_t k, b_ptr next) {
     constexpr int S = LoadA::kValues;
     int64_t p = 0;
     if constexpr (LoadA::kMaskedSteps) {
-      for (; p < k; p += S)
+      for (; p < k; p += S) {
+        if constexpr (Pf) prefetch<J0, J1>(next + p, ldb);
         step<M, N, J0, J1, Sums, false>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(k - p));
+      }
     } else {
-      for (; p + S <= k; p += S)
+      for (; p + S <= k; p += S) {
+        if constexpr (Pf) prefetch<J0, J1>(next + p, ldb);
         step<M, N, J0, J1, Sums, true>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(S));
+      }
       if (p < k)
         step<M, N, J0, J1, Sums, false>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(k - p));
     }
   }
 
-  template <int M, int N, bool Sums, int... Js>
+  // One step's line of each column of the next tile (a step is one 64-byte vector).
+  template <int J0, int J1>
+  [[gnu::always_inline]] static void prefetch(b_ptr next, int64_t ldb) {
+#pragma GCC unroll 4
+    for (int j = J0; j < J1; ++j) __builtin_prefetch(next + j * ldb, 0, 3);
+  }
+
+  template <int M, int N, bool Sums, bool Pf, int... Js>
   [[gnu::always_inline]] static void by_column(reg (&acc)[M][N], reg (&sums)[N], a_ptr a,
                                                int64_t lda, b_ptr b, int64_t ldb, int64_t k,
-                                               std::integer_sequence<int, Js...>) {
-    (span<M, N, Js, Js + 1, Sums>(acc, sums, a, lda, b, ldb, k), ...);
+                                               b_ptr next, std::integer_sequence<int, Js...>) {
+    (span<M, N, Js, Js + 1, Sums, Pf>(acc, sums, a, lda, b, ldb, k, next), ...);
+  }
+
+  template <int M, int N, bool Sums, bool Pf>
+  [[gnu::always_inline]] static void mainloop(reg (&acc)[M][N], reg (&sums)[N], const Args& x) {
+    const auto a = static_cast<a_ptr>(x.a);
+    const auto b = static_cast<b_ptr>(x.b);
+    const auto next = static_cast<b_ptr>(x.b_next);
+    if constexpr (M <= ByColumnMaxM)
+      by_column<M, N, Sums, Pf>(acc, sums, a, x.lda, b, x.ldb, x.k, next,
+                                std::make_integer_sequence<int, N>{});
+    else
+      span<M, N, 0, N, Sums, Pf>(acc, sums, a, x.lda, b, x.ldb, x.k, next);
   }
 
   template <int M, int N, bool Sums>
@@ -100,13 +123,10 @@ struct DotTile {
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) acc[i][j] = V::zero();
     }
-    const auto a = static_cast<a_ptr>(x.a);
-    const auto b = static_cast<b_ptr>(x.b);
-    if constexpr (M <= ByColumnMaxM)
-      by_column<M, N, Sums>(acc, sums, a, x.lda, b, x.ldb, x.k,
-                            std::make_integer_sequence<int, N>{});
+    if (x.b_next != nullptr)
+      mainloop<M, N, Sums, true>(acc, sums, x);
     else
-      span<M, N, 0, N, Sums>(acc, sums, a, x.lda, b, x.ldb, x.k);
+      mainloop<M, N, Sums, false>(acc, sums, x);
     settle_tile<V, M, N>(acc);
     store_dots<V, M, N>(acc, static_cast<typename V::elem*>(x.c), x.ldc,
                         Output::template make<V>(x));

@@ -104,6 +104,7 @@ struct LowpDotArgs {
   float alpha, beta;
   std::int32_t ibeta;
   std::int32_t* colsum;
+  const void* b_next = nullptr;  // as DotArgs::b_next
 };
 using LowpDotFn = void (*)(const LowpDotArgs&);
 inline constexpr int kLowpDotMr = 4;

@@ -79,6 +79,9 @@ struct DotArgs {
   int64_t ldc;
   float alpha;
   float beta;
+  // The next column tile's B (same layout), read into cache while this tile computes; null
+  // where there is none or this tile's rows are not the first over its columns.
+  const float* b_next = nullptr;
 };
 using DotKernelFn = void (*)(const DotArgs&);
 inline constexpr int kDotMr = 4;
