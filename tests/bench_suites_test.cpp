@@ -66,7 +66,7 @@ const std::vector<int64_t> kLlmM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024,
 TEST(BenchSuites, NamesAndDenseLeadingDimensions) {
   EXPECT_EQ(ab::suite_names(), (std::vector<std::string>{"llm", "llm-nt", "small", "odd", "tiny",
                                                          "quant", "quant-tiny", "llm100", "square",
-                                                         "decode", "random", "full"}));
+                                                         "decode", "decode-nt", "random", "full"}));
   ab::SuiteShape s;
   s.m = 3;
   s.n = 5;
@@ -85,8 +85,9 @@ TEST(BenchSuites, NamesAndDenseLeadingDimensions) {
 
 TEST(BenchSuites, EveryFileParsesWithoutDuplicates) {
   const std::map<std::string, std::size_t> sizes = {
-      {"llm", 182},  {"llm-nt", 8},     {"small", 202},  {"odd", 100},  {"tiny", 8},
-      {"quant", 23}, {"quant-tiny", 3}, {"llm100", 100}, {"square", 3}, {"decode", 67}};
+      {"llm", 182},  {"llm-nt", 8},  {"small", 202},    {"odd", 100},
+      {"tiny", 8},   {"quant", 23},  {"quant-tiny", 3}, {"llm100", 100},
+      {"square", 3}, {"decode", 67}, {"decode-nt", 67}};
   for (const auto& [name, size] : sizes) {
     SCOPED_TRACE(name);
     const std::vector<ab::SuiteShape> shapes = ab::load_suite(name, "");

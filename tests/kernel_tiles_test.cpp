@@ -169,7 +169,10 @@ void check_fp32_dots(const kernels::IsaKernels& ks) {
                                 c.ld,     s.alpha,  s.beta};
           // The read-ahead of a next tile (a hint, here over these columns again) changes
           // nothing; the kernels take another loop for it.
-          if (k % 2 == 1) args.b_next = b.data();
+          if (k % 2 == 1) {
+            args.b_next = b.data();
+            args.b_next_cols = n;
+          }
           ks.dot->get(m, n)(args);
           const std::string err = check_c(c, m, n, [&](int i, int j) {
             double acc = 0;
@@ -419,7 +422,10 @@ void check_dot_tiles(const kernels::LowpKernels& ks) {
               x.lda = lda;
               x.b = bl.data(int8);
               x.ldb = ldb;
-              if (k % 2 == 1) x.b_next = x.b;  // the read-ahead loop (DotArgs::b_next)
+              if (k % 2 == 1) {  // the read-ahead loops (DotArgs::b_next)
+                x.b_next = x.b;
+                x.b_next_cols = n;
+              }
               out.set(x, s, sums);
               ks.dot->get(m, n, swapped, flip)(x);
               // The flip applies to the u8 side: A unless swapped.

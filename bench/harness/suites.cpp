@@ -27,8 +27,9 @@ namespace {
 // CBLAS and most vendor interfaces take `int` sizes; a larger shape could not be run by them.
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
 
-constexpr std::string_view kFileSuites[] = {"llm",   "llm-nt",     "small",  "odd",    "tiny",
-                                            "quant", "quant-tiny", "llm100", "square", "decode"};
+constexpr std::string_view kFileSuites[] = {"llm",    "llm-nt", "small",      "odd",
+                                            "tiny",   "quant",  "quant-tiny", "llm100",
+                                            "square", "decode", "decode-nt"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 

@@ -30,8 +30,8 @@ int64_t dense_ldc(const SuiteShape&);
 // The shape with every 0 (dense) leading dimension replaced by the dense value.
 SuiteShape with_leading_dims(SuiteShape);
 
-// "llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny", "llm100", "square" (files in
-// suites_dir), "random", "full" (generated).
+// "llm", "llm-nt", "small", "odd", "tiny", "quant", "quant-tiny", "llm100", "square", "decode",
+// "decode-nt" (files in suites_dir), "random", "full" (generated).
 std::vector<std::string> suite_names();
 
 // Where the suite files are: $ADAPTCORE_SUITES_DIR if set and not empty; else, for an installed

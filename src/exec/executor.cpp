@@ -201,6 +201,7 @@ class F32DotOp : public F32Operands {
     args_.a = reinterpret_cast<const float*>(d.a);
     args_.b = reinterpret_cast<const float*>(d.b);
     args_.b_next = reinterpret_cast<const float*>(d.b_next);
+    args_.b_next_cols = d.b_next_cols;
     args_.c = static_cast<float*>(d.c);
     dot_.get(d.mv, d.nv)(args_);
   }

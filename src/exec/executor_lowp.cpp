@@ -161,7 +161,8 @@ class LowpOp {
                                               .beta = store_.beta,
                                               .ibeta = store_.ibeta,
                                               .colsum = sums,
-                                              .b_next = d.b_next});
+                                              .b_next = d.b_next,
+                                              .b_next_cols = d.b_next_cols});
   }
 
  private:

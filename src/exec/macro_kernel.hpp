@@ -77,9 +77,10 @@ struct TileCall {
 
 // One dot-product tile: mv x nv at row i, column j of C, over the whole depth.
 struct DotCall {
-  const unsigned char* a;  // op(A) row i (contiguous along k)
-  const unsigned char* b;  // op(B) column j (contiguous along k)
-  const unsigned char* b_next;  // the next column tile's B (first row tile only), or null
+  const unsigned char* a;       // op(A) row i (contiguous along k)
+  const unsigned char* b;       // op(B) column j (contiguous along k)
+  const unsigned char* b_next;  // B to read ahead (dot_prefetch), or null
+  int b_next_cols;              // its columns
   void* c;
   int64_t ldc;
   int64_t col;  // j - the block's first column
@@ -231,22 +232,40 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
   }
 }
 
-// What the first row tile of a dot-product column tile reads ahead while it computes: the
-// next column tile where a tile fits L1 (a column's stream is then a few KiB, over before the
-// hardware prefetchers reach it), else the same columns kDotPrefetchAheadBytes ahead (measured
-// slightly better than the next tile for 4 x 4096 x 4096). The later row tiles find the lines
-// cached. Single-row tiles read none: at M = 1 the loads alone keep enough lines in flight
-// (1 x 1536 x 576 was 0.93x with it). A/B on Zen 5, one core, weights from memory, fp32:
-// 4 / 8 / 16 x 1536 x 576 1.88x / 1.72x / 1.33x, 8 x 49152 x 576 1.80x, 4 x 4096 x 4096 1.22x;
-// bf16 and int8 2.1-3.8x on the same shapes.
+// What a dot-product column tile's row tiles read ahead while they compute (DotCall::b_next,
+// b_next_cols). Where a column tile fits L1 (a column's stream is then a few KiB, over before
+// the hardware prefetchers reach it): the next column tile. Its columns are asked for by the
+// first row tile; where they are short (kDotPrefetchShareBytes), shared out among the row
+// tiles instead, so that the lines are asked for over the whole tile's time and not in one
+// burst that the core's outstanding misses cap (one core, fp32, weights from memory: 12 / 16 x
+// 1536 x 576 1.28x / 1.22x, but 16 x 2048 x 1536 0.89x and 12 x 2048 x 2048 0.92x shared,
+// where the last columns are then asked for too late). A larger tile: the first row tile
+// reads its own columns kDotPrefetchAheadBytes ahead (slightly better than the next tile for
+// 4 x 4096 x 4096), and the later ones find them cached. A lone single-row tile reads none: at
+// M = 1 the loads alone keep enough lines in flight (1 x 1536 x 576 was 0.93x with it).
 inline constexpr int64_t kDotPrefetchTileMaxBytes = 48 * 1024;
+inline constexpr int64_t kDotPrefetchShareBytes = 4 * 1024;
 inline constexpr int64_t kDotPrefetchAheadBytes = 2048;
-inline const unsigned char* dot_prefetch_target(const ByteMatrix& b, int64_t j, int nr,
-                                                const Block& blk) noexcept {
+
+struct DotPrefetch {
+  const unsigned char* b = nullptr;
+  int cols = 0;
+};
+
+// Row tile `tile` of `tiles` (rows mv) of the column tile at column j (nv columns).
+inline DotPrefetch dot_prefetch(const ByteMatrix& b, const Block& blk, int64_t j, int nr, int nv,
+                                int64_t tile, int64_t tiles, int mv) noexcept {
   const int64_t column_bytes = (blk.k1 - blk.k0) * b.rs * b.eb;
-  if (column_bytes * nr <= kDotPrefetchTileMaxBytes)
-    return j + nr < blk.n1 ? b.at(0, j + nr) : nullptr;
-  return b.at(0, j) + kDotPrefetchAheadBytes;
+  if (column_bytes * nr > kDotPrefetchTileMaxBytes)
+    return tile == 0 && (tiles > 1 || mv > 1) ? DotPrefetch{b.at(0, j) + kDotPrefetchAheadBytes, nv}
+                                              : DotPrefetch{};
+  const int64_t next_cols = std::min<int64_t>(nr, blk.n1 - (j + nr));
+  if (next_cols <= 0 || (tiles == 1 && mv == 1)) return {};
+  const int64_t share =
+      column_bytes <= kDotPrefetchShareBytes ? ceil_div(nr, std::min<int64_t>(tiles, nr)) : nr;
+  const int64_t first = tile * share;
+  if (first >= next_cols) return {};
+  return {b.at(0, j + nr + first), static_cast<int>(std::min(share, next_cols - first))};
 }
 
 // The dot-product loop of one core (A rows and B columns contiguous along k): column tiles
@@ -259,17 +278,19 @@ void run_dot(const Plan& p, Op& op, const Block& blk) {
   const CTarget target = op.begin_panel(whole);
   DotCall d{};
   d.ldc = target.ld;
+  const int64_t tiles = ceil_div(blk.m1 - blk.m0, p.mr);
   for (int64_t j = blk.n0; j < blk.n1; j += p.nr) {
     d.nv = static_cast<int>(std::min<int64_t>(p.nr, blk.n1 - j));
     d.b = op.b.at(0, j);
-    const unsigned char* next = dot_prefetch_target(op.b, j, p.nr, blk);
     d.col = j - blk.n0;
-    for (int64_t i = blk.m0; i < blk.m1; i += p.mr) {
+    for (int64_t i = blk.m0, t = 0; i < blk.m1; i += p.mr, ++t) {
       d.mv = static_cast<int>(std::min<int64_t>(p.mr, blk.m1 - i));
       d.a = op.a.at(i, 0);
       d.c = target.at(i, j);
       d.first_row = i == blk.m0;
-      d.b_next = d.first_row && d.mv > 1 ? next : nullptr;
+      const DotPrefetch pf = dot_prefetch(op.b, blk, j, p.nr, d.nv, t, tiles, d.mv);
+      d.b_next = pf.b;
+      d.b_next_cols = pf.cols;
       op.dot_tile(d);
     }
   }

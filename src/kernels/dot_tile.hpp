@@ -68,19 +68,20 @@ struct DotTile {
   // (GCC 12 compiles whole vectors of bf16 / int8 loaded plainly into a memory operand per use,
   // reloading B for every row, and kept a copy of every vpdpbusd accumulator; objdump).
   // Otherwise whole steps, then a masked one.
-  template <int M, int N, int J0, int J1, bool Sums, bool Pf>
+  // Pf: columns of `next` read ahead, a line of each per step (0: none).
+  template <int M, int N, int J0, int J1, bool Sums, int Pf>
   [[gnu::always_inline]] static void span(reg (&acc)[M][N], reg (&sums)[N], a_ptr a, int64_t lda,
                                           b_ptr b, int64_t ldb, int64_t k, b_ptr next) {
     constexpr int S = LoadA::kValues;
     int64_t p = 0;
     if constexpr (LoadA::kMaskedSteps) {
       for (; p < k; p += S) {
-        if constexpr (Pf) prefetch<J0, J1>(next + p, ldb);
+        if constexpr (Pf > 0) prefetch<Pf>(next + p, ldb);
         step<M, N, J0, J1, Sums, false>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(k - p));
       }
     } else {
       for (; p + S <= k; p += S) {
-        if constexpr (Pf) prefetch<J0, J1>(next + p, ldb);
+        if constexpr (Pf > 0) prefetch<Pf>(next + p, ldb);
         step<M, N, J0, J1, Sums, true>(acc, sums, a + p, lda, b + p, ldb, LoadA::first(S));
       }
       if (p < k)
@@ -88,21 +89,22 @@ struct DotTile {
     }
   }
 
-  // One step's line of each column of the next tile (a step is one 64-byte vector).
-  template <int J0, int J1>
+  // One step's line of each of Pf columns read ahead (a step is one 64-byte vector).
+  template <int Pf>
   [[gnu::always_inline]] static void prefetch(b_ptr next, int64_t ldb) {
 #pragma GCC unroll 4
-    for (int j = J0; j < J1; ++j) __builtin_prefetch(next + j * ldb, 0, 3);
+    for (int j = 0; j < Pf; ++j) __builtin_prefetch(next + j * ldb, 0, 3);
   }
 
-  template <int M, int N, bool Sums, bool Pf, int... Js>
+  // Column by column: the first column's pass reads ahead.
+  template <int M, int N, bool Sums, int Pf, int... Js>
   [[gnu::always_inline]] static void by_column(reg (&acc)[M][N], reg (&sums)[N], a_ptr a,
                                                int64_t lda, b_ptr b, int64_t ldb, int64_t k,
                                                b_ptr next, std::integer_sequence<int, Js...>) {
-    (span<M, N, Js, Js + 1, Sums, Pf>(acc, sums, a, lda, b, ldb, k, next), ...);
+    (span < M, N, Js, Js + 1, Sums, Js == 0 ? Pf : 0 > (acc, sums, a, lda, b, ldb, k, next), ...);
   }
 
-  template <int M, int N, bool Sums, bool Pf>
+  template <int M, int N, bool Sums, int Pf>
   [[gnu::always_inline]] static void mainloop(reg (&acc)[M][N], reg (&sums)[N], const Args& x) {
     const auto a = static_cast<a_ptr>(x.a);
     const auto b = static_cast<b_ptr>(x.b);
@@ -116,6 +118,7 @@ struct DotTile {
 
   template <int M, int N, bool Sums>
   static void body(const Args& x) {
+    static_assert(N <= 4, "the read-ahead counts below stop at 4 columns");
     reg acc[M][N], sums[N];
 #pragma GCC unroll 4
     for (int j = 0; j < N; ++j) {
@@ -123,10 +126,14 @@ struct DotTile {
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) acc[i][j] = V::zero();
     }
-    if (x.b_next != nullptr)
-      mainloop<M, N, Sums, true>(acc, sums, x);
-    else
-      mainloop<M, N, Sums, false>(acc, sums, x);
+    // Columns read ahead: the counts dot_prefetch gives (1, 2, or a whole tile's 3 or 4).
+    switch (x.b_next == nullptr ? 0 : x.b_next_cols) {
+      case 0: mainloop<M, N, Sums, 0>(acc, sums, x); break;
+      case 1: mainloop<M, N, Sums, 1>(acc, sums, x); break;
+      case 2: mainloop<M, N, Sums, 2>(acc, sums, x); break;
+      case 3: mainloop<M, N, Sums, 3>(acc, sums, x); break;
+      default: mainloop<M, N, Sums, 4>(acc, sums, x); break;
+    }
     settle_tile<V, M, N>(acc);
     store_dots<V, M, N>(acc, static_cast<typename V::elem*>(x.c), x.ldc,
                         Output::template make<V>(x));

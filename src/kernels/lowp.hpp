@@ -104,7 +104,8 @@ struct LowpDotArgs {
   float alpha, beta;
   std::int32_t ibeta;
   std::int32_t* colsum;
-  const void* b_next = nullptr;  // as DotArgs::b_next
+  const void* b_next = nullptr;  // as DotArgs::b_next, b_next_cols
+  int b_next_cols = 0;
 };
 using LowpDotFn = void (*)(const LowpDotArgs&);
 inline constexpr int kLowpDotMr = 4;

@@ -79,9 +79,10 @@ struct DotArgs {
   int64_t ldc;
   float alpha;
   float beta;
-  // The next column tile's B (same layout), read into cache while this tile computes; null
-  // where there is none or this tile's rows are not the first over its columns.
+  // Columns of B (same layout, b_next_cols of them, at most kDotNr) read into cache while this
+  // tile computes, a line of each per step; null for none (exec/macro_kernel.hpp dot_prefetch).
   const float* b_next = nullptr;
+  int b_next_cols = 0;
 };
 using DotKernelFn = void (*)(const DotArgs&);
 inline constexpr int kDotMr = 4;
