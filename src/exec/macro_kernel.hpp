@@ -252,21 +252,34 @@ struct DotPrefetch {
   int cols = 0;
 };
 
-// Row tile `tile` of `tiles` (rows mv) of the column tile at column j (nv columns).
-inline DotPrefetch dot_prefetch(const ByteMatrix& b, const Block& blk, int64_t j, int nr, int nv,
-                                int64_t tile, int64_t tiles, int mv) noexcept {
-  const int64_t column_bytes = (blk.k1 - blk.k0) * b.rs * b.eb;
-  if (column_bytes * nr > kDotPrefetchTileMaxBytes)
-    return tile == 0 && (tiles > 1 || mv > 1) ? DotPrefetch{b.at(0, j) + kDotPrefetchAheadBytes, nv}
-                                              : DotPrefetch{};
-  const int64_t next_cols = std::min<int64_t>(nr, blk.n1 - (j + nr));
-  if (next_cols <= 0 || (tiles == 1 && mv == 1)) return {};
-  const int64_t share =
-      column_bytes <= kDotPrefetchShareBytes ? ceil_div(nr, std::min<int64_t>(tiles, nr)) : nr;
-  const int64_t first = tile * share;
-  if (first >= next_cols) return {};
-  return {b.at(0, j + nr + first), static_cast<int>(std::min(share, next_cols - first))};
-}
+// The read-ahead of a core's dot-product block, worked out once: which row tiles read ahead
+// and how many columns each (row tiles of one row never: their kernels have no read-ahead).
+struct DotPrefetchRule {
+  bool next_tile = false;  // the next column tile (else the own columns ahead)
+  int64_t tiles = 0;       // row tiles that read ahead (0: none)
+  int64_t share = 0;       // next-tile columns per reading row tile
+  DotPrefetchRule(const ByteMatrix& b, const Block& blk, int mr, int nr) noexcept {
+    const int64_t rows = blk.m1 - blk.m0, column_bytes = (blk.k1 - blk.k0) * b.rs * b.eb;
+    const int64_t full = rows / mr, multi = full + (rows % mr > 1 ? 1 : 0);
+    next_tile = column_bytes * nr <= kDotPrefetchTileMaxBytes;
+    if (multi == 0) return;
+    if (!next_tile) {
+      tiles = 1;
+      return;
+    }
+    tiles = column_bytes <= kDotPrefetchShareBytes ? std::min<int64_t>(multi, nr) : 1;
+    share = ceil_div(nr, tiles);
+  }
+  // Row tile t of the column tile at column j (nv columns).
+  DotPrefetch at(const ByteMatrix& b, const Block& blk, int64_t j, int nr, int nv,
+                 int64_t t) const noexcept {
+    if (t >= tiles) return {};
+    if (!next_tile) return {b.at(0, j) + kDotPrefetchAheadBytes, nv};
+    const int64_t first = t * share, next_cols = std::min<int64_t>(nr, blk.n1 - (j + nr));
+    if (first >= next_cols) return {};
+    return {b.at(0, j + nr + first), static_cast<int>(std::min(share, next_cols - first))};
+  }
+};
 
 // The dot-product loop of one core (A rows and B columns contiguous along k): column tiles
 // outer (B read once, in order), row tiles inner (A stays cached), each tile one kernel call
@@ -276,24 +289,33 @@ void run_dot(const Plan& p, Op& op, const Block& blk) {
   const CBlock whole{blk.m0, blk.m1, blk.n0, blk.n1};
   op.prepare(blk);
   const CTarget target = op.begin_panel(whole);
-  DotCall d{};
-  d.ldc = target.ld;
-  const int64_t tiles = ceil_div(blk.m1 - blk.m0, p.mr);
-  for (int64_t j = blk.n0; j < blk.n1; j += p.nr) {
-    d.nv = static_cast<int>(std::min<int64_t>(p.nr, blk.n1 - j));
-    d.b = op.b.at(0, j);
-    d.col = j - blk.n0;
-    for (int64_t i = blk.m0, t = 0; i < blk.m1; i += p.mr, ++t) {
-      d.mv = static_cast<int>(std::min<int64_t>(p.mr, blk.m1 - i));
-      d.a = op.a.at(i, 0);
-      d.c = target.at(i, j);
-      d.first_row = i == blk.m0;
-      const DotPrefetch pf = dot_prefetch(op.b, blk, j, p.nr, d.nv, t, tiles, d.mv);
-      d.b_next = pf.b;
-      d.b_next_cols = pf.cols;
-      op.dot_tile(d);
+  const DotPrefetchRule ahead(op.b, blk, p.mr, p.nr);
+  // Without read-ahead (M = 1) the loop of before it: a few cycles a tile show in small calls.
+  auto loop = [&]<bool Ahead>() {
+    DotCall d{};
+    d.ldc = target.ld;
+    for (int64_t j = blk.n0; j < blk.n1; j += p.nr) {
+      d.nv = static_cast<int>(std::min<int64_t>(p.nr, blk.n1 - j));
+      d.b = op.b.at(0, j);
+      d.col = j - blk.n0;
+      for (int64_t i = blk.m0, t = 0; i < blk.m1; i += p.mr, ++t) {
+        d.mv = static_cast<int>(std::min<int64_t>(p.mr, blk.m1 - i));
+        d.a = op.a.at(i, 0);
+        d.c = target.at(i, j);
+        d.first_row = i == blk.m0;
+        if constexpr (Ahead) {
+          const DotPrefetch pf = ahead.at(op.b, blk, j, p.nr, d.nv, t);
+          d.b_next = pf.b;
+          d.b_next_cols = pf.cols;
+        }
+        op.dot_tile(d);
+      }
     }
-  }
+  };
+  if (ahead.tiles > 0)
+    loop.template operator()<true>();
+  else
+    loop.template operator()<false>();
   op.finish(whole);
 }
 

@@ -126,13 +126,18 @@ struct DotTile {
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) acc[i][j] = V::zero();
     }
-    // Columns read ahead: the counts dot_prefetch gives (1, 2, or a whole tile's 3 or 4).
-    switch (x.b_next == nullptr ? 0 : x.b_next_cols) {
-      case 0: mainloop<M, N, Sums, 0>(acc, sums, x); break;
-      case 1: mainloop<M, N, Sums, 1>(acc, sums, x); break;
-      case 2: mainloop<M, N, Sums, 2>(acc, sums, x); break;
-      case 3: mainloop<M, N, Sums, 3>(acc, sums, x); break;
-      default: mainloop<M, N, Sums, 4>(acc, sums, x); break;
+    // Columns read ahead: the counts dot_prefetch gives (1, 2, or a whole tile's 3 or 4); never
+    // by a single-row tile, whose kernel stays as lean as it was (the decode calls of M = 1).
+    if constexpr (M == 1) {
+      mainloop<M, N, Sums, 0>(acc, sums, x);
+    } else {
+      switch (x.b_next == nullptr ? 0 : x.b_next_cols) {
+        case 0: mainloop<M, N, Sums, 0>(acc, sums, x); break;
+        case 1: mainloop<M, N, Sums, 1>(acc, sums, x); break;
+        case 2: mainloop<M, N, Sums, 2>(acc, sums, x); break;
+        case 3: mainloop<M, N, Sums, 3>(acc, sums, x); break;
+        default: mainloop<M, N, Sums, 4>(acc, sums, x); break;
+      }
     }
     settle_tile<V, M, N>(acc);
     store_dots<V, M, N>(acc, static_cast<typename V::elem*>(x.c), x.ldc,
