@@ -17,6 +17,7 @@
 #include "dispatch/internal_access.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
+#include "hw/detect_fallback.hpp"
 #include "hw/feature_claims.hpp"
 
 namespace adaptcore {
@@ -369,6 +370,27 @@ TEST(IsaFeatures, ProfileClaimingEveryFeatureMatchesTheCpu) {
     EXPECT_EQ(s, Status::InvalidProfile);
     EXPECT_NE(err.find(missing), std::string::npos) << err;
   }
+}
+
+// Where cpuinfo cannot be opened, detection falls back to the compiler's CPUID reader and
+// sysconf (hw/detect_fallback.hpp): the same ISA flags and first-level caches as cpuinfo's.
+TEST(IsaFeatures, DetectionWithoutCpuinfoAgrees) {
+  const HardwareProfile& hw = detected_hardware();
+  if (hw.name.rfind("unknown", 0) == 0) GTEST_SKIP() << "cpuinfo not available here";
+  HardwareProfile fb;
+  detect_without_cpuinfo(fb);
+  EXPECT_EQ(fb.fma3, hw.fma3);
+  EXPECT_EQ(fb.avx2, hw.avx2);
+  EXPECT_EQ(fb.avx512f, hw.avx512f);
+  EXPECT_EQ(fb.avx512bw, hw.avx512bw);
+  EXPECT_EQ(fb.avx512dq, hw.avx512dq);
+  EXPECT_EQ(fb.avx512vl, hw.avx512vl);
+  EXPECT_EQ(fb.avx512_bf16, hw.avx512_bf16);
+  EXPECT_EQ(fb.avx512_vnni, hw.avx512_vnni);
+  EXPECT_EQ(fb.l1d_bytes, hw.l1d_bytes);
+  EXPECT_EQ(fb.l2_bytes, hw.l2_bytes);
+  EXPECT_GT(fb.l3_bytes, 0);
+  EXPECT_LE(fb.l3_bytes, 4LL * 1024 * 1024);
 }
 
 }  // namespace

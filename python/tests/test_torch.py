@@ -248,6 +248,7 @@ def test_blas_drop_in_reaches_torch_fp32_linear():
         import ctypes, adaptcore
         ctypes.CDLL(adaptcore.blas_library(), mode=ctypes.RTLD_GLOBAL)
         import torch
+        print("capability", torch.backends.cpu.get_cpu_capability())
         torch.set_num_threads(1)
         lin = torch.nn.Linear(200, 300)
         with torch.no_grad():
@@ -266,6 +267,10 @@ def test_blas_drop_in_reaches_torch_fp32_linear():
     # torch's thread setting is the library's (the host's OpenMP threads)
     assert all("threads=1" in ln for ln in lines), lines
     # without the drop-in, no call reaches adaptcore
+    with_drop_in = [ln for ln in r.stdout.splitlines() if ln.startswith("capability")]
     r = run_python(code.replace("ctypes.CDLL(adaptcore.blas_library(), mode=ctypes.RTLD_GLOBAL)",
                                 ""), {"ADAPTCORE_VERBOSE": "1"})
     assert r.returncode == 0 and "adaptcore: f32" not in r.stderr
+    # and torch's own kernels keep their vector ISA: the drop-in brings no library of its own
+    # into the global scope (libcpuinfo did, and torch's operators fell to their scalar path)
+    assert with_drop_in == [ln for ln in r.stdout.splitlines() if ln.startswith("capability")]

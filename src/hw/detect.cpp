@@ -1,6 +1,8 @@
-// Run-time detection of the hardware profile with cpuinfo, plus the clock probe. Bandwidth
-// and overhead figures are defaults scaled by the clock until a calibrated profile is loaded.
-#include <cpuinfo.h>
+// Run-time detection of the hardware profile with cpuinfo (opened privately,
+// hw/cpuinfo_private.hpp; where it is missing, the compiler's CPUID reader and sysconf), plus the
+// clock probe. Bandwidth and overhead figures are defaults scaled by the clock until a calibrated
+// profile is loaded.
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -9,6 +11,8 @@
 
 #include "adaptcore/hardware.hpp"
 #include "hw/clock_probe.hpp"
+#include "hw/cpuinfo_private.hpp"
+#include "hw/detect_fallback.hpp"
 #include "hw/fma_probe.hpp"
 
 namespace adaptcore {
@@ -30,38 +34,72 @@ bool transparent_huge_pages_always() {
   return std::getline(f, line) && line.find("[always]") != std::string::npos;
 }
 
+}  // namespace
+
+// Without cpuinfo: the ISA flags from the compiler's CPUID reader (which also checks that the
+// OS saves the vector state), the per-core cache sizes from glibc's sysconf.
+void detect_without_cpuinfo(HardwareProfile& hw) {
+  hw.name = "unknown (cpuinfo not found)";
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  hw.fma3 = __builtin_cpu_supports("fma") != 0;
+  hw.avx2 = __builtin_cpu_supports("avx2") != 0;
+  hw.avx512f = __builtin_cpu_supports("avx512f") != 0;
+  hw.avx512bw = __builtin_cpu_supports("avx512bw") != 0;
+  hw.avx512dq = __builtin_cpu_supports("avx512dq") != 0;
+  hw.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
+  hw.avx512_bf16 = __builtin_cpu_supports("avx512bf16") != 0;
+  hw.avx512_vnni = __builtin_cpu_supports("avx512vnni") != 0;
+#endif
+  auto conf = [](int name, int64_t fallback) {
+    const long v = sysconf(name);
+    return v > 0 ? static_cast<int64_t>(v) : fallback;
+  };
+  hw.l1d_bytes = conf(_SC_LEVEL1_DCACHE_SIZE, hw.l1d_bytes);
+  hw.l1d_ways = static_cast<int>(conf(_SC_LEVEL1_DCACHE_ASSOC, hw.l1d_ways));
+  hw.l2_bytes = conf(_SC_LEVEL2_CACHE_SIZE, hw.l2_bytes);
+  hw.l2_ways = static_cast<int>(conf(_SC_LEVEL2_CACHE_ASSOC, hw.l2_ways));
+  // sysconf gives the whole L3 of the part, not a core's share: at most kMaxL3PerCore counts.
+  hw.l3_warm_bytes =
+      std::min<int64_t>(conf(_SC_LEVEL3_CACHE_SIZE, hw.l3_warm_bytes), 4 * kMaxL3PerCore);
+  hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, hw.l3_warm_bytes);
+}
+
+namespace {
+
 HardwareProfile detect() {
   HardwareProfile hw;
   hw.source = "detected";
-  const bool ok = cpuinfo_initialize();
-  hw.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (ok) {
-    hw.name = cpuinfo_get_package(0) != nullptr ? cpuinfo_get_package(0)->name : "unknown";
-    hw.cores = static_cast<int>(std::max(1u, cpuinfo_get_cores_count()));
+  const CpuinfoView* ci = private_cpuinfo();
+  if (ci != nullptr && ci->initialize()) {
+    const cpuinfo_package* package = ci->get_package(0);
+    hw.name = package != nullptr ? package->name : "unknown";
+    hw.cores = static_cast<int>(std::max(1u, ci->get_cores_count()));
 #if defined(__x86_64__) || defined(__i386__)
-    hw.fma3 = cpuinfo_has_x86_fma3();
-    hw.avx2 = cpuinfo_has_x86_avx2();
-    hw.avx512f = cpuinfo_has_x86_avx512f();
-    hw.avx512bw = cpuinfo_has_x86_avx512bw();
-    hw.avx512dq = cpuinfo_has_x86_avx512dq();
-    hw.avx512vl = cpuinfo_has_x86_avx512vl();
-    hw.avx512_bf16 = cpuinfo_has_x86_avx512bf16();
-    hw.avx512_vnni = cpuinfo_has_x86_avx512vnni();
+    const cpuinfo_x86_isa& isa = *ci->isa;
+    hw.fma3 = isa.fma3;
+    hw.avx2 = isa.avx2;
+    hw.avx512f = isa.avx512f;
+    hw.avx512bw = isa.avx512bw;
+    hw.avx512dq = isa.avx512dq;
+    hw.avx512vl = isa.avx512vl;
+    hw.avx512_bf16 = isa.avx512bf16;
+    hw.avx512_vnni = isa.avx512vnni;
 #endif
-    if (const auto* l1 = cpuinfo_get_l1d_cache(0)) {
+    if (const auto* l1 = ci->get_l1d_cache(0)) {
       hw.l1d_bytes = l1->size;
       if (l1->associativity > 0) hw.l1d_ways = static_cast<int>(l1->associativity);
     }
-    if (const auto* l2 = cpuinfo_get_l2_cache(0)) {
+    if (const auto* l2 = ci->get_l2_cache(0)) {
       hw.l2_bytes = l2->size / std::max(1u, l2->processor_count);
       if (l2->associativity > 0) hw.l2_ways = static_cast<int>(l2->associativity);
     }
-    if (const auto* l3 = cpuinfo_get_l3_cache(0)) {
+    if (const auto* l3 = ci->get_l3_cache(0)) {
       hw.l3_warm_bytes = l3->size / std::max(1u, l3->processor_count);
       hw.l3_bytes = std::min<int64_t>(kMaxL3PerCore, hw.l3_warm_bytes);
     }
   } else {
-    hw.name = "unknown (cpuinfo failed)";
+    detect_without_cpuinfo(hw);
   }
   hw.page_bytes = transparent_huge_pages_always() ? 2 * 1024 * 1024 : 4096;
   hw.freq_ghz = measure_clock_ghz();
