@@ -8,17 +8,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "candidate_timing.hpp"
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "measure/bench_util.hpp"
-#include "plan/plan.hpp"
 
 namespace {
 
@@ -35,32 +36,18 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t m = 0, n = 0, k = 0;
-  int threads = 1, reps = 4;
-  bool ta = false, tb = false;
-  double pool_mib = 256;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    const char* v = argv[i + 1];
-    if (a == "--m")
-      m = std::atoll(v);
-    else if (a == "--n")
-      n = std::atoll(v);
-    else if (a == "--k")
-      k = std::atoll(v);
-    else if (a == "--transa")
-      ta = std::atoi(v) != 0;
-    else if (a == "--transb")
-      tb = std::atoi(v) != 0;
-    else if (a == "--threads")
-      threads = std::atoi(v);
-    else if (a == "--pool-mib")
-      pool_mib = std::atof(v);
-    else if (a == "--reps")
-      reps = std::atoi(v);
-    else
-      return usage();
-  }
+  std::map<std::string, std::string> v;
+  if (!bench::parse_pairs(argc, argv,
+                          {"m", "n", "k", "transa", "transb", "threads", "pool-mib", "reps"}, v))
+    return usage();
+  auto num = [&](const char* name, double fallback) {
+    return v.count(name) != 0 ? std::atof(v[name].c_str()) : fallback;
+  };
+  const auto m = static_cast<int64_t>(num("m", 0)), n = static_cast<int64_t>(num("n", 0)),
+             k = static_cast<int64_t>(num("k", 0));
+  const int threads = static_cast<int>(num("threads", 1)), reps = static_cast<int>(num("reps", 4));
+  const bool ta = num("transa", 0) != 0, tb = num("transb", 0) != 0;
+  const double pool_mib = num("pool-mib", 256);
   if (m < 1 || n < 1 || k < 1 || threads < 1 || reps < 1) return usage();
   ContextOptions co;
   co.threads = threads;
@@ -100,21 +87,8 @@ int main(int argc, char** argv) {
               static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), ta ? "T" : "N",
               tb ? "T" : "N", copies, static_cast<double>(copies) * bytes_per / (1 << 20), threads,
               threads == 1 ? "" : "s");
-  std::printf("%-84s %12s %12s\n", "plan", "predicted_us", "measured_us");
-  for (std::size_t ci = 0; ci < e.candidates.size(); ++ci) {
-    const Plan& p = e.candidates[ci].plan;
-    std::vector<double> t;
-    for (std::size_t r = 0; r < static_cast<std::size_t>(reps) * copies; ++r) {
-      const GemmProblem g = problem(r % copies);
-      Status st = Status::Ok;
-      t.push_back(am::time_once([&] { st = execute(p, g, impl.kernels(), pool); }));
-      if (st != Status::Ok) {
-        std::fprintf(stderr, "execute: %s\n", to_string(st));
-        return 1;
-      }
-    }
-    std::printf("%-84s %12.1f %12.1f%s\n", describe(p).c_str(), e.candidates[ci].cost.total_us,
-                am::median(t) * 1e6, ci == e.chosen ? "  <- chosen" : "");
-  }
-  return 0;
+  return bench::time_candidates(e, static_cast<std::size_t>(reps) * copies,
+                                [&](const Plan& p, std::size_t r) {
+                                  return execute(p, problem(r % copies), impl.kernels(), pool);
+                                });
 }

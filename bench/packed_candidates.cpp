@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "candidate_timing.hpp"
 #include "core/packed_weights.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
@@ -36,30 +38,17 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t m = 0, n = 0, k = 0;
-  int threads = 2, reps = 4;
-  double pool_mib = 512;
-  std::string dtype = "bf16";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    const char* v = argv[i + 1];
-    if (a == "--m")
-      m = std::atoll(v);
-    else if (a == "--n")
-      n = std::atoll(v);
-    else if (a == "--k")
-      k = std::atoll(v);
-    else if (a == "--dtype")
-      dtype = v;
-    else if (a == "--threads")
-      threads = std::atoi(v);
-    else if (a == "--pool-mib")
-      pool_mib = std::atof(v);
-    else if (a == "--reps")
-      reps = std::atoi(v);
-    else
-      return usage();
-  }
+  std::map<std::string, std::string> v;
+  if (!bench::parse_pairs(argc, argv, {"m", "n", "k", "dtype", "threads", "pool-mib", "reps"}, v))
+    return usage();
+  auto num = [&](const char* name, double fallback) {
+    return v.count(name) != 0 ? std::atof(v[name].c_str()) : fallback;
+  };
+  const auto m = static_cast<int64_t>(num("m", 0)), n = static_cast<int64_t>(num("n", 0)),
+             k = static_cast<int64_t>(num("k", 0));
+  const int threads = static_cast<int>(num("threads", 2)), reps = static_cast<int>(num("reps", 4));
+  const double pool_mib = num("pool-mib", 512);
+  const std::string dtype = v.count("dtype") != 0 ? v["dtype"] : "bf16";
   if (m < 1 || n < 1 || k < 1 || threads < 1 || reps < 1 || (dtype != "bf16" && dtype != "u8s8"))
     return usage();
   const bool int8 = dtype == "u8s8";
@@ -106,23 +95,11 @@ int main(int argc, char** argv) {
               static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), dtype.c_str(),
               w0.nr, copies, static_cast<double>(copies * w0.bytes()) / (1 << 20), threads,
               threads == 1 ? "" : "s");
-  std::printf("%-84s %12s %12s\n", "plan", "predicted_us", "measured_us");
-  for (std::size_t ci = 0; ci < e.candidates.size(); ++ci) {
-    const Plan& p = e.candidates[ci].plan;
-    std::vector<double> t;
-    for (std::size_t r = 0; r < static_cast<std::size_t>(reps) * copies; ++r) {
-      const detail::PackedWeightsImpl& w = *detail::impl_of(handles[r % copies]);
-      g.b.ptr = w.data.get();
-      g.b_colsum = int8 ? w.colsum.data() : nullptr;
-      Status st = Status::Ok;
-      t.push_back(am::time_once([&] { st = execute(p, g, *w0.lowp, pool); }));
-      if (st != Status::Ok) {
-        std::fprintf(stderr, "execute: %s\n", to_string(st));
-        return 1;
-      }
-    }
-    std::printf("%-84s %12.1f %12.1f%s\n", describe(p).c_str(), e.candidates[ci].cost.total_us,
-                am::median(t) * 1e6, ci == e.chosen ? "  <- chosen" : "");
-  }
-  return 0;
+  return bench::time_candidates(
+      e, static_cast<std::size_t>(reps) * copies, [&](const Plan& p, std::size_t r) {
+        const detail::PackedWeightsImpl& w = *detail::impl_of(handles[r % copies]);
+        g.b.ptr = w.data.get();
+        g.b_colsum = int8 ? w.colsum.data() : nullptr;
+        return execute(p, g, *w0.lowp, pool);
+      });
 }

@@ -1,0 +1,56 @@
+// Shared by the programs that time every candidate plan of a call against the model
+// (f32_candidates.cpp, packed_candidates.cpp): their `--name value` arguments and the table of
+// plans with predicted and measured times.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "adaptcore/adaptcore.hpp"
+#include "measure/bench_util.hpp"
+#include "plan/plan.hpp"
+#include "planner/planner.hpp"
+
+namespace adaptcore::bench {
+
+// `--name value` pairs into `values` (the names given, each at most once). False on anything
+// else: an unknown name, a name without a value.
+inline bool parse_pairs(int argc, char** argv, const std::vector<std::string>& names,
+                        std::map<std::string, std::string>& values) {
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc || a.rfind("--", 0) != 0) return false;
+    bool known = false;
+    for (const std::string& n : names) known = known || a == "--" + n;
+    if (!known) return false;
+    values[a.substr(2)] = argv[i + 1];
+  }
+  return true;
+}
+
+// Every candidate of `e`, each run `runs` times by run(plan, r) (one timed call, the r-th
+// operand set), its median against the prediction; the chosen one marked. Returns 1 (with the
+// status printed) where a call fails, else 0.
+template <class Run>
+int time_candidates(const Explanation& e, std::size_t runs, Run run) {
+  std::printf("%-84s %12s %12s\n", "plan", "predicted_us", "measured_us");
+  for (std::size_t ci = 0; ci < e.candidates.size(); ++ci) {
+    const Plan& p = e.candidates[ci].plan;
+    std::vector<double> t;
+    for (std::size_t r = 0; r < runs; ++r) {
+      Status st = Status::Ok;
+      t.push_back(measure::time_once([&] { st = run(p, r); }));
+      if (st != Status::Ok) {
+        std::fprintf(stderr, "execute: %s\n", to_string(st));
+        return 1;
+      }
+    }
+    std::printf("%-84s %12.1f %12.1f%s\n", describe(p).c_str(), e.candidates[ci].cost.total_us,
+                measure::median(t) * 1e6, ci == e.chosen ? "  <- chosen" : "");
+  }
+  return 0;
+}
+
+}  // namespace adaptcore::bench
