@@ -35,11 +35,16 @@ struct ValidateArgs {
   // Operands rotate over sets of buffers totalling this many MiB (0: one set, reused, so the
   // operands stay as warm as the caches allow), as `adaptcore bench` times the libraries.
   double pool_mib = 64;
+  bool trans_b = false;  // sampled shapes with B stored n x k (a framework's weights)
 };
 
 struct Shape {
   int64_t m, n, k;
+  bool ta = false, tb = false;
 };
+
+// "M N K", optionally followed by the layouts of A and B as N or T (the suite files' form).
+std::string layout_of(const Shape& s) { return std::string(s.ta ? "T" : "N") + (s.tb ? "T" : "N"); }
 
 std::vector<Shape> read_shapes(const std::string& path) {
   std::ifstream in(path);
@@ -54,6 +59,13 @@ std::vector<Shape> read_shapes(const std::string& path) {
     Shape s{};
     if (ss >> s.m >> s.n >> s.k) {
       if (s.m < 1 || s.n < 1 || s.k < 1) throw std::runtime_error("bad shape line: " + line);
+      std::string ta, tb;
+      if (ss >> ta) {
+        if (!(ss >> tb) || (ta != "N" && ta != "T") || (tb != "N" && tb != "T"))
+          throw std::runtime_error("bad layouts (N or T for A and B): " + line);
+        s.ta = ta == "T";
+        s.tb = tb == "T";
+      }
       out.push_back(s);
     }
   }
@@ -61,7 +73,7 @@ std::vector<Shape> read_shapes(const std::string& path) {
 }
 
 // LLM-like shapes: M log-uniform in [1, 4096] (tokens), N and K from model widths.
-std::vector<Shape> sample_shapes(int count, std::uint64_t seed, double max_gflop) {
+std::vector<Shape> sample_shapes(int count, std::uint64_t seed, double max_gflop, bool trans_b) {
   static constexpr int64_t kWidths[] = {1024, 2048, 4096, 5120, 8192, 11008, 14336};
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> logm(0.0, std::log(4096.0));
@@ -69,7 +81,7 @@ std::vector<Shape> sample_shapes(int count, std::uint64_t seed, double max_gflop
   std::vector<Shape> out;
   while (static_cast<int>(out.size()) < count) {
     Shape s{std::max<int64_t>(1, std::llround(std::exp(logm(rng)))), kWidths[pick(rng)],
-            kWidths[pick(rng)]};
+            kWidths[pick(rng)], false, trans_b};
     if (2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) <=
         max_gflop * 1e9)
       out.push_back(s);
@@ -81,9 +93,9 @@ void run_validate(const ValidateArgs& args) {
   auto ctx = make_context(args.ctx);
   if (!ctx) throw CLI::RuntimeError(1);
   detail::ContextImpl& impl = ::adaptcore::detail::impl_of(*ctx);
-  const std::vector<Shape> shapes = args.shapes_file.empty()
-                                        ? sample_shapes(args.sample, args.seed, args.max_gflop)
-                                        : read_shapes(args.shapes_file);
+  const std::vector<Shape> shapes =
+      args.shapes_file.empty() ? sample_shapes(args.sample, args.seed, args.max_gflop, args.trans_b)
+                               : read_shapes(args.shapes_file);
   if (shapes.empty()) {
     std::cerr << "error: no shapes (give --shapes FILE or --sample N)\n";
     throw CLI::RuntimeError(1);
@@ -111,8 +123,9 @@ void run_validate(const ValidateArgs& args) {
       float* c = bufs.back().get();
       measure::fill_uniform(a, a_n, 1 + 2 * i);
       measure::fill_uniform(b, b_n, 2 + 2 * i);
-      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, s.m, s.n, s.k, 1.0f, a, s.k, b, s.n,
-                       0.0f, c, s.n, probs[i]) != Status::Ok)
+      if (make_problem(Layout::RowMajor, s.ta ? Trans::Yes : Trans::No,
+                       s.tb ? Trans::Yes : Trans::No, s.m, s.n, s.k, 1.0f, a, s.ta ? s.m : s.k, b,
+                       s.tb ? s.k : s.n, 0.0f, c, s.n, probs[i]) != Status::Ok)
         throw std::runtime_error("invalid shape");
     }
     const GemmProblem& prob = probs[0];
@@ -157,6 +170,7 @@ void run_validate(const ValidateArgs& args) {
 
     validation::ShapeResult res;
     res.m = s.m, res.n = s.n, res.k = s.k;
+    res.trans_a = s.ta, res.trans_b = s.tb;
     res.cls = to_string(e.cls);
     for (std::size_t i = 0; i < picked.size(); ++i) {
       const auto& cand = e.candidates[picked[i]];
@@ -184,8 +198,9 @@ void run_validate(const ValidateArgs& args) {
     const double eta =
         elapsed / static_cast<double>(si + 1) * static_cast<double>(shapes.size() - si - 1);
     std::cerr << "\r[" << (si + 1) << '/' << shapes.size() << "] " << s.m << 'x' << s.n << 'x'
-              << s.k << " regret " << std::fixed << std::setprecision(3) << res.regret() << "  eta "
-              << std::setprecision(0) << eta << " s      " << std::flush;
+              << s.k << ' ' << layout_of(s) << " regret " << std::fixed << std::setprecision(3)
+              << res.regret() << "  eta " << std::setprecision(0) << eta << " s      "
+              << std::flush;
   }
   std::cerr << '\n';
 
@@ -208,7 +223,8 @@ void run_validate(const ValidateArgs& args) {
   std::cout << "worst shapes:\n";
   for (std::size_t w = 0; w < std::min<std::size_t>(5, worst.size()); ++w) {
     const auto& r = results[worst[w].second];
-    std::cout << "  " << r.m << 'x' << r.n << 'x' << r.k << " regret " << worst[w].first
+    std::cout << "  " << r.m << 'x' << r.n << 'x' << r.k << ' '
+              << layout_of({r.m, r.n, r.k, r.trans_a, r.trans_b}) << " regret " << worst[w].first
               << "\n    chose  " << r.candidates[r.chosen].plan << "\n    best   "
               << r.candidates[r.best_measured()].plan << '\n';
   }
@@ -232,7 +248,8 @@ void run_validate(const ValidateArgs& args) {
                     {"median_spearman", sum.median_spearman}};
     for (const auto& r : results) {
       nlohmann::ordered_json js;
-      js["m"] = r.m, js["n"] = r.n, js["k"] = r.k, js["class"] = r.cls;
+      js["m"] = r.m, js["n"] = r.n, js["k"] = r.k, js["trans_a"] = r.trans_a,
+      js["trans_b"] = r.trans_b, js["class"] = r.cls;
       js["chosen"] = r.candidates[r.chosen].plan;
       js["best"] = r.candidates[r.best_measured()].plan;
       js["regret"] = r.regret();
@@ -265,11 +282,14 @@ void register_validate_model(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate-model", "measure the planner's candidates per shape: regret of the model's choice");
   add_context_options(*cmd, args->ctx);
-  auto* file =
-      cmd->add_option("--shapes", args->shapes_file, "shape file: 'M N K' or MxNxK per line");
+  auto* file = cmd->add_option(
+      "--shapes", args->shapes_file,
+      "shape file: 'M N K [A B]' (A, B: N or T, as in suite files) or MxNxK per line");
   auto* sample = cmd->add_option("--sample", args->sample, "number of random LLM-like shapes")
                      ->check(CLI::Range(1, 100000));
   file->excludes(sample);
+  cmd->add_flag("--transb", args->trans_b,
+                "sampled shapes with B stored n x k (the weights of a framework's linear layer)");
   cmd->add_option("--seed", args->seed, "seed of the sample and of the random candidates");
   cmd->add_option("--max-gflop", args->max_gflop, "largest sampled shape, GFLOP")
       ->check(CLI::PositiveNumber);

@@ -16,6 +16,7 @@ struct CandidateResult {
 
 struct ShapeResult {
   int64_t m = 0, n = 0, k = 0;
+  bool trans_a = false, trans_b = false;  // A stored k x m, B stored n x k
   std::string cls;
   std::vector<CandidateResult> candidates;  // candidates[chosen] is the model's choice
   std::size_t chosen = 0;
