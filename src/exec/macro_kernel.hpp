@@ -241,8 +241,11 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
 // 1536 x 576 1.28x / 1.22x, but 16 x 2048 x 1536 0.89x and 12 x 2048 x 2048 0.92x shared,
 // where the last columns are then asked for too late). A larger tile: the first row tile
 // reads its own columns kDotPrefetchAheadBytes ahead (slightly better than the next tile for
-// 4 x 4096 x 4096), and the later ones find them cached. A lone single-row tile reads none: at
-// M = 1 the loads alone keep enough lines in flight (1 x 1536 x 576 was 0.93x with it).
+// 4 x 4096 x 4096), and the later ones find them cached. A lone fp32 single-row tile reads
+// none: at M = 1 its loads alone keep enough lines in flight (1 x 1536 x 576 was 0.93x with
+// it, 1 x 2048 x 512 0.85x). The bf16 and int8 ones do (their loads are masked, every step,
+// and fall behind: one core, cold, bf16 1 x 7143 x 110 159 -> 52 us, 1 x 4096 x 4096 1384 ->
+// 953 us; int8 1 x 1536 x 576 92 -> 32 us, 1 x 14336 x 4096 5049 -> 3669 us).
 inline constexpr int64_t kDotPrefetchTileMaxBytes = 48 * 1024;
 inline constexpr int64_t kDotPrefetchShareBytes = 4 * 1024;
 inline constexpr int64_t kDotPrefetchAheadBytes = 2048;
@@ -253,7 +256,7 @@ struct DotPrefetch {
 };
 
 // The read-ahead of a core's dot-product block, worked out once: which row tiles read ahead
-// and how many columns each (row tiles of one row never: their kernels have no read-ahead).
+// and how many columns each (fp32 tiles of one row never: their kernels have no read-ahead).
 struct DotPrefetchRule {
   bool next_tile = false;  // the next column tile (else the own columns ahead)
   int64_t tiles = 0;       // row tiles that read ahead (0: none)
@@ -262,7 +265,14 @@ struct DotPrefetchRule {
     const int64_t rows = blk.m1 - blk.m0, column_bytes = (blk.k1 - blk.k0) * b.rs * b.eb;
     const int64_t full = rows / mr, multi = full + (rows % mr > 1 ? 1 : 0);
     next_tile = column_bytes * nr <= kDotPrefetchTileMaxBytes;
-    if (multi == 0) return;
+    if (multi == 0) {
+      // Single-row tiles: low-precision ones read ahead too, fp32 ones not (see above).
+      if (b.eb < 4) {
+        tiles = 1;
+        share = nr;
+      }
+      return;
+    }
     if (!next_tile) {
       tiles = 1;
       return;

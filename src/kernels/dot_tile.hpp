@@ -126,9 +126,10 @@ struct DotTile {
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) acc[i][j] = V::zero();
     }
-    // Columns read ahead: the counts dot_prefetch gives (1, 2, or a whole tile's 3 or 4); never
-    // by a single-row tile, whose kernel stays as lean as it was (the decode calls of M = 1).
-    if constexpr (M == 1) {
+    // Columns read ahead: the counts DotPrefetchRule gives (1, 2, or a whole tile's 3 or 4).
+    // Never by an fp32 single-row tile (exec/macro_kernel.hpp), whose kernel stays as lean as
+    // it was: the decode calls of M = 1 (a switch here cost 1 x 1290 x 68 warm 7%).
+    if constexpr (M == 1 && !LoadB::kMaskedSteps) {
       mainloop<M, N, Sums, 0>(acc, sums, x);
     } else {
       switch (x.b_next == nullptr ? 0 : x.b_next_cols) {
