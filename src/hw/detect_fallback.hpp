@@ -9,4 +9,7 @@ namespace adaptcore {
 
 void detect_without_cpuinfo(HardwareProfile& hw);
 
+// The ISA flags of `from` into `to`.
+void copy_isa_flags(const HardwareProfile& from, HardwareProfile& to);
+
 }  // namespace adaptcore
