@@ -8,7 +8,7 @@
 // type with first(n) (the first n values) and load_m(p, mask) (those values, the rest zero),
 // and kMaskedSteps (every step masked, see span); they may transform what they read (the int8
 // flip). With Sums (Step::ones() and a colsum in Args) B's column sums are accumulated
-// too. Rows up to ByColumnMaxM run column by column instead of step by step (see int8).
+// too.
 // Included by the ISA units; the unnamed namespace gives each its own copy, built with its flags.
 #pragma once
 
@@ -35,8 +35,7 @@ struct VecValues {
   static reg load_m(const float* p, mask n) { return V::load_n(p, n); }
 };
 
-template <class Args, class Step, class LoadA, class LoadB, int ByColumnMaxM = 0,
-          class Output = TypedOutput>
+template <class Args, class Step, class LoadA, class LoadB, class Output = TypedOutput>
 struct DotTile {
   using V = typename Step::Acc;
   using reg = typename V::reg;
@@ -96,24 +95,12 @@ struct DotTile {
     for (int j = 0; j < Pf; ++j) __builtin_prefetch(next + j * ldb, 0, 3);
   }
 
-  // Column by column: the first column's pass reads ahead.
-  template <int M, int N, bool Sums, int Pf, int... Js>
-  [[gnu::always_inline]] static void by_column(reg (&acc)[M][N], reg (&sums)[N], a_ptr a,
-                                               int64_t lda, b_ptr b, int64_t ldb, int64_t k,
-                                               b_ptr next, std::integer_sequence<int, Js...>) {
-    (span < M, N, Js, Js + 1, Sums, Js == 0 ? Pf : 0 > (acc, sums, a, lda, b, ldb, k, next), ...);
-  }
-
   template <int M, int N, bool Sums, int Pf>
   [[gnu::always_inline]] static void mainloop(reg (&acc)[M][N], reg (&sums)[N], const Args& x) {
     const auto a = static_cast<a_ptr>(x.a);
     const auto b = static_cast<b_ptr>(x.b);
     const auto next = static_cast<b_ptr>(x.b_next);
-    if constexpr (M <= ByColumnMaxM)
-      by_column<M, N, Sums, Pf>(acc, sums, a, x.lda, b, x.ldb, x.k, next,
-                                std::make_integer_sequence<int, N>{});
-    else
-      span<M, N, 0, N, Sums, Pf>(acc, sums, a, x.lda, b, x.ldb, x.k, next);
+    span<M, N, 0, N, Sums, Pf>(acc, sums, a, x.lda, b, x.ldb, x.k, next);
   }
 
   template <int M, int N, bool Sums>

@@ -111,15 +111,14 @@ constexpr LowpDirectTile kDirect{4,
 // Dot-product tiles (LowpDotArgs): per 64 depth values M + N loads of 64 bytes and M x N
 // vpdpbusd with the u8 side (A, or B when SwapB) as the unsigned operand, its bytes xored with
 // 0x80 when Flip; with a colsum also B's column sums by vpdpbusd against ones (N more per
-// step). Up to 2 rows run column by column: with B dense (ldb == k) the tile's columns are one
-// contiguous run read as a single stream, where four interleaved 4 KiB columns (K = 4096) ramp
-// the hardware prefetchers up again every tile; one accumulator chain per row still moves 64
-// bytes per dot latency, ~47 GB/s a core: faster at M = 1, equal at M = 2 (bf16's 8 KiB
-// columns gain nothing, so its tiles keep one order; docs/LOWP.md, "Kernel measurements").
+// step). Step by step over the tile's columns, as the other types: with the next column tile
+// read ahead (exec/macro_kernel.hpp DotPrefetchRule) that runs 1 x 14336 x 4096 cold on one
+// core in 1812 us against 3790 column by column, the order these tiles had for M <= 2 before
+// it (one accumulator chain per row then moved 64 bytes a dot latency; Zen 5, 2026-12-05).
 template <bool SwapB, bool Flip>
 using Dot =
     DotTile<LowpDotArgs, DpbusdStep<SwapB>, std::conditional_t<SwapB, S8Values, U8Values<Flip>>,
-            std::conditional_t<SwapB, U8Values<Flip>, S8Values>, 2>;
+            std::conditional_t<SwapB, U8Values<Flip>, S8Values>>;
 constexpr LowpDotKernels kDot{dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, false>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<false, true>>(),
                               dot_table<LowpDotFn, kLowpDotMr, kLowpDotNr, Dot<true, false>>(),
