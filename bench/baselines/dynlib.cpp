@@ -7,21 +7,11 @@
 #include <cstring>
 #include <filesystem>
 
+#include "hw/deep_bind.hpp"
+
 namespace adaptcore::bench::detail {
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 std::string loaded_path(void* handle, const std::string& fallback) {
   link_map* map = nullptr;
@@ -35,7 +25,7 @@ std::string loaded_path(void* handle, const std::string& fallback) {
 }  // namespace
 
 bool deepbind_allowed() {
-  if (kSanitized) return false;
+  if (!adaptcore::deep_bind_allowed()) return false;
   const char* off = std::getenv("ADAPTCORE_BASELINES_NO_DEEPBIND");
   return off == nullptr || std::strcmp(off, "1") != 0;
 }

@@ -4,32 +4,10 @@
 
 #include <initializer_list>
 
+#include "hw/deep_bind.hpp"
+
 namespace adaptcore {
 namespace {
-
-// The sanitizers' runtimes refuse RTLD_DEEPBIND (their dlopen interceptor ends the process):
-// not when this library is built with one, nor in a host program that runs under one (a
-// sanitizer runtime in the process exports __sanitizer_print_stack_trace). Without it, a
-// cpuinfo the host loaded globally first may take over libcpuinfo's own references, which
-// detect.cpp's check of the ISA flags catches.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kBuiltWithSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-constexpr bool kBuiltWithSanitizer = true;
-#else
-constexpr bool kBuiltWithSanitizer = false;
-#endif
-#else
-constexpr bool kBuiltWithSanitizer = false;
-#endif
-
-int deep_bind() {
-  if (kBuiltWithSanitizer || dlsym(RTLD_DEFAULT, "__sanitizer_print_stack_trace") != nullptr)
-    return 0;
-  return RTLD_DEEPBIND;
-}
 
 template <class T>
 bool resolve(void* lib, const char* name, T& out) {
@@ -40,7 +18,10 @@ bool resolve(void* lib, const char* name, T& out) {
 const CpuinfoView* open_cpuinfo() {
   void* lib = nullptr;
   for (const char* name : {"libcpuinfo.so.0", "libcpuinfo.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL | deep_bind());
+    // Without RTLD_DEEPBIND (a sanitizer in the process), a cpuinfo the host loaded globally
+    // first may take over libcpuinfo's own references, which detect.cpp's check of the ISA
+    // flags catches.
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL | (deep_bind_allowed() ? RTLD_DEEPBIND : 0));
     if (lib != nullptr) break;
   }
   if (lib == nullptr) return nullptr;

@@ -36,21 +36,9 @@ bool transparent_huge_pages_always() {
 
 }  // namespace
 
-// Without cpuinfo: the ISA flags from the compiler's CPUID reader (which also checks that the
-// OS saves the vector state), the per-core cache sizes from glibc's sysconf.
-void copy_isa_flags(const HardwareProfile& from, HardwareProfile& to) {
-  to.fma3 = from.fma3;
-  to.avx2 = from.avx2;
-  to.avx512f = from.avx512f;
-  to.avx512bw = from.avx512bw;
-  to.avx512dq = from.avx512dq;
-  to.avx512vl = from.avx512vl;
-  to.avx512_bf16 = from.avx512_bf16;
-  to.avx512_vnni = from.avx512_vnni;
-}
-
-void detect_without_cpuinfo(HardwareProfile& hw) {
-  hw.name = "unknown (cpuinfo not found)";
+// The ISA flags from the compiler's CPUID reader (which also checks that the OS saves the
+// vector state).
+void isa_flags_from_cpuid(HardwareProfile& hw) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   hw.fma3 = __builtin_cpu_supports("fma") != 0;
@@ -61,7 +49,16 @@ void detect_without_cpuinfo(HardwareProfile& hw) {
   hw.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
   hw.avx512_bf16 = __builtin_cpu_supports("avx512bf16") != 0;
   hw.avx512_vnni = __builtin_cpu_supports("avx512vnni") != 0;
+#else
+  (void)hw;
 #endif
+}
+
+// Without cpuinfo: the ISA flags from the CPUID reader, the per-core cache sizes from glibc's
+// sysconf.
+void detect_without_cpuinfo(HardwareProfile& hw) {
+  hw.name = "unknown (cpuinfo not found)";
+  isa_flags_from_cpuid(hw);
   auto conf = [](int name, int64_t fallback) {
     const long v = sysconf(name);
     return v > 0 ? static_cast<int64_t>(v) : fallback;
@@ -98,12 +95,9 @@ HardwareProfile detect() {
     hw.avx512_vnni = isa.avx512vnni;
     // No vector unit at all, where the compiler's CPUID reader finds AVX2: the flags cpuinfo
     // filled are not the ones read here (cpuinfo_private.cpp, opened without RTLD_DEEPBIND
-    // next to a host's own cpuinfo), so its flags are taken.
-    if (!hw.avx2 && !hw.fma3) {
-      HardwareProfile cpuid;
-      detect_without_cpuinfo(cpuid);
-      if (cpuid.avx2) copy_isa_flags(cpuid, hw);
-    }
+    // next to a host's own cpuinfo), so the reader's flags are taken.
+    __builtin_cpu_init();
+    if (!hw.avx2 && !hw.fma3 && __builtin_cpu_supports("avx2") != 0) isa_flags_from_cpuid(hw);
 #endif
     if (const auto* l1 = ci->get_l1d_cache(0)) {
       hw.l1d_bytes = l1->size;

@@ -9,7 +9,7 @@ namespace adaptcore {
 
 void detect_without_cpuinfo(HardwareProfile& hw);
 
-// The ISA flags of `from` into `to`.
-void copy_isa_flags(const HardwareProfile& from, HardwareProfile& to);
+// Only the ISA flags of `hw`, from the compiler's CPUID reader.
+void isa_flags_from_cpuid(HardwareProfile& hw);
 
 }  // namespace adaptcore
