@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ inline bool parse_pairs(int argc, char** argv, const std::vector<std::string>& n
     values[a.substr(2)] = argv[i + 1];
   }
   return true;
+}
+
+// The value given for `name` as a number, or `fallback` where it was not given.
+inline double number(const std::map<std::string, std::string>& values, const std::string& name,
+                     double fallback) {
+  const auto it = values.find(name);
+  return it != values.end() ? std::atof(it->second.c_str()) : fallback;
 }
 
 // Every candidate of `e`, each run `runs` times by run(plan, r) (one timed call, the r-th

@@ -40,9 +40,7 @@ int main(int argc, char** argv) {
   if (!bench::parse_pairs(argc, argv,
                           {"m", "n", "k", "transa", "transb", "threads", "pool-mib", "reps"}, v))
     return usage();
-  auto num = [&](const char* name, double fallback) {
-    return v.count(name) != 0 ? std::atof(v[name].c_str()) : fallback;
-  };
+  auto num = [&](const char* name, double fallback) { return bench::number(v, name, fallback); };
   const auto m = static_cast<int64_t>(num("m", 0)), n = static_cast<int64_t>(num("n", 0)),
              k = static_cast<int64_t>(num("k", 0));
   const int threads = static_cast<int>(num("threads", 1)), reps = static_cast<int>(num("reps", 4));

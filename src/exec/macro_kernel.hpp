@@ -79,7 +79,7 @@ struct TileCall {
 struct DotCall {
   const unsigned char* a;       // op(A) row i (contiguous along k)
   const unsigned char* b;       // op(B) column j (contiguous along k)
-  const unsigned char* b_next;  // B to read ahead (dot_prefetch), or null
+  const unsigned char* b_next;  // B to read ahead (DotPrefetchRule), or null
   int b_next_cols;              // its columns
   void* c;
   int64_t ldc;

@@ -80,7 +80,7 @@ struct DotArgs {
   float alpha;
   float beta;
   // Columns of B (same layout, b_next_cols of them, at most kDotNr) read into cache while this
-  // tile computes, a line of each per step; null for none (exec/macro_kernel.hpp dot_prefetch).
+  // tile computes, a line of each per step; null for none (exec/macro_kernel.hpp DotPrefetchRule).
   const float* b_next = nullptr;
   int b_next_cols = 0;
 };
