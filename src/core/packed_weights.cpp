@@ -2,29 +2,12 @@
 // (core/packed_weights.hpp).
 #include "core/packed_weights.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 
 #include "core/internal_access.hpp"
 #include "core/operand_bytes.hpp"
 
 namespace adaptcore {
-
-std::unique_ptr<float, FreeDeleter> weight_storage(int64_t rows, int64_t cols) {
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  const std::size_t bytes =
-      (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(float) + 63) / 64 *
-      64;
-  void* p = nullptr;
-  const std::size_t align = bytes >= kHugePage ? kHugePage : 64;
-  if (posix_memalign(&p, align, bytes) != 0 || p == nullptr) throw std::bad_alloc();
-  // Advice only: a kernel without transparent huge pages (or with them off) ignores it.
-  if (bytes >= kHugePage) (void)madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
-  return std::unique_ptr<float, FreeDeleter>(static_cast<float*>(p));
-}
 
 void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
                         int64_t b_rs, int64_t b_cs, int nr, float* out) {

@@ -49,11 +49,6 @@ struct PackedWeightsImpl {
 
 namespace adaptcore {
 
-// Storage for rows * cols packed words (PackedWeightsImpl::data); throws bad_alloc. A stream of
-// weights through huge pages runs 1.4x faster from DRAM (one core, 1 x 24576 x 4096: 33 against
-// 24 GB/s): the prefetchers follow a run beyond 4 KiB boundaries, and no page walk interrupts it.
-std::unique_ptr<float, FreeDeleter> weight_storage(int64_t rows, int64_t cols);
-
 // Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
 // out (k * n floats): whole panels by the path's B packer, the last one by columns.
 void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,

@@ -11,6 +11,7 @@
 
 #include "core/internal_access.hpp"
 #include "core/operand_bytes.hpp"
+#include "core/weight_storage.hpp"
 
 namespace adaptcore {
 namespace {
@@ -53,7 +54,7 @@ Status build(int64_t k, int64_t n, WeightQuantSpec spec, const std::vector<std::
   impl->groups = (k + impl->act_group - 1) / impl->act_group;
   impl->panels = (n + kWqNr - 1) / kWqNr;
   impl->panel_bytes = static_cast<std::size_t>(impl->quads) * (impl->int4() ? 64 : 128);
-  impl->packed = aligned_array<std::uint8_t>(impl->packed_size());
+  impl->packed = weight_array<std::uint8_t>(impl->packed_size(), true);
   const std::uint8_t off = impl->offset();
   for (int64_t pnl = 0; pnl < impl->panels; ++pnl) {
     std::uint8_t* dst = impl->packed.get() + static_cast<std::size_t>(pnl) * impl->panel_bytes;

@@ -10,6 +10,7 @@
 #include "core/exception_status.hpp"
 #include "core/operand_bytes.hpp"
 #include "core/packed_weights.hpp"
+#include "core/weight_storage.hpp"
 #include "core/shape_key.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
@@ -163,7 +164,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
     w->nr = packed_panel_width(impl, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->rows = k, w->cols = n;
-    w->data = weight_storage(k, n);
+    w->data = weight_array<float>(static_cast<std::size_t>(k) * static_cast<std::size_t>(n), false);
     pack_weight_panels(ks, k, n, b, B.rs, B.cs, w->nr, w->data.get());
     out = detail::InternalAccess::make_packed(std::move(w));
     return Status::Ok;
