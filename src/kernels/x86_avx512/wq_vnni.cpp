@@ -279,26 +279,39 @@ void quantize(const WqQuantizeArgs& a) noexcept {
           hi);
       const __m512i i1 = _mm512_cvtps_epi32(v1);
       sum1 = _mm512_add_epi32(sum1, i1);
-      const __m128i b1 = _mm512_cvtepi32_epi8(i1);
-      __m128i b2 = _mm_setzero_si128();
+      __m512i i2 = _mm512_setzero_si512();
       if (a.parts == 2) {
         const __m512 e = _mm512_fnmadd_ps(v1, s1, y);
         const __m512 v2 = _mm512_min_ps(
             _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(e, inv2), _MM_FROUND_TO_NEAREST_INT),
                           lo),
             hi);
-        const __m512i i2 = _mm512_cvtps_epi32(v2);
+        i2 = _mm512_cvtps_epi32(v2);
         sum2 = _mm512_add_epi32(sum2, i2);
-        b2 = _mm512_cvtepi32_epi8(i2);
       }
-      alignas(16) std::int32_t w1[4], w2[4];
-      _mm_store_si128(reinterpret_cast<__m128i*>(w1), b1);
-      _mm_store_si128(reinterpret_cast<__m128i*>(w2), b2);
+      // Both parts' bytes in one narrowing (the values are within +-127, so the saturating
+      // pack changes none): per 128-bit lane L the pack holds quad L's four words of part 1,
+      // then of part 2, and vpmovwb leaves quad L's 8 bytes (part 1's word, part 2's word) at
+      // bytes 8L..8L+7: what the layout stores per quad of a two-part row. One part: its 4.
+      const __m256i b = _mm512_cvtepi16_epi8(_mm512_packs_epi32(i1, i2));
+      const __m128i lo_q = _mm256_castsi256_si128(b), hi_q = _mm256_extracti128_si256(b, 1);
       const int64_t nq = std::min<int64_t>(4, (pend - p) / 4);
       std::int8_t* dst = a.parts_out + ((p / 4) * a.mr + a.row) * a.parts * 4;
-      for (int64_t j = 0; j < nq; ++j, dst += quad_bytes) {
-        std::memcpy(dst, &w1[j], 4);
-        if (a.parts == 2) std::memcpy(dst + 4, &w2[j], 4);
+      if (a.parts == 2) {
+        if (nq == 4) {
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), lo_q);
+          _mm_storeh_pd(reinterpret_cast<double*>(dst + quad_bytes), _mm_castsi128_pd(lo_q));
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 2 * quad_bytes), hi_q);
+          _mm_storeh_pd(reinterpret_cast<double*>(dst + 3 * quad_bytes), _mm_castsi128_pd(hi_q));
+        } else {
+          alignas(32) std::int8_t bytes[32];
+          _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
+          for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, 8);
+        }
+      } else {
+        alignas(32) std::int8_t bytes[32];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
+        for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, 4);
       }
     }
     a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
