@@ -226,25 +226,69 @@ __mmask16 first(int64_t n) {
                   : static_cast<__mmask16>((1u << n) - 1u);
 }
 
-// The split in vectors of 16: the same operations in the same order per element as
+// Sixteen horizontal reductions at once: lane j of the result is op over the 16 lanes of the
+// vector in slot kReduceSlot[j] (four levels of shuffles, each halving the lanes per vector; the
+// slot order undoes the lanes' order at the end, the same permutation both ways).
+constexpr int kReduceSlot[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+
+template <class Op>
+inline __m512 reduce16(const __m512 (&v)[16], Op op) {
+  __m512 l1[8], l2[4], l3[2];
+  for (int i = 0; i < 8; ++i)
+    l1[i] = op(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+               _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  for (int i = 0; i < 4; ++i)
+    l2[i] = op(_mm512_shuffle_f32x4(l1[2 * i], l1[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+               _mm512_shuffle_f32x4(l1[2 * i], l1[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+  for (int i = 0; i < 2; ++i)
+    l3[i] = op(_mm512_shuffle_ps(l2[2 * i], l2[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+               _mm512_shuffle_ps(l2[2 * i], l2[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  return op(_mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(2, 0, 2, 0)),
+            _mm512_shuffle_ps(l3[0], l3[1], _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+inline __m512 max_ps(__m512 x, __m512 y) { return _mm512_max_ps(x, y); }
+inline __m512 add_epi32_as_ps(__m512 x, __m512 y) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(x), _mm512_castps_si512(y)));
+}
+
+// The split in vectors of 16, with the same operations in the same order per element as
 // wq_quantize_portable (max of |x|, x * 0 poison, x * 2^E, nearest-even rounding of y * inv1,
-// fused residual, rounding of e * inv2), hence the same bits.
-void quantize(const WqQuantizeArgs& a) noexcept {
-  __m512 vmax = _mm512_setzero_ps(), vpoison = _mm512_setzero_ps();
-  for (int64_t p = 0; p < a.k; p += 16) {
-    const __m512 x = _mm512_maskz_loadu_ps(first(a.k - p), a.x + p);
-    vmax = _mm512_max_ps(vmax, _mm512_abs_ps(x));
-    vpoison = _mm512_add_ps(vpoison, _mm512_mul_ps(x, _mm512_setzero_ps()));
+// fused residual, rounding of e * inv2), hence the same bits. Groups go in batches of 16: their
+// maxima, scales (IEEE divisions, as the scalar ones) and compensations are reduced and computed
+// as vectors instead of a horizontal reduction and scalar divisions per group; with the first
+// pass in four chains and the whole vectors of a group unmasked, a row of 4096 values takes
+// 1.26-1.36 us against 1.70-1.77 group by group (one Zen 5 core; the same two changes without
+// the batches: 1.85-1.95).
+template <int PARTS>
+void quantize_parts(const WqQuantizeArgs& a) noexcept {
+  // max |x| and the poison sum in four chains (one chain is bound by the add's latency).
+  __m512 vmax[4], vpoison[4];
+  for (int c = 0; c < 4; ++c) vmax[c] = vpoison[c] = _mm512_setzero_ps();
+  int64_t at = 0;
+  for (; at + 64 <= a.k; at += 64)
+    for (int c = 0; c < 4; ++c) {
+      const __m512 x = _mm512_loadu_ps(a.x + at + 16 * c);
+      vmax[c] = _mm512_max_ps(vmax[c], _mm512_abs_ps(x));
+      vpoison[c] = _mm512_add_ps(vpoison[c], _mm512_mul_ps(x, _mm512_setzero_ps()));
+    }
+  for (; at < a.k; at += 16) {
+    const __m512 x = _mm512_maskz_loadu_ps(first(a.k - at), a.x + at);
+    vmax[0] = _mm512_max_ps(vmax[0], _mm512_abs_ps(x));
+    vpoison[0] = _mm512_add_ps(vpoison[0], _mm512_mul_ps(x, _mm512_setzero_ps()));
   }
-  const float poison = _mm512_reduce_add_ps(vpoison);
-  const float rmax = _mm512_reduce_max_ps(vmax);
+  // Zero or NaN either way: the sum's order does not matter.
+  const float poison = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(vpoison[0], vpoison[1]),
+                                                          _mm512_add_ps(vpoison[2], vpoison[3])));
+  const float rmax = _mm512_reduce_max_ps(
+      _mm512_max_ps(_mm512_max_ps(vmax[0], vmax[1]), _mm512_max_ps(vmax[2], vmax[3])));
   const int64_t padded = (a.k + 3) / 4 * 4;
   const int64_t groups = (a.k + a.group - 1) / a.group;
   const bool bad = poison != 0.0f || std::isnan(poison);
   if (bad || rmax == 0.0f) {
     for (int64_t q = 0; q < padded / 4; ++q)
-      std::memset(a.parts_out + ((q * a.mr + a.row) * a.parts) * 4, 0,
-                  static_cast<std::size_t>(a.parts) * 4);
+      std::memset(a.parts_out + ((q * a.mr + a.row) * PARTS) * 4, 0,
+                  static_cast<std::size_t>(PARTS) * 4);
     for (int64_t g = 0; g < groups; ++g) {
       a.scale_out[g * a.mr + a.row] = 0.0f;
       a.comp_out[g * a.mr + a.row] = 0;
@@ -256,49 +300,70 @@ void quantize(const WqQuantizeArgs& a) noexcept {
   wq_row_scaling(rmax, upf, row_factor);
   const __m512 up = _mm512_set1_ps(upf);
   const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
-  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.mr) * a.parts * 4;
-  for (int64_t p0 = 0, g = 0; p0 < a.k; p0 += a.group, ++g) {
-    const int64_t p1 = std::min(a.k, p0 + a.group), pend = std::min(padded, p0 + a.group);
-    __m512 gmax = _mm512_setzero_ps();
-    for (int64_t p = p0; p < p1; p += 16) {
-      const __m512 x = _mm512_maskz_loadu_ps(first(p1 - p), a.x + p);
-      gmax = _mm512_max_ps(gmax, _mm512_abs_ps(_mm512_mul_ps(x, up)));
-    }
-    const float r = _mm512_reduce_max_ps(gmax);
-    const bool flushed = r < kWqFlushBelow;
-    const WqGroupScales s = wq_group_scales(flushed ? 1.0f : r, a.parts);
-    const __m512 inv1 = _mm512_set1_ps(s.inv1), inv2 = _mm512_set1_ps(s.inv2);
-    const __m512 s1 = _mm512_set1_ps(s.s1);
-    __m512i sum1 = _mm512_setzero_si512(), sum2 = _mm512_setzero_si512();
-    for (int64_t p = p0; p < pend; p += 16) {
-      const __mmask16 valid = flushed ? static_cast<__mmask16>(0) : first(p1 - p);
-      const __m512 y = _mm512_mul_ps(_mm512_maskz_loadu_ps(valid, a.x + p), up);
-      const __m512 v1 = _mm512_min_ps(
-          _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(y, inv1), _MM_FROUND_TO_NEAREST_INT),
-                        lo),
-          hi);
-      const __m512i i1 = _mm512_cvtps_epi32(v1);
-      sum1 = _mm512_add_epi32(sum1, i1);
-      __m512i i2 = _mm512_setzero_si512();
-      if (a.parts == 2) {
-        const __m512 e = _mm512_fnmadd_ps(v1, s1, y);
-        const __m512 v2 = _mm512_min_ps(
-            _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(e, inv2), _MM_FROUND_TO_NEAREST_INT),
-                          lo),
-            hi);
-        i2 = _mm512_cvtps_epi32(v2);
-        sum2 = _mm512_add_epi32(sum2, i2);
+  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.mr) * PARTS * 4;
+  for (int64_t g0 = 0; g0 < groups; g0 += 16) {
+    const int batch = static_cast<int>(std::min<int64_t>(16, groups - g0));
+    // The batch's group maxima, r = max |x 2^E| (zero slots past the batch).
+    __m512 slots[16];
+    for (int i = 0; i < 16; ++i) slots[i] = _mm512_setzero_ps();
+    for (int i = 0; i < batch; ++i) {
+      const int64_t p0 = (g0 + i) * a.group, p1 = std::min(a.k, p0 + a.group);
+      __m512 gmax = _mm512_setzero_ps();
+      for (int64_t p = p0; p < p1; p += 16) {
+        const __m512 x = _mm512_maskz_loadu_ps(first(p1 - p), a.x + p);
+        gmax = _mm512_max_ps(gmax, _mm512_abs_ps(_mm512_mul_ps(x, up)));
       }
-      // Both parts' bytes in one narrowing (the values are within +-127, so the saturating
-      // pack changes none): per 128-bit lane L the pack holds quad L's four words of part 1,
-      // then of part 2, and vpmovwb leaves quad L's 8 bytes (part 1's word, part 2's word) at
-      // bytes 8L..8L+7: what the layout stores per quad of a two-part row. One part: its 4.
-      const __m256i b = _mm512_cvtepi16_epi8(_mm512_packs_epi32(i1, i2));
-      const __m128i lo_q = _mm256_castsi256_si128(b), hi_q = _mm256_extracti128_si256(b, 1);
-      const int64_t nq = std::min<int64_t>(4, (pend - p) / 4);
-      std::int8_t* dst = a.parts_out + ((p / 4) * a.mr + a.row) * a.parts * 4;
-      if (a.parts == 2) {
-        if (nq == 4) {
+      slots[kReduceSlot[i]] = gmax;
+    }
+    const __m512 r = reduce16(slots, max_ps);
+    // wq_group_scales per lane (a flushed group's from r = 1, as the scalar path's).
+    const __mmask16 flushed = _mm512_cmp_ps_mask(r, _mm512_set1_ps(kWqFlushBelow), _CMP_LT_OQ);
+    const __m512 rs = _mm512_mask_blend_ps(flushed, r, _mm512_set1_ps(1.0f));
+    alignas(64) float s1v[16], inv1v[16], inv2v[16], scale_v[16];
+    const __m512 s1 = _mm512_div_ps(rs, _mm512_set1_ps(127.0f));
+    const __m512 inv1 = _mm512_div_ps(_mm512_set1_ps(127.0f), rs);
+    _mm512_store_ps(s1v, s1);
+    _mm512_store_ps(inv1v, inv1);
+    _mm512_store_ps(inv2v, _mm512_mul_ps(inv1, _mm512_set1_ps(256.0f)));
+    const __m512 epilogue = PARTS == 2 ? _mm512_mul_ps(s1, _mm512_set1_ps(0x1p-8f)) : s1;
+    _mm512_store_ps(scale_v, _mm512_maskz_mov_ps(static_cast<__mmask16>(~flushed), epilogue));
+    __m512 sums1[16], sums2[16];
+    for (int i = 0; i < 16; ++i) sums1[i] = sums2[i] = _mm512_setzero_ps();
+    for (int i = 0; i < batch; ++i) {
+      const int64_t p0 = (g0 + i) * a.group, p1 = std::min(a.k, p0 + a.group),
+                    pend = std::min(padded, p0 + a.group);
+      const bool group_flushed = ((flushed >> i) & 1u) != 0;
+      const __m512 vinv1 = _mm512_set1_ps(inv1v[i]), vinv2 = _mm512_set1_ps(inv2v[i]);
+      const __m512 vs1 = _mm512_set1_ps(s1v[i]);
+      __m512i sum1 = _mm512_setzero_si512(), sum2 = _mm512_setzero_si512();
+      // One vector of 16 values: y = x 2^E (zero past p1 or where flushed), its parts, their
+      // bytes in the layout. Whole vectors of an unflushed group take the unmasked form.
+      auto split = [&](int64_t p, __m512 y, int64_t nq) {
+        const __m512 v1 = _mm512_min_ps(
+            _mm512_max_ps(
+                _mm512_roundscale_ps(_mm512_mul_ps(y, vinv1), _MM_FROUND_TO_NEAREST_INT), lo),
+            hi);
+        const __m512i i1 = _mm512_cvtps_epi32(v1);
+        sum1 = _mm512_add_epi32(sum1, i1);
+        __m512i i2 = _mm512_setzero_si512();
+        if constexpr (PARTS == 2) {
+          const __m512 e = _mm512_fnmadd_ps(v1, vs1, y);
+          const __m512 v2 = _mm512_min_ps(
+              _mm512_max_ps(
+                  _mm512_roundscale_ps(_mm512_mul_ps(e, vinv2), _MM_FROUND_TO_NEAREST_INT), lo),
+              hi);
+          i2 = _mm512_cvtps_epi32(v2);
+          sum2 = _mm512_add_epi32(sum2, i2);
+        }
+        // Both parts' bytes in one narrowing (the values are within +-127, so the saturating
+        // pack changes none): per 128-bit lane L the pack holds quad L's four words of part
+        // 1, then of part 2, and vpmovwb leaves quad L's 8 bytes (part 1's word, part 2's
+        // word) at bytes 8L..8L+7: what the layout stores per quad of a two-part row. One
+        // part: its 4.
+        const __m256i b = _mm512_cvtepi16_epi8(_mm512_packs_epi32(i1, i2));
+        std::int8_t* dst = a.parts_out + ((p / 4) * a.mr + a.row) * PARTS * 4;
+        if (PARTS == 2 && nq == 4) {
+          const __m128i lo_q = _mm256_castsi256_si128(b), hi_q = _mm256_extracti128_si256(b, 1);
           _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), lo_q);
           _mm_storeh_pd(reinterpret_cast<double*>(dst + quad_bytes), _mm_castsi128_pd(lo_q));
           _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 2 * quad_bytes), hi_q);
@@ -306,19 +371,41 @@ void quantize(const WqQuantizeArgs& a) noexcept {
         } else {
           alignas(32) std::int8_t bytes[32];
           _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
-          for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, 8);
+          for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, PARTS * 4);
         }
-      } else {
-        alignas(32) std::int8_t bytes[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
-        for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, 4);
+      };
+      int64_t p = p0;
+      if (!group_flushed)
+        for (; p + 16 <= p1; p += 16) split(p, _mm512_mul_ps(_mm512_loadu_ps(a.x + p), up), 4);
+      for (; p < pend; p += 16) {
+        const __mmask16 valid = group_flushed ? static_cast<__mmask16>(0) : first(p1 - p);
+        split(p, _mm512_mul_ps(_mm512_maskz_loadu_ps(valid, a.x + p), up),
+              std::min<int64_t>(4, (pend - p) / 4));
       }
+      sums1[kReduceSlot[i]] = _mm512_castsi512_ps(sum1);
+      sums2[kReduceSlot[i]] = _mm512_castsi512_ps(sum2);
     }
-    a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
-    a.comp_out[g * a.mr + a.row] = wq_compensation(a.offset, a.parts, _mm512_reduce_add_epi32(sum1),
-                                                   _mm512_reduce_add_epi32(sum2));
+    // wq_compensation per lane: offset ((sum1 << 8) + sum2) or offset sum1, modulo 2^32.
+    const __m512i t1 = _mm512_castps_si512(reduce16(sums1, add_epi32_as_ps));
+    __m512i t = t1;
+    if constexpr (PARTS == 2)
+      t = _mm512_add_epi32(_mm512_slli_epi32(t1, 8),
+                           _mm512_castps_si512(reduce16(sums2, add_epi32_as_ps)));
+    alignas(64) std::int32_t comp_v[16];
+    _mm512_store_si512(comp_v, _mm512_mullo_epi32(t, _mm512_set1_epi32(a.offset)));
+    for (int i = 0; i < batch; ++i) {
+      a.scale_out[(g0 + i) * a.mr + a.row] = scale_v[i];
+      a.comp_out[(g0 + i) * a.mr + a.row] = comp_v[i];
+    }
   }
   a.row_factor_out[a.row] = row_factor;
+}
+
+void quantize(const WqQuantizeArgs& a) noexcept {
+  if (a.parts == 2)
+    quantize_parts<2>(a);
+  else
+    quantize_parts<1>(a);
 }
 
 }  // namespace
