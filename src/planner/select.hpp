@@ -37,8 +37,17 @@ auto rank_by_model(const ClassT& cls, std::vector<PlanT> plans, Predict predict,
     set_predicted(p, cost);
     r.candidates.push_back({std::move(p), std::move(cost)});
   }
-  for (std::size_t i = 1; i < r.candidates.size(); ++i)
-    if (r.candidates[i].cost.total_us < r.candidates[r.chosen].cost.total_us) r.chosen = i;
+  for (std::size_t i = 1; i < r.candidates.size(); ++i) {
+    const CostT& c = r.candidates[i].cost;
+    const CostT& best = r.candidates[r.chosen].cost;
+    if (c.total_us < best.total_us) {
+      r.chosen = i;
+    } else if constexpr (requires { c.memory_us; }) {
+      // A tie (plans that differ only where the bound term does not see it, such as a row
+      // block that leaves a short second one): the one moving less data.
+      if (c.total_us == best.total_us && c.memory_us < best.memory_us) r.chosen = i;
+    }
+  }
   return r;
 }
 
