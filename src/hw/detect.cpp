@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -115,7 +116,10 @@ HardwareProfile detect() {
     detect_without_cpuinfo(hw);
   }
   hw.page_bytes = transparent_huge_pages_always() ? 2 * 1024 * 1024 : 4096;
-  hw.freq_ghz = measure_clock_ghz();
+  // To 0.1 GHz: the probe moves by 1-2% between processes (4.26-4.32 GHz on one host), and the
+  // profile derives every default rate from it, so near-tied plans (a prepacked panel width,
+  // 14x32 against 8x48 for 1 x 6144 x 4096) changed from one process to the next.
+  hw.freq_ghz = std::round(measure_clock_ghz() * 10.0) / 10.0;
   // Per-cycle rates of current x86 cores as sustained by a streaming read, and conservative DRAM
   // figures (docs/MODEL.md, "Where the constants come from", says where they were measured);
   // `adaptcore calibrate` writes this machine's values.
