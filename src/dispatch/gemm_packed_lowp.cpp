@@ -91,7 +91,8 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
     if (w->nr == 0) return Status::InternalError;
     w->rows = ceil_div(k, int64_t{lk->group});
     w->cols = round_up(n, int64_t{w->nr});
-    w->data = weight_array<float>(static_cast<std::size_t>(w->rows) * static_cast<std::size_t>(w->cols), false);
+    w->data = weight_array<float>(
+        static_cast<std::size_t>(w->rows) * static_cast<std::size_t>(w->cols), false);
     // Zeros first: the packer writes the panels' padding columns and odd depth's half-word
     // too, and whatever it leaves must be 0 (the tiles multiply every word of a panel).
     std::memset(w->data.get(), 0, w->bytes());

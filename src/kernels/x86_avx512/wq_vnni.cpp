@@ -278,8 +278,8 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
     vpoison[0] = _mm512_add_ps(vpoison[0], _mm512_mul_ps(x, _mm512_setzero_ps()));
   }
   // Zero or NaN either way: the sum's order does not matter.
-  const float poison = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(vpoison[0], vpoison[1]),
-                                                          _mm512_add_ps(vpoison[2], vpoison[3])));
+  const float poison = _mm512_reduce_add_ps(
+      _mm512_add_ps(_mm512_add_ps(vpoison[0], vpoison[1]), _mm512_add_ps(vpoison[2], vpoison[3])));
   const float rmax = _mm512_reduce_max_ps(
       _mm512_max_ps(_mm512_max_ps(vmax[0], vmax[1]), _mm512_max_ps(vmax[2], vmax[3])));
   const int64_t padded = (a.k + 3) / 4 * 4;
@@ -340,8 +340,8 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
       // bytes in the layout. Whole vectors of an unflushed group take the unmasked form.
       auto split = [&](int64_t p, __m512 y, int64_t nq) {
         const __m512 v1 = _mm512_min_ps(
-            _mm512_max_ps(
-                _mm512_roundscale_ps(_mm512_mul_ps(y, vinv1), _MM_FROUND_TO_NEAREST_INT), lo),
+            _mm512_max_ps(_mm512_roundscale_ps(_mm512_mul_ps(y, vinv1), _MM_FROUND_TO_NEAREST_INT),
+                          lo),
             hi);
         const __m512i i1 = _mm512_cvtps_epi32(v1);
         sum1 = _mm512_add_epi32(sum1, i1);
@@ -371,7 +371,8 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
         } else {
           alignas(32) std::int8_t bytes[32];
           _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
-          for (int64_t j = 0; j < nq; ++j) std::memcpy(dst + j * quad_bytes, bytes + 8 * j, PARTS * 4);
+          for (int64_t j = 0; j < nq; ++j)
+            std::memcpy(dst + j * quad_bytes, bytes + 8 * j, PARTS * 4);
         }
       };
       int64_t p = p0;
