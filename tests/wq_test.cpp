@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "adaptcore/hardware.hpp"
+#include "core/weight_storage.hpp"
 #include "core/wq_weights.hpp"
 #include "dispatch/internal_access.hpp"
 #include "kernels/wq.hpp"
@@ -146,6 +147,28 @@ TEST(WqSplit, NativeMatchesPortable) {
     ASSERT_EQ(cp0, cp1) << "rep " << rep;
     ASSERT_EQ(0, std::memcmp(rf0.data(), rf1.data(), rf0.size() * 4)) << "rep " << rep;
   }
+}
+
+// Weight storage: zero-filled when asked, on whole lines, and from 2 MiB on on a 2 MiB boundary
+// (the huge pages decode's weight streams need); a quantized handle's panels use it.
+TEST(WqWeights, StorageIsHugePageAlignedFromTwoMiB) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{100}, kHuge - 64, kHuge, 3 * kHuge + 5}) {
+    const auto p = weight_bytes(bytes, true);
+    ASSERT_NE(p, nullptr);
+    const auto at = reinterpret_cast<std::uintptr_t>(p.get());
+    EXPECT_EQ(at % 64, 0u) << bytes;
+    if (bytes >= kHuge) EXPECT_EQ(at % kHuge, 0u) << bytes;
+    for (std::size_t i = 0; i < bytes; i += 4093) ASSERT_EQ(p.get()[i], 0) << bytes;
+    if (bytes > 0) EXPECT_EQ(p.get()[bytes - 1], 0) << bytes;
+  }
+  Context ctx;
+  const int64_t k = 2048, n = 1024;  // int8 panels: 2 MiB
+  std::vector<float> w(static_cast<std::size_t>(k * n), 0.5f);
+  QuantizedWeights h;
+  ASSERT_EQ(Status::Ok, quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n,
+                                         WeightQuantSpec{}, h, ctx));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(detail::impl_of(h)->panel(0)) % kHuge, 0u);
 }
 
 // quantize_weights: symmetric per column / per group, packed values and scales as derived.
