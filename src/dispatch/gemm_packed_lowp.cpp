@@ -4,7 +4,6 @@
 // gemm_packed with bf16 or u8 / s8 activations validates and hands the problem to the
 // low-precision call path (post-ops, C offset, the context's run), whose packed tiles read the
 // panels in place.
-#include <cstring>
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/exception_status.hpp"
@@ -91,11 +90,10 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
     if (w->nr == 0) return Status::InternalError;
     w->rows = ceil_div(k, int64_t{lk->group});
     w->cols = round_up(n, int64_t{w->nr});
-    w->data = weight_array<float>(
-        static_cast<std::size_t>(w->rows) * static_cast<std::size_t>(w->cols), false);
     // Zeros first: the packer writes the panels' padding columns and odd depth's half-word
     // too, and whatever it leaves must be 0 (the tiles multiply every word of a panel).
-    std::memset(w->data.get(), 0, w->bytes());
+    w->data = weight_array<float>(
+        static_cast<std::size_t>(w->rows) * static_cast<std::size_t>(w->cols), true);
     // The whole of op(B) as one block: panels of nr columns (the last one padded), each
     // ceil(k / group) words deep, which is the handle's layout.
     // int8: s8 bytes (kSigned), and the column sums a zero point of A needs, gathered by the
