@@ -4,8 +4,10 @@
 // turn from a set that fills --pool-mib (from memory) or from one panel (cached). The weights
 // lie in ordinary 4 KiB pages (aligned_array) or in the handles' storage (weight_storage.hpp,
 // huge pages from 2 MiB on); the kinds run in interleaved rounds, medians reported. Also the
-// activation split's time per value, native and portable. One core; pin it (taskset).
-//   adaptcore_bench_wq_loop --k K [--rows 4] [--tiles 4] [--pool-mib 256] [--rounds 5]
+// activation split's time per value, native and portable. Two activation parts (W8A16) or one
+// (W8A8, --parts 1: the tile's rows default to its 6). One core; pin it (taskset).
+//   adaptcore_bench_wq_loop --k K [--parts 2] [--rows mr] [--tiles 4] [--pool-mib 256]
+//                           [--rounds 5]
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -24,18 +26,18 @@ namespace am = adaptcore::measure;
 
 namespace {
 
-constexpr int kParts = 2, kQuadsPerGroup = 8;  // per-column weights: activation groups of 32
+constexpr int kQuadsPerGroup = 8;  // per-column weights: activation groups of 32
 
 int usage() {
   std::fprintf(stderr,
-               "usage: adaptcore_bench_wq_loop --k K [--rows 1..4] [--tiles T] [--pool-mib P] "
-               "[--rounds R]\n");
+               "usage: adaptcore_bench_wq_loop --k K [--parts 1|2] [--rows 1..mr] [--tiles T] "
+               "[--pool-mib P] [--rounds R]\n");
   return 2;
 }
 
 struct Loop {
   const kernels::WqKernels& ks;
-  int rows, tiles;
+  int parts_count, rows, tiles;
   int64_t quads;
   std::vector<std::int8_t> parts;  // tiles x the split layout of one tile
   std::vector<float> scale, row_factor, col_scale;
@@ -43,7 +45,7 @@ struct Loop {
   alignas(64) float c[kernels::kWqMaxMr * 32];
 
   int64_t groups() const { return quads / kQuadsPerGroup; }
-  int64_t tile_bytes() const { return quads * ks.mr(kParts) * kParts * 4; }
+  int64_t tile_bytes() const { return quads * ks.mr(parts_count) * parts_count * 4; }
 
   // Seconds for `calls` panels taken in turn from `panels` (0 .. count-1) of `w`.
   double run(const std::uint8_t* w, int64_t count, int64_t calls) {
@@ -56,8 +58,8 @@ struct Loop {
     a.w_col_scale = col_scale.data();
     a.c = c, a.c_rs = 32, a.c_cs = 1, a.beta = 0.0f, a.n = 32;
     a.prefetch_lines = per;
-    const kernels::WqFn fn = ks.get(kParts, false, rows);
-    const int mr = ks.mr(kParts);
+    const kernels::WqFn fn = ks.get(parts_count, false, rows);
+    const int mr = ks.mr(parts_count);
     return am::time_once([&] {
       for (int64_t i = 0; i < calls; ++i) {
         a.w = w + (i % count) * panel_bytes;
@@ -77,11 +79,12 @@ struct Loop {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> v;
-  if (!bench::parse_pairs(argc, argv, {"k", "rows", "tiles", "pool-mib", "rounds"}, v))
+  if (!bench::parse_pairs(argc, argv, {"k", "parts", "rows", "tiles", "pool-mib", "rounds"}, v))
     return usage();
   auto num = [&](const char* name, double fallback) { return bench::number(v, name, fallback); };
   const auto k = static_cast<int64_t>(num("k", 0));
-  const int rows = static_cast<int>(num("rows", 4)), tiles = static_cast<int>(num("tiles", 4));
+  const int parts = static_cast<int>(num("parts", 2));
+  const int tiles = static_cast<int>(num("tiles", 4));
   const int rounds = static_cast<int>(num("rounds", 5));
   const double pool_mib = num("pool-mib", 256);
   const kernels::WqKernels* ks = kernels::wq_vnni_kernels();
@@ -89,12 +92,13 @@ int main(int argc, char** argv) {
     std::printf("no AVX512-VNNI kernels on this machine\n");
     return 0;
   }
-  if (k < 32 || k % 32 != 0 || rows < 1 || rows > ks->mr(kParts) || tiles < 1 || rounds < 1 ||
-      pool_mib <= 0)
+  if (parts != 1 && parts != 2) return usage();
+  const int mr = ks->mr(parts);
+  const int rows = static_cast<int>(num("rows", mr));
+  if (k < 32 || k % 32 != 0 || rows < 1 || rows > mr || tiles < 1 || rounds < 1 || pool_mib <= 0)
     return usage();
 
-  Loop loop{*ks, rows, tiles, k / 4, {}, {}, {}, {}, {}, {}};
-  const int mr = ks->mr(kParts);
+  Loop loop{*ks, parts, rows, tiles, k / 4, {}, {}, {}, {}, {}, {}};
   std::mt19937 rng(1);
   std::normal_distribution<float> nd;
   std::vector<float> x(static_cast<std::size_t>(k));
@@ -104,8 +108,8 @@ int main(int argc, char** argv) {
   loop.comp.resize(loop.scale.size());
   loop.row_factor.resize(static_cast<std::size_t>(mr));
   loop.col_scale.assign(32, 0.01f);
-  kernels::WqQuantizeArgs q{x.data(), k,       kQuadsPerGroup * 4,     kParts, 128, nullptr,
-                            nullptr,  nullptr, loop.row_factor.data(), mr,     0};
+  kernels::WqQuantizeArgs q{x.data(), k,       kQuadsPerGroup * 4,     parts, 128, nullptr,
+                            nullptr,  nullptr, loop.row_factor.data(), mr,    0};
   for (int t = 0; t < tiles; ++t)
     for (int r = 0; r < mr; ++r) {
       q.parts_out = loop.parts.data() + t * loop.tile_bytes();
@@ -124,16 +128,16 @@ int main(int argc, char** argv) {
     small_pages.get()[i] = handle_pages.get()[i] = static_cast<std::uint8_t>(rng());
   const int64_t calls = std::max<int64_t>(count, 64);
   const double ops =
-      2.0 * kParts * rows * 32.0 * static_cast<double>(k) * tiles * static_cast<double>(calls);
+      2.0 * parts * rows * 32.0 * static_cast<double>(k) * tiles * static_cast<double>(calls);
   std::vector<double> t_small, t_huge, t_cached;
   for (int r = 0; r < rounds; ++r) {
     t_small.push_back(loop.run(small_pages.get(), count, calls));
     t_huge.push_back(loop.run(handle_pages.get(), count, calls));
     t_cached.push_back(loop.run(handle_pages.get(), 1, calls));
   }
-  std::printf("%d x 32 tile (two parts), %d row tiles a panel, k = %ld, %ld panels (%.0f MiB)\n",
-              rows, tiles, static_cast<long>(k), static_cast<long>(count),
-              static_cast<double>(bytes) / 1048576.0);
+  std::printf("%d x 32 tile (%s), %d row tiles a panel, k = %ld, %ld panels (%.0f MiB)\n", rows,
+              parts == 2 ? "two parts" : "one part", tiles, static_cast<long>(k),
+              static_cast<long>(count), static_cast<double>(bytes) / 1048576.0);
   std::printf("  weights from memory, 4 KiB pages  %8.1f GOP/s\n",
               ops / am::median(t_small) * 1e-9);
   std::printf("  weights from memory, handle pages %8.1f GOP/s\n", ops / am::median(t_huge) * 1e-9);

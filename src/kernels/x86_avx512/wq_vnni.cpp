@@ -27,6 +27,13 @@
 namespace adaptcore::kernels {
 namespace {
 
+// The split layout's rows per tile (WqTileA::mr) on this path: 4 for two parts (16 int32 + 8
+// fp32 accumulators + 2 weight vectors), 6 for one (12 + 12 + 2). A compile-time row pitch lets
+// the unrolled group address every broadcast word from one pointer with an immediate offset
+// (a runtime pitch cost a base register per quad and their updates every group).
+template <int P>
+inline constexpr int kTileRows = P == 2 ? 4 : 6;
+
 inline __m512i bcast_word(const std::int8_t* p) {
   std::int32_t v;
   std::memcpy(&v, p, 4);
@@ -55,7 +62,9 @@ template <int M, int P>
 inline __attribute__((always_inline)) void start_sums(const std::int32_t* comp, __m512i* raw) {
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
-    const __m512i start = _mm512_set1_epi32(-comp[i]);
+    // 0 - broadcast(comp): a broadcast from memory and a subtraction, both off vpdpbusd's
+    // pipes (a scalar negation went through a general register first).
+    const __m512i start = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_set1_epi32(comp[i]));
 #pragma GCC unroll 4
     for (int t = 0; t < P; ++t) {
       raw[(i * P + t) * 2] = t == P - 1 ? start : _mm512_setzero_si512();
@@ -124,7 +133,7 @@ int64_t whole_groups(const WqArgs& a, int64_t groups, float* acc) {
   __m512 sum[M * 2];
 #pragma GCC unroll 16
   for (int x = 0; x < M * 2; ++x) sum[x] = _mm512_load_ps(acc + 16 * x);
-  const std::int64_t quad_bytes = static_cast<std::int64_t>(a.a.mr) * P * 4;
+  constexpr std::int64_t quad_bytes = kTileRows<P> * P * 4;  // Tile::kernel checks a.a.mr
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const std::uint8_t* wp = a.w;
   const std::int8_t* ap = a.a.parts;
@@ -180,7 +189,7 @@ struct Tile {
     else
       std::memset(acc, 0, sizeof(acc));
     const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
-    const int64_t whole = a.quads / a.quads_per_group;
+    const int64_t whole = a.a.mr == kTileRows<P> ? a.quads / a.quads_per_group : 0;
     int64_t done = 0;
     if (a.quads_per_group == 8)
       done = whole_groups<M, P, INT4, 8>(a, whole, acc);
@@ -413,7 +422,8 @@ void quantize(const WqQuantizeArgs& a) noexcept {
 
 const WqKernels* wq_vnni_kernels() noexcept {
   // mr_two = 4: 16 int32 + 8 fp32 accumulators + 2 weight vectors; mr_one = 6: 12 + 12 + 2.
-  static const WqKernels ks = make_wq_kernels<Tile>("avx512-vnni", true, 4, 6, &quantize);
+  static const WqKernels ks =
+      make_wq_kernels<Tile>("avx512-vnni", true, kTileRows<2>, kTileRows<1>, &quantize);
   return &ks;
 }
 
