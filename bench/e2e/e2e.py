@@ -27,11 +27,12 @@ import models  # noqa: E402
 from worker import ARMS  # noqa: E402
 
 DEFAULT_ARMS = [a for a in ARMS if a != "torch_compile_max"]
-STOCK = ("torch_fp32", "torch_bf16", "torch_compile", "torch_compile_max")
+STOCK = ("torch_fp32", "torch_bf16", "torch_int8_dynamic", "torch_compile", "torch_compile_max")
 # What each arm computes in, for "the best arm of the same or lower accuracy" comparisons.
 ACCURACY_CLASS = {"torch_fp32": "fp32", "torch_compile": "fp32", "torch_compile_max": "fp32",
                   "adaptcore_fp32_preload": "fp32", "adaptcore_fp32": "fp32",
                   "torch_bf16": "bf16", "adaptcore_bf16": "bf16", "adaptcore_w8a16": "w8a16",
+                  "torch_int8_dynamic": "w8a8 per tensor",
                   "adaptcore_w4a16": "w4a16", "adaptcore_w8a8": "w8a8", "llamacpp": "q4_1"}
 
 

@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-ARMS = ("torch_fp32", "torch_bf16", "torch_compile", "torch_compile_max",
+ARMS = ("torch_fp32", "torch_bf16", "torch_int8_dynamic", "torch_compile", "torch_compile_max",
         "adaptcore_fp32_preload", "adaptcore_fp32", "adaptcore_bf16", "adaptcore_w8a16",
         "adaptcore_w4a16", "adaptcore_w8a8", "llamacpp")
 
@@ -74,6 +74,16 @@ def apply_arm(model, arm: str):
 
     if arm == "torch_bf16":
         return model.to(torch.bfloat16)
+    if arm == "torch_int8_dynamic":
+        # torch's own int8 GEMMs (fbgemm / oneDNN by torch.backends.quantized.engine): linear
+        # weights int8 per tensor, activations quantized per call per tensor; the stock arm
+        # to set beside adaptcore_w8a8 (int8 weights per column, activations per 32 values).
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the torch.ao eager API is deprecated, still shipped
+            return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},
+                                                          dtype=torch.qint8)
     if arm in ("torch_compile", "torch_compile_max"):
         if arm == "torch_compile_max":
             import torch._inductor.config as cfg
