@@ -166,13 +166,15 @@ int main() {
     std::printf("  %-18s", name_of(e));
     for (int n : {2, 4, 8}) {
       const ExtraLoop loop(e, n);
-      std::printf(" %7.3f", best_seconds(loop.getCode<Loop>(), kIterations, data, kRounds) / t_bare);
+      std::printf(" %7.3f",
+                  best_seconds(loop.getCode<Loop>(), kIterations, data, kRounds) / t_bare);
     }
     std::printf("\n");
   }
 
-  std::printf("one activation group of 32 (8 quads) of the weight-quantized tiles, vpdpbusd rate "
-              "as a fraction of it alone\n");
+  std::printf(
+      "one activation group of 32 (8 quads) of the weight-quantized tiles, vpdpbusd rate "
+      "as a fraction of it alone\n");
   struct Tile {
     const char* name;
     int m, parts;
@@ -186,8 +188,8 @@ int main() {
       const GroupLoop loop(t.m, t.parts, f);
       const double dots = 2.0 * 8 * t.m * t.parts * 2;  // per iteration (two groups)
       const double s = best_seconds(loop.getCode<Loop>(), kIterations / 8, data, kRounds);
-      std::printf("  %s %.1f%%", label, 100.0 * dots * static_cast<double>(kIterations / 8) / s *
-                                            1e-9 / dots_per_ns);
+      std::printf("  %s %.1f%%", label,
+                  100.0 * dots * static_cast<double>(kIterations / 8) / s * 1e-9 / dots_per_ns);
     }
     std::printf("\n");
   }
