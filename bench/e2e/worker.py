@@ -157,8 +157,9 @@ def run_torch(args) -> dict:
     return out
 
 
-# The operators that run the linear layers' GEMMs (attention's batched products excluded).
-GEMM_OPS = ("aten::addmm", "aten::mm", "aten::_addmm_activation")
+# The operators that run the linear layers' GEMMs (attention's batched products excluded);
+# quantized::linear_dynamic is torch_int8_dynamic's (its activation quantization included).
+GEMM_OPS = ("aten::addmm", "aten::mm", "aten::_addmm_activation", "quantized::linear_dynamic")
 
 
 def decode_profile(forward, prompt, args) -> dict:
