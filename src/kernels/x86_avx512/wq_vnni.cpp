@@ -421,7 +421,6 @@ void quantize(const WqQuantizeArgs& a) noexcept {
 }  // namespace
 
 const WqKernels* wq_vnni_kernels() noexcept {
-  // mr_two = 4: 16 int32 + 8 fp32 accumulators + 2 weight vectors; mr_one = 6: 12 + 12 + 2.
   static const WqKernels ks =
       make_wq_kernels<Tile>("avx512-vnni", true, kTileRows<2>, kTileRows<1>, &quantize);
   return &ks;
