@@ -520,7 +520,7 @@ TEST(PlanFile, InvalidPlansRejected) {
   };
   add("tile index past the end", "out of range for",
       [&](ShapeKey&, Plan& p) { p.tile = static_cast<int>(ks.tiles.size()); });
-  add("negative tile index", "out of range for", [](ShapeKey&, Plan& p) { p.tile = -1; });
+  add("negative tile index", "tile index out of range", [](ShapeKey&, Plan& p) { p.tile = -1; });
   add("mr not the tile's", "does not match tile", [](ShapeKey&, Plan& p) { p.mr += 1; });
   add("nr not the tile's", "does not match tile", [](ShapeKey&, Plan& p) { p.nr = 1; });
   add("zero grid", "core grid", [](ShapeKey&, Plan& p) { p.pm = 0; });
@@ -537,10 +537,25 @@ TEST(PlanFile, InvalidPlansRejected) {
     p.pn = 1 << 16;
     p.pk = 1 << 16;
   });
-  add("mc zero", "non-positive", [](ShapeKey&, Plan& p) { p.mc = 0; });
-  add("nc negative", "non-positive", [](ShapeKey&, Plan& p) { p.nc = -64; });
+  add("mc zero", "cache block out of range", [](ShapeKey&, Plan& p) { p.mc = 0; });
+  add("nc negative", "cache block out of range", [](ShapeKey&, Plan& p) { p.nc = -64; });
+  // Fields that the rules divide by or multiply: each is range-checked before any rule uses
+  // it (a zero nr once reached `nc % nr` in the register-tile rules: SIGFPE at load).
+  add("nr zero", "register tile out of range", [](ShapeKey&, Plan& p) { p.nr = 0; });
+  add("mr zero", "register tile out of range", [](ShapeKey&, Plan& p) { p.mr = 0; });
+  add("nr negative", "register tile out of range", [](ShapeKey&, Plan& p) { p.nr = -16; });
+  add("kc zero", "cache block out of range", [](ShapeKey&, Plan& p) { p.kc = 0; });
+  add("tile index huge", "tile index out of range", [](ShapeKey&, Plan& p) { p.tile = 1 << 30; });
+  add("activation split threads zero", "activation split threads",
+      [](ShapeKey&, Plan& p) { p.quantize_threads = 0; });
+  add(
+      "dot with nr zero", "register tile out of range", [](ShapeKey&, Plan& p) { p.nr = 0; }, true);
+  add(
+      "dot with kc zero", "cache block out of range", [](ShapeKey&, Plan& p) { p.kc = 0; }, true);
   add("kc beyond k", "larger than the shape", [](ShapeKey& k, Plan& p) { p.kc = k.k + 1; });
-  add("mc huge", "larger than the shape", [](ShapeKey&, Plan& p) { p.mc = int64_t{1} << 50; });
+  add("mc huge", "cache block out of range", [](ShapeKey&, Plan& p) { p.mc = int64_t{1} << 50; });
+  add("mc a little larger than the shape", "larger than the shape",
+      [](ShapeKey& k, Plan& p) { p.mc = k.m + 64; });
   add("B in place, rows not contiguous", "B read in place", [](ShapeKey& k, Plan& p) {
     k.b_row_unit = false;
     k.b_k_unit = true;
@@ -732,6 +747,32 @@ TEST(PlanFile, EnvironmentVariable) {
     EXPECT_NE(ctx.init_message().find("plan file"), std::string::npos) << ctx.init_message();
     EXPECT_EQ(ctx.cached_plans(), 0u);
     run_checked(ctx, shapes()[1]);
+  }
+  std::remove(path.c_str());
+}
+
+// A plan file edited by hand and re-summed (the checksum is public) with an entry of nr 0, read
+// through ADAPTCORE_PLAN_FILE by the first context of a process: a note, never a crash.
+TEST(PlanFile, EnvironmentFileWithZeroTileRejected) {
+  ScopedEnv env("ADAPTCORE_PLAN_FILE");
+  ::unsetenv("ADAPTCORE_PLAN_FILE");
+  const std::string path = temp_path("zero_nr.plan");
+  auto ctx = fresh(2);
+  const ShapeKey key = run_checked(*ctx, shapes()[1]);
+  Plan bad = *::adaptcore::detail::impl_of(*ctx).cache().find(key);
+  bad.nr = 0;
+  write_all(path, write_plan_bytes({{key, bad}}, ctx->hardware(), ctx->isa()));
+  env.set(path);
+  testing::internal::CaptureStderr();
+  {
+    ContextOptions o;
+    o.threads = 2;
+    Context loaded(o);
+    const std::string out = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(loaded.init_status(), Status::InvalidPlanFile);
+    EXPECT_NE(out.find("register tile out of range"), std::string::npos) << out;
+    EXPECT_EQ(loaded.cached_plans(), 0u);
+    run_checked(loaded, shapes()[1]);
   }
   std::remove(path.c_str());
 }

@@ -182,8 +182,8 @@ void ContextImpl::clear_plan_cache() noexcept {
   }
 }
 
-const kernels::IsaKernels& ContextImpl::kernels() const noexcept {
-  const kernels::IsaKernels* ks = kernels_of_isa_bits(static_cast<std::uint64_t>(isa()));
+const kernels::IsaKernels& ContextImpl::kernels(const Config& cfg) const noexcept {
+  const kernels::IsaKernels* ks = kernels_of_isa_bits(static_cast<std::uint64_t>(cfg.isa));
   return ks != nullptr ? *ks : kernels::generic_kernels();
 }
 

@@ -16,6 +16,7 @@
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
 #include "core/wq_problem.hpp"
+#include "dispatch/call_config.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "dispatch/reclaimer.hpp"
@@ -56,6 +57,10 @@ class ContextImpl final : public ForkAware {
   // A GEMM call or any other reader of the profile and plan cache holds one of these.
   Reclaimer::Section reading() noexcept { return Reclaimer::Section(); }
 
+  // A call's snapshot of the configuration (call_config.hpp), taken inside its reading().
+  using Config = CallConfig;
+  Config config() const noexcept { return {&hardware(), isa(), threads(), residency()}; }
+
   // The whole call of any problem type (fp32, bf16/int8, weight-quantized), written once
   // (context_run.cpp): the key, the plan from the cache (or the planner on a miss), execution
   // with the kernels the key names. When an fp32 call ran on the small-problem path and
@@ -65,18 +70,30 @@ class ContextImpl final : public ForkAware {
     std::uint8_t payload = 0;
     bool cold = false;
   };
-  // `residency` is the call's own setting (CallOptions); Auto defers to the context's.
+  // `residency` is the call's own setting (CallOptions); Auto defers to the context's. The
+  // configuration is the caller's snapshot when it checked the call against it (a prepacked
+  // handle against the ISA path), else taken here.
+  template <class Problem>
+  Status run(const Problem& prob, const Config& cfg, SmallRun* small = nullptr,
+             Residency residency = Residency::Auto) noexcept;
   template <class Problem>
   Status run(const Problem& prob, SmallRun* small = nullptr,
-             Residency residency = Residency::Auto) noexcept;
+             Residency residency = Residency::Auto) noexcept {
+    const auto section = reading();
+    return run(prob, config(), small, residency);
+  }
 
   // The key this context would use for a problem of any type, for operands in memory (cold)
   // or where they fit.
   template <class Problem>
-  ShapeKey key_for(const Problem& prob, bool cold = false) const noexcept {
-    ShapeKey key = make_key(prob, isa(), threads());
+  ShapeKey key_for(const Problem& prob, const Config& cfg, bool cold = false) const noexcept {
+    ShapeKey key = make_key(prob, cfg.isa, cfg.threads);
     key.cold = cold;
     return key;
+  }
+  template <class Problem>
+  ShapeKey key_for(const Problem& prob, bool cold = false) const noexcept {
+    return key_for(prob, config(), cold);
   }
 
   // A Residency value the library knows (set_residency and the per-call CallOptions check it).
@@ -90,8 +107,12 @@ class ContextImpl final : public ForkAware {
   // previous call's on this thread. remember_call records a call's operands for the next one.
   bool cold_call(const void* a, const void* b, const void* c,
                  Residency call = Residency::Auto) const noexcept {
+    return cold_call(a, b, c, residency(), call);
+  }
+  // The same with the context's residency from a call's snapshot.
+  static bool cold_call(const void* a, const void* b, const void* c, Residency r,
+                        Residency call) noexcept {
     if (call != Residency::Auto) return call == Residency::Memory;
-    const Residency r = residency();
     if (r != Residency::Auto) return r == Residency::Memory;
     const LastCall& l = last_call();
     return l.a != a || l.b != b || l.c != c;
@@ -100,18 +121,31 @@ class ContextImpl final : public ForkAware {
     last_call() = LastCall{a, b, c};  // whatever this context's setting: the caches are shared
   }
   // The planner's reasoning for a key of any dtype (planning.hpp: the implementation that
-  // applies), and the plan through the cache.
+  // applies), and the plan through the cache. A plan made for a profile that was replaced while
+  // it was planned is used by its call but not cached (the cache holds the new profile's).
   Explanation explain(const ShapeKey& key) const;
-  Plan plan_for(const ShapeKey& key);
+  Plan plan_for(const ShapeKey& key, const Config& cfg);
+  Plan plan_for(const ShapeKey& key) { return plan_for(key, config()); }
+  // Inserts a plan made for cfg's profile into the cache; false when the profile was replaced
+  // since (the plan may not suit the new one's kernels) or the cache is full.
+  bool cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg);
 
   // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU
   // allow on a path, the same tables the planner and the plan-file check use.
-  const kernels::IsaKernels& kernels() const noexcept;  // fp32, the current path
+  const kernels::IsaKernels& kernels(const Config& cfg) const noexcept;  // fp32, cfg's path
+  const kernels::IsaKernels& kernels() const noexcept { return kernels(config()); }
   // The fp32 table of an ISA given as its number, as a packed tiny-call word holds it (0..15;
   // null for none): kernels::kernels_for looked up once, for kernels() and the tiny-call path.
   const kernels::IsaKernels* kernels_of_isa_bits(std::uint64_t isa_bits) const noexcept {
     return fp32_kernels_[isa_bits & 15];
   }
+  static const kernels::LowpKernels* lowp_kernels(const Config& cfg, DType dtype) noexcept {
+    return lowp_kernels_for(*cfg.hw, dtype, cfg.isa);
+  }
+  static const kernels::WqKernels& wq_kernels(const Config& cfg) noexcept {
+    return wq_kernels_for(*cfg.hw, cfg.isa);
+  }
+  // The same on the profile in use now, for a path given by the caller (tools, explain).
   const kernels::LowpKernels* lowp_kernels(DType dtype, Isa isa) const noexcept {
     return lowp_kernels_for(hardware(), dtype, isa);
   }

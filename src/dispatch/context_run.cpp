@@ -16,15 +16,16 @@ namespace adaptcore::detail {
 namespace {
 
 // Calls that need no product: true when the call is complete.
-bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx) noexcept {
+bool finish_trivial(const GemmProblem& p, const ContextImpl& ctx,
+                    const ContextImpl::Config& cfg) noexcept {
   if (p.m == 0 || p.n == 0) return true;
   if (p.k == 0 || p.alpha == 0.0f) {
-    scale_c(p, ctx.kernels());  // C = post(beta C), on the context's path
+    scale_c(p, ctx.kernels(cfg));  // C = post(beta C), on the call's path
     return true;
   }
   return false;
 }
-bool finish_trivial(const LowpProblem& p, const ContextImpl&) noexcept {
+bool finish_trivial(const LowpProblem& p, const ContextImpl&, const ContextImpl::Config&) noexcept {
   const bool post = p.post != nullptr && !p.post->empty();
   PostPass pass{.c = p.c,
                 .element = p.dtype() == DType::U8S8 ? CElement::S32
@@ -44,7 +45,9 @@ bool finish_trivial(const LowpProblem& p, const ContextImpl&) noexcept {
   if (post) run_post_pass(*p.post, pass);  // C = post(beta C), or the output of an int32 C
   return true;
 }
-bool finish_trivial(const WqProblem& p, const ContextImpl&) noexcept { return p.m == 0; }
+bool finish_trivial(const WqProblem& p, const ContextImpl&, const ContextImpl::Config&) noexcept {
+  return p.m == 0;
+}
 
 // Where a problem's A and B lie (the residency of a call, ContextImpl::cold_call).
 const void* operand_a(const GemmProblem& p) noexcept { return p.a; }
@@ -54,18 +57,19 @@ const void* operand_b(const LowpProblem& p) noexcept { return p.b.ptr; }
 const void* operand_a(const WqProblem& p) noexcept { return p.a; }
 const void* operand_b(const WqProblem& p) noexcept { return p.w; }
 
-// The kernel table a key's plan runs with (null: the path has none; never for a planned key).
-const kernels::IsaKernels* call_kernels(const ContextImpl&, const GemmProblem&,
+// The kernel table a key's plan runs with, on the call's configuration (null: the path has
+// none; never for a planned key).
+const kernels::IsaKernels* call_kernels(const ContextImpl::Config&, const GemmProblem&,
                                         const ShapeKey& key) noexcept {
   return kernels::kernels_for(key.isa);
 }
-const kernels::LowpKernels* call_kernels(const ContextImpl& ctx, const LowpProblem&,
+const kernels::LowpKernels* call_kernels(const ContextImpl::Config& cfg, const LowpProblem&,
                                          const ShapeKey& key) noexcept {
-  return ctx.lowp_kernels(key.dtype, key.isa);
+  return ContextImpl::lowp_kernels(cfg, key.dtype);
 }
-const kernels::WqKernels* call_kernels(const ContextImpl& ctx, const WqProblem&,
-                                       const ShapeKey& key) noexcept {
-  return &ctx.wq_kernels(key.isa);
+const kernels::WqKernels* call_kernels(const ContextImpl::Config& cfg, const WqProblem&,
+                                       const ShapeKey&) noexcept {
+  return &ContextImpl::wq_kernels(cfg);
 }
 
 // The small-problem path (exec/executor_small.hpp: fp32 plans that run on the calling thread
@@ -87,23 +91,25 @@ bool execute_inline(const Plan&, const Problem&, const Kernels&, ContextImpl::Sm
 }  // namespace
 
 template <class Problem>
-Status ContextImpl::run(const Problem& prob, SmallRun* small, Residency residency) noexcept {
-  if (finish_trivial(prob, *this)) return Status::Ok;
+Status ContextImpl::run(const Problem& prob, const Config& cfg, SmallRun* small,
+                        Residency residency) noexcept {
+  if (finish_trivial(prob, *this, cfg)) return Status::Ok;
   try {
     const CallLog log(verbose_);
     const auto section = reading();
-    const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c, residency);
+    const bool cold =
+        cold_call(operand_a(prob), operand_b(prob), prob.c, cfg.residency, residency);
     remember_call(operand_a(prob), operand_b(prob), prob.c);
     if (small != nullptr) small->cold = cold;
-    const ShapeKey key = key_for(prob, cold);
-    const auto* ks = call_kernels(*this, prob, key);
+    const ShapeKey key = key_for(prob, cfg, cold);
+    const auto* ks = call_kernels(cfg, prob, key);
     if (ks == nullptr) return Status::InternalError;
     const Plan* cached = cache_.find(key);
     if (cached != nullptr && execute_inline(*cached, prob, *ks, small)) {
       log.done(key, *cached, true, "serial", Status::Ok);
       return Status::Ok;
     }
-    const Plan plan = cached != nullptr ? *cached : plan_for(key);
+    const Plan plan = cached != nullptr ? *cached : plan_for(key, cfg);
     if (cached == nullptr && execute_inline(plan, prob, *ks, small)) {
       log.done(key, plan, false, "serial", Status::Ok);
       return Status::Ok;
@@ -116,18 +122,25 @@ Status ContextImpl::run(const Problem& prob, SmallRun* small, Residency residenc
   }
 }
 
-template Status ContextImpl::run(const GemmProblem&, SmallRun*, Residency) noexcept;
-template Status ContextImpl::run(const LowpProblem&, SmallRun*, Residency) noexcept;
-template Status ContextImpl::run(const WqProblem&, SmallRun*, Residency) noexcept;
+template Status ContextImpl::run(const GemmProblem&, const Config&, SmallRun*, Residency) noexcept;
+template Status ContextImpl::run(const LowpProblem&, const Config&, SmallRun*, Residency) noexcept;
+template Status ContextImpl::run(const WqProblem&, const Config&, SmallRun*, Residency) noexcept;
 
 Explanation ContextImpl::explain(const ShapeKey& key) const { return explain_key(key, hardware()); }
 
-Plan ContextImpl::plan_for(const ShapeKey& key) {
+Plan ContextImpl::plan_for(const ShapeKey& key, const Config& cfg) {
   if (const Plan* p = cache_.find(key)) return *p;
-  const Explanation e = explain(key);
+  const Explanation e = explain_key(key, *cfg.hw);
   const Plan plan = e.candidates.at(e.chosen).plan;
-  cache_.insert(key, plan);
+  cache_plan(key, plan, cfg);
   return plan;
+}
+
+bool ContextImpl::cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg) {
+  // A new profile clears the cache under config_: a plan of the old one (chosen against its
+  // kernel tables) must not be inserted after that clear.
+  std::lock_guard lock(config_);
+  return hw_.load(std::memory_order_relaxed) == cfg.hw && cache_.insert(key, plan) != nullptr;
 }
 
 }  // namespace adaptcore::detail

@@ -28,24 +28,25 @@ struct GroupedSetup {
 
 // Expert weights are read from memory unless the call or the context says they stay cached:
 // a step's experts together exceed the L3 in every Mixture-of-Experts model.
-bool weights_cold(const detail::ContextImpl& ctx, Residency call) noexcept {
-  const Residency r = call != Residency::Auto ? call : ctx.residency();
+bool weights_cold(const detail::CallConfig& cfg, Residency call) noexcept {
+  const Residency r = call != Residency::Auto ? call : cfg.residency;
   return r != Residency::Cached;
 }
 
+// cfg: the call's snapshot of the context's configuration (the executor runs on the same).
 Status prepare(const GroupedGemm& call, const CallOptions& options, detail::ContextImpl& ctx,
-               GroupedSetup& out) {
+               const detail::CallConfig& cfg, GroupedSetup& out) {
   if (!detail::ContextImpl::valid_residency(options.residency)) return Status::InvalidArgument;
   if (const Status s = make_grouped_problem(call, options, out.g); s != Status::Ok) return s;
   const GroupedProblem& g = out.g;
   for (const detail::PackedWeightsImpl* w : g.weights)
-    if (w != nullptr && !can_run_packed(ctx, *w)) return Status::InvalidArgument;
-  out.cores = std::max(1, ctx.threads());
-  const bool cold = weights_cold(ctx, options.residency);
+    if (w != nullptr && !can_run_packed(cfg, *w)) return Status::InvalidArgument;
+  out.cores = std::max(1, cfg.threads);
+  const bool cold = weights_cold(cfg, options.residency);
   const int64_t lda = g.gather != nullptr ? grouped_row_stride(g.k) : g.lda;
   const bool scatter = g.scatter != nullptr;
   const int64_t ldc = scatter ? grouped_row_stride(g.n) : g.ldc;
-  const Isa isa = ctx.isa();
+  const Isa isa = cfg.isa;
   // The one-core plan of a chunk, through the context's cache.
   const float beta = scatter ? 0.0f : g.beta;
   auto plan_of = [&](int64_t e, int64_t col0, int64_t cols) {
@@ -57,7 +58,7 @@ Status prepare(const GroupedGemm& call, const CallOptions& options, detail::Cont
                        1)
             : make_key(unit_problem(g, e, col0, cols, nullptr, lda, nullptr, ldc, beta), isa, 1);
     key.cold = cold;
-    return ctx.plan_for(key);
+    return ctx.plan_for(key, cfg);
   };
   auto chunk_cols = [&](int64_t e, int64_t panel0, int64_t panels, int64_t& col0) {
     const int64_t nr = g.panel_cols(e);
@@ -106,15 +107,16 @@ Status gemm_grouped(const GroupedGemm& call, const CallOptions& options, Context
   try {
     detail::ContextImpl& impl = detail::impl_of(ctx);
     const auto section = impl.reading();
+    const detail::CallConfig cfg = impl.config();
     GroupedSetup s;
-    if (const Status st = prepare(call, options, impl, s); st != Status::Ok) return st;
+    if (const Status st = prepare(call, options, impl, cfg, s); st != Status::Ok) return st;
     if (s.g.routed == 0 && s.g.scatter == nullptr) return Status::Ok;
     const double busiest =
         s.core_us.empty() ? 0.0 : *std::max_element(s.core_us.begin(), s.core_us.end());
     std::vector<double> measured(static_cast<std::size_t>(s.cores), 0.0);
     const Status st =
-        execute_grouped(s.g, s.units, s.cores, impl.kernels(), impl.wq_kernels(impl.isa()),
-                        impl.lowp_kernels(DType::Bf16, impl.isa()), impl.pool(), busiest,
+        execute_grouped(s.g, s.units, s.cores, impl.kernels(cfg), detail::ContextImpl::wq_kernels(cfg),
+                        detail::ContextImpl::lowp_kernels(cfg, DType::Bf16), impl.pool(), busiest,
                         schedule != nullptr ? measured.data() : nullptr);
     if (st == Status::Ok && schedule != nullptr) {
       fill_schedule(s, *schedule);
@@ -132,7 +134,8 @@ Status explain_grouped(const GroupedGemm& call, GroupedSchedule& out, Context& c
     detail::ContextImpl& impl = detail::impl_of(ctx);
     const auto section = impl.reading();
     GroupedSetup s;
-    if (const Status st = prepare(call, CallOptions{}, impl, s); st != Status::Ok) return st;
+    if (const Status st = prepare(call, CallOptions{}, impl, impl.config(), s); st != Status::Ok)
+      return st;
     fill_schedule(s, out);
     return Status::Ok;
   } catch (...) {

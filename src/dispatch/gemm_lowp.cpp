@@ -62,7 +62,8 @@ CElement c_element(LowpKind k) noexcept {
 }  // namespace
 
 Status detail::run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
-                        const CallOptions& options, Context& ctx, int64_t b_bytes) noexcept {
+                        const CallOptions& options, Context& ctx, int64_t b_bytes,
+                        const CallConfig* cfg) noexcept {
   Status s = check_c_offset(co);
   if (s != Status::Ok) return s;
   PostOpChain chain;
@@ -86,7 +87,8 @@ Status detail::run_lowp(LowpProblem prob, const CallerC& call, const COffset& co
   const bool as_pass =
       element == CElement::S32 && (co.kind != OffsetKind::None || chain.deferred_last);
   prob.post = chain.empty() || as_pass ? nullptr : &chain;
-  s = detail::impl_of(ctx).run(prob, nullptr, options.residency);
+  s = cfg != nullptr ? detail::impl_of(ctx).run(prob, *cfg, nullptr, options.residency)
+                     : detail::impl_of(ctx).run(prob, nullptr, options.residency);
   if (s != Status::Ok) return s;
   if (co.kind != OffsetKind::None) add_c_offset(call, co);
   if (as_pass || chain.deferred_last)

@@ -45,8 +45,9 @@ namespace {
 
 // The key of M rows of a dense row-major A against panels of nr columns, where the context
 // plans it.
-ShapeKey panel_key(detail::ContextImpl& ctx, int64_t m, int64_t n, int64_t k, int nr, bool cold) {
-  return ctx.key_for(packed_problem(m, n, k, false, k, n, nr), cold);
+ShapeKey panel_key(const detail::ContextImpl& ctx, const detail::CallConfig& cfg, int64_t m,
+                   int64_t n, int64_t k, int nr, bool cold) {
+  return ctx.key_for(packed_problem(m, n, k, false, k, n, nr), cfg, cold);
 }
 
 }  // namespace
@@ -57,9 +58,12 @@ bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
   return false;
 }
 
-bool can_run_packed(const detail::ContextImpl& ctx, const detail::PackedWeightsImpl& w) noexcept {
-  if (w.dtype == DType::F32) return has_tile_of_width(ctx.kernels(), w.nr);
-  return ctx.lowp_kernels(w.dtype, ctx.kernels().isa) == w.lowp;
+bool can_run_packed(const detail::CallConfig& cfg, const detail::PackedWeightsImpl& w) noexcept {
+  if (w.dtype == DType::F32) {
+    const kernels::IsaKernels* ks = kernels::kernels_for(cfg.isa);
+    return ks != nullptr && has_tile_of_width(*ks, w.nr);
+  }
+  return detail::ContextImpl::lowp_kernels(cfg, w.dtype) == w.lowp;
 }
 
 // Each expected M's predicted time on a width against the best width's for that M (the
@@ -68,11 +72,17 @@ bool can_run_packed(const detail::ContextImpl& ctx, const detail::PackedWeightsI
 // memory unless the context says they stay cached (an inference engine's layers run one after
 // the other).
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& o) {
+  const auto section = ctx.reading();
+  return packed_panel_width(ctx, ctx.config(), k, n, o);
+}
+
+int packed_panel_width(detail::ContextImpl& ctx, const detail::CallConfig& cfg, int64_t k,
+                       int64_t n, const PackOptions& o) {
   std::vector<int> tile_widths;
-  for (const kernels::TileKernels& t : ctx.kernels().tiles) tile_widths.push_back(t.nr);
-  const bool cold = ctx.residency() != Residency::Cached;
+  for (const kernels::TileKernels& t : ctx.kernels(cfg).tiles) tile_widths.push_back(t.nr);
+  const bool cold = cfg.residency != Residency::Cached;
   return packed_panel_width(ctx, tile_widths, o, [&](int64_t m, int nr) {
-    return ctx.plan_for(panel_key(ctx, m, n, k, nr, cold)).predicted_us;
+    return ctx.plan_for(panel_key(ctx, cfg, m, n, k, nr, cold), cfg).predicted_us;
   });
 }
 
@@ -122,10 +132,14 @@ Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const flo
   if (s != Status::Ok) return s;
   if (!ctx.usable()) return Status::OutOfMemory;
   detail::ContextImpl& impl = detail::impl_of(ctx);
-  if (!can_run_packed(impl, *detail::impl_of(b))) return Status::InvalidArgument;
+  // The handle is checked against the very configuration the call then runs on.
+  const auto section = impl.reading();
+  const detail::CallConfig cfg = impl.config();
+  if (!can_run_packed(cfg, *detail::impl_of(b))) return Status::InvalidArgument;
   if (options.post_op_count != 0)
-    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx);
-  return impl.run(prob, nullptr, options.residency);
+    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx,
+                                     &cfg);
+  return impl.run(prob, cfg, nullptr, options.residency);
 }
 
 }  // namespace
@@ -157,11 +171,12 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
   try {
     detail::ContextImpl& impl = detail::impl_of(ctx);
     const auto section = impl.reading();
-    const kernels::IsaKernels& ks = impl.kernels();
+    const detail::CallConfig cfg = impl.config();
+    const kernels::IsaKernels& ks = impl.kernels(cfg);
     auto w = std::make_unique<detail::PackedWeightsImpl>();
     w->k = k, w->n = n;
     w->isa = ks.isa;
-    w->nr = packed_panel_width(impl, k, n, options);
+    w->nr = packed_panel_width(impl, cfg, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->rows = k, w->cols = n;
     w->data = weight_array<float>(static_cast<std::size_t>(k) * static_cast<std::size_t>(n), false);

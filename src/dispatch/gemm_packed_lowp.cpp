@@ -26,9 +26,13 @@ Status run_on_panels(const LowpProblem& prob, const PackedWeights& b, int64_t m,
                      Context& ctx) noexcept {
   if (!ctx.usable()) return Status::OutOfMemory;
   const detail::PackedWeightsImpl& w = *detail::impl_of(b);
-  if (!can_run_packed(detail::impl_of(ctx), w)) return Status::InvalidArgument;
+  // The handle is checked against the very configuration the call then runs on.
+  detail::ContextImpl& impl = detail::impl_of(ctx);
+  const auto section = impl.reading();
+  const detail::CallConfig cfg = impl.config();
+  if (!can_run_packed(cfg, w)) return Status::InvalidArgument;
   return detail::run_lowp(prob, CallerC{prob.kind, Layout::RowMajor, m, w.n, c, ldc}, co, options,
-                          ctx, static_cast<int64_t>(w.bytes()));
+                          ctx, static_cast<int64_t>(w.bytes()), &cfg);
 }
 
 template <class CType>
@@ -79,14 +83,15 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
   try {
     detail::ContextImpl& impl = detail::impl_of(ctx);
     const auto section = impl.reading();
-    const kernels::LowpKernels* lk = impl.lowp_kernels(dtype, impl.kernels().isa);
+    const detail::CallConfig cfg = impl.config();
+    const kernels::LowpKernels* lk = detail::ContextImpl::lowp_kernels(cfg, dtype);
     if (lk == nullptr) return Status::UnsupportedIsa;
     auto w = std::make_unique<detail::PackedWeightsImpl>();
     w->k = k, w->n = n;
-    w->isa = impl.kernels().isa;
+    w->isa = impl.kernels(cfg).isa;
     w->dtype = dtype;
     w->lowp = lk;
-    w->nr = packed_lowp_panel_width(impl, dtype, k, n, options);
+    w->nr = packed_lowp_panel_width(impl, cfg, dtype, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->rows = ceil_div(k, int64_t{lk->group});
     w->cols = round_up(n, int64_t{w->nr});
@@ -112,15 +117,21 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
 
 int packed_lowp_panel_width(detail::ContextImpl& ctx, DType dtype, int64_t k, int64_t n,
                             const PackOptions& options) {
-  const kernels::LowpKernels* lk = ctx.lowp_kernels(dtype, ctx.kernels().isa);
+  const auto section = ctx.reading();
+  return packed_lowp_panel_width(ctx, ctx.config(), dtype, k, n, options);
+}
+
+int packed_lowp_panel_width(detail::ContextImpl& ctx, const detail::CallConfig& cfg, DType dtype,
+                            int64_t k, int64_t n, const PackOptions& options) {
+  const kernels::LowpKernels* lk = detail::ContextImpl::lowp_kernels(cfg, dtype);
   if (lk == nullptr) return 0;
   std::vector<int> widths;
   for (const kernels::LowpTile& t : lk->tiles) widths.push_back(t.nr);
-  const bool cold = ctx.residency() != Residency::Cached;
+  const bool cold = cfg.residency != Residency::Cached;
   const LowpKind kind = dtype == DType::U8S8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32;
   return packed_panel_width(ctx, widths, options, [&](int64_t m, int nr) {
     const LowpProblem p = packed_lowp_problem(kind, m, n, k, false, k, n, nr);
-    return ctx.plan_for(ctx.key_for(p, cold)).predicted_us;
+    return ctx.plan_for(ctx.key_for(p, cfg, cold), cfg).predicted_us;
   });
 }
 

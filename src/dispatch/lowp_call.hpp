@@ -5,6 +5,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "core/lowp_problem.hpp"
+#include "dispatch/call_config.hpp"
 
 namespace adaptcore {
 
@@ -22,8 +23,11 @@ namespace detail {
 // prob: the validated, normalised problem of a call whose C is `call`. The C offset: int8
 // only (check_c_offset's statuses); the post-ops: docs/EPILOGUES.md.
 // b_bytes: the bytes of B when it is prepacked (its handle's storage), else 0 (B as prob says).
+// cfg: the caller's snapshot when it checked the call against the configuration (inside its
+// reading section), else null (the call takes its own).
 Status run_lowp(LowpProblem prob, const CallerC& call, const COffset& co,
-                const CallOptions& options, Context& ctx, int64_t b_bytes = 0) noexcept;
+                const CallOptions& options, Context& ctx, int64_t b_bytes = 0,
+                const CallConfig* cfg = nullptr) noexcept;
 
 }  // namespace detail
 }  // namespace adaptcore

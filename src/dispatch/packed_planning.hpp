@@ -20,11 +20,14 @@ namespace adaptcore {
 // plans can read).
 bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept;
 
-// Whether the context's kernels can read a handle's panels: fp32 ones with a tile of their
+// Whether a call on a configuration can read a handle's panels: fp32 ones with a tile of their
 // width, bf16 and int8 ones with the very low-precision table they were packed for.
-bool can_run_packed(const detail::ContextImpl& ctx, const detail::PackedWeightsImpl& w) noexcept;
+bool can_run_packed(const detail::CallConfig& cfg, const detail::PackedWeightsImpl& w) noexcept;
 
+// On the context's configuration now, or on a call's snapshot (pack_weights).
 int packed_panel_width(detail::ContextImpl& ctx, int64_t k, int64_t n, const PackOptions& options);
+int packed_panel_width(detail::ContextImpl& ctx, const detail::CallConfig& cfg, int64_t k,
+                       int64_t n, const PackOptions& options);
 // The rule itself over candidate widths, predict(m, nr) the best plan's time for m rows on
 // panels nr wide (the bf16 handles' widths are their table's tiles).
 int packed_panel_width(detail::ContextImpl& ctx, std::span<const int> tile_widths,
@@ -34,6 +37,8 @@ int packed_panel_width(detail::ContextImpl& ctx, std::span<const int> tile_width
 // low-precision table's tiles, each priced on a call of that type on panels. 0: no table.
 int packed_lowp_panel_width(detail::ContextImpl& ctx, DType dtype, int64_t k, int64_t n,
                             const PackOptions& options);
+int packed_lowp_panel_width(detail::ContextImpl& ctx, const detail::CallConfig& cfg, DType dtype,
+                            int64_t k, int64_t n, const PackOptions& options);
 // The checks of PackOptions (InvalidArgument).
 Status check_pack_options(const PackOptions& o) noexcept;
 // The checks of a pack_weights call on op(B) (k x n, elements of `eb` bytes) in their order:

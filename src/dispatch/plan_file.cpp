@@ -293,44 +293,82 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p) {
   return check_plan_entry(key, p, detected_hardware());
 }
 
-std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
+namespace {
+
+// Bounds on a plan's register tile and tile index far beyond any kernel table's (the planning
+// implementation's check then holds the tile to its table): they keep products of a tile with
+// a block or a dimension well inside 64 bits.
+constexpr int kMaxTileIndex = 255;
+constexpr int kMaxTileExtent = 1024;
+
+// Every scalar field of an entry within its range, each on its own, before any rule below
+// combines two of them (a block rounded to a tile, a remainder by nr, the grid's product):
+// the one place a field of a file is checked before arithmetic uses it.
+std::string check_entry_ranges(const ShapeKey& key, const Plan& p) {
   // The key: something a real call can produce.
   if (key.m < 1 || key.n < 1 || key.k < 1 || key.m > kMaxDim || key.n > kMaxDim || key.k > kMaxDim)
     return "dimensions out of range";
-  if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
-  if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
   if (static_cast<std::uint8_t>(key.dtype) >= kAllDTypeCount) return "unknown data type";
-  // Leading-dimension classes are log2 of bytes: at least the element size's. A
-  // weight-quantized key has A's (fp32 or bf16 activations) and no B class (packed weights).
-  if (is_weight_quantized(key.dtype)) {
-    const int min_a = key.a_bf16 ? 1 : 2;
-    if (key.a_ld_log2 < min_a || key.a_ld_log2 > 16 || key.b_ld_log2 != 0)
-      return "leading-dimension class out of range";
-    const int64_t g = key.wq_group;
-    if (g != 0 && (g < 32 || g > kWqMaxGroup || g % 32 != 0)) return "weight group out of range";
-    if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a weight-quantized key";
-    if (p.quantize_threads != 1 && p.quantize_threads != p.threads())
-      return "activation split on neither one thread nor all of the plan's";
-  } else {
-    const int min_ld = input_bytes(key.dtype) == 4 ? 2 : input_bytes(key.dtype) == 2 ? 1 : 0;
-    if (key.a_ld_log2 < min_ld || key.a_ld_log2 > 16 || key.b_ld_log2 < min_ld ||
-        key.b_ld_log2 > 16)
-      return "leading-dimension class out of range";
-    if (key.wq_group != 0 || key.a_bf16) return "weight-quantized fields in a key of another type";
-    if (p.quantize_threads != 1) return "activation split threads in a plan of another type";
-  }
+  if (key.a_ld_log2 > 16 || key.b_ld_log2 > 16) return "leading-dimension class out of range";
   if (key.threads < 1 || key.threads > kMaxThreads) return "thread count out of range";
   if (!known_isa(static_cast<std::uint32_t>(key.isa))) return "unknown ISA";
-  if (p.isa != key.isa) return "plan ISA differs from its key's";
-  if (runnable_kernels(key.isa) == nullptr)
-    return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
+  if (key.wq_group > kWqMaxGroup) return "weight group out of range";
+  // The plan.
+  if (!known_isa(static_cast<std::uint32_t>(p.isa))) return "unknown plan ISA";
+  if (static_cast<std::uint8_t>(p.kind) > static_cast<std::uint8_t>(PlanKind::Rows))
+    return "unknown plan kind";
+  if (p.tile < 0 || p.tile > kMaxTileIndex) return "tile index out of range";
+  if (p.mr < 1 || p.nr < 1 || p.mr > kMaxTileExtent || p.nr > kMaxTileExtent)
+    return "register tile out of range";
+  if (p.mc < 1 || p.nc < 1 || p.kc < 1 || p.mc > kMaxDim || p.nc > kMaxDim || p.kc > kMaxDim)
+    return "cache block out of range";
+  if (p.pm < 1 || p.pn < 1 || p.pk < 1 || p.pm > key.threads || p.pn > key.threads ||
+      p.pk > key.threads)
+    return "core grid out of range";
+  if (p.quantize_threads < 1 || p.quantize_threads > key.threads)
+    return "activation split threads out of range";
   if (static_cast<std::uint8_t>(p.tail) > static_cast<std::uint8_t>(TailStrategy::Padded))
     return "unknown tail strategy";
-  if (p.a_packing == APacking::Words && !p.pack_a) return "A packed as words but not packed";
   if (static_cast<std::uint8_t>(p.cls.capacity) > static_cast<std::uint8_t>(CapacityClass::Dram) ||
       static_cast<std::uint8_t>(p.cls.parallel) >
           static_cast<std::uint8_t>(ParallelClass::FewTiles))
     return "unknown shape class";
+  if (!std::isfinite(p.predicted_us) || p.predicted_us < 0.0) return "invalid predicted time";
+  return {};
+}
+
+}  // namespace
+
+std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareProfile& hw) {
+  if (std::string why = check_entry_ranges(key, p); !why.empty()) return why;
+  // From here on every field is in range: the rules combine them.
+  if (int64_t{p.pm} * p.pn * p.pk > key.threads)
+    return "core grid larger than the key's thread count";
+  if (key.a_row_unit && !key.a_k_unit) return "impossible A layout in key";
+  if (!key.b_row_unit && !key.b_k_unit) return "impossible B layout in key";
+  // Leading-dimension classes are log2 of bytes: at least the element size's. A
+  // weight-quantized key has A's (fp32 or bf16 activations) and no B class (packed weights).
+  if (is_weight_quantized(key.dtype)) {
+    const int min_a = key.a_bf16 ? 1 : 2;
+    if (key.a_ld_log2 < min_a || key.b_ld_log2 != 0) return "leading-dimension class out of range";
+    const int64_t g = key.wq_group;
+    if (g != 0 && (g < 32 || g % 32 != 0)) return "weight group out of range";
+    if (!key.b_row_unit || key.b_k_unit) return "impossible B layout in a weight-quantized key";
+    if (key.a_row_unit != key.a_k_unit) return "impossible A layout in a weight-quantized key";
+    if (wq_dtype_int4(key.dtype) && g == 0) return "int4 weights without a group";
+    if (p.quantize_threads != 1 && p.quantize_threads != p.threads())
+      return "activation split on neither one thread nor all of the plan's";
+  } else {
+    const int min_ld = input_bytes(key.dtype) == 4 ? 2 : input_bytes(key.dtype) == 2 ? 1 : 0;
+    if (key.a_ld_log2 < min_ld || key.b_ld_log2 < min_ld)
+      return "leading-dimension class out of range";
+    if (key.wq_group != 0 || key.a_bf16) return "weight-quantized fields in a key of another type";
+    if (p.quantize_threads != 1) return "activation split threads in a plan of another type";
+  }
+  if (p.isa != key.isa) return "plan ISA differs from its key's";
+  if (runnable_kernels(key.isa) == nullptr)
+    return std::string("ISA ") + to_string(key.isa) + " not supported by this CPU or build";
+  if (p.a_packing == APacking::Words && !p.pack_a) return "A packed as words but not packed";
 
   if (p.transpose_c && p.kind != PlanKind::Blocked)
     return "C stored transposed by a plan that is not a register-tile plan";
@@ -353,22 +391,11 @@ std::string check_plan_entry(const ShapeKey& key, const Plan& p, const HardwareP
   else if (std::string why = impl->check(key, p, hw); !why.empty())
     return why;
 
-  // Blocking: positive and within the shape (bounds the workspace the executor sizes); a
-  // transposed plan's blocks are those of C^T.
+  // Blocking within the shape (bounds the workspace the executor sizes); a transposed plan's
+  // blocks are those of C^T.
   const ShapeKey blocked = p.transpose_c ? transposed_key(key) : key;
-  if (p.mr < 1 || p.nr < 1) return "non-positive tile";
-  if (p.mc < 1 || p.nc < 1 || p.kc < 1) return "non-positive cache block";
   if (p.mc > round_up(blocked.m, p.mr) || p.nc > round_up(blocked.n, p.nr) || p.kc > blocked.k)
     return "cache block larger than the shape";
-
-  // Core grid.
-  if (p.pm < 1 || p.pn < 1 || p.pk < 1 || p.pm > key.threads || p.pn > key.threads ||
-      p.pk > key.threads)
-    return "core grid out of range";
-  const int64_t grid = int64_t{p.pm} * p.pn * p.pk;
-  if (grid > key.threads) return "core grid larger than the key's thread count";
-
-  if (!std::isfinite(p.predicted_us) || p.predicted_us < 0.0) return "invalid predicted time";
   return {};
 }
 
@@ -464,12 +491,16 @@ Status load_plan_bytes(detail::ContextImpl& ctx, std::string_view bytes, std::st
   if (loaded != nullptr) *loaded = 0;
   try {
     std::vector<PlanEntry> entries;
-    const PlanFileTarget target{&ctx.hardware(), ctx.isa()};
+    const auto section = ctx.reading();
+    const detail::ContextImpl::Config cfg = ctx.config();
+    const PlanFileTarget target{cfg.hw, cfg.isa};
     const Status s = parse_plan_bytes(bytes, target, entries, error);
     if (s != Status::Ok) return s;
     std::size_t n = 0;
     for (const auto& [key, plan] : entries) {
-      if (ctx.cache().insert(key, plan) == nullptr) break;  // cache full
+      // Stops at a full cache, or a profile replaced meanwhile (the file was checked against
+      // the old one).
+      if (!ctx.cache_plan(key, plan, cfg)) break;
       ++n;
     }
     if (loaded != nullptr) *loaded = n;
@@ -538,10 +569,11 @@ Status write_plan_file(const std::string& path, const std::vector<PlanEntry>& en
 Status save_plan_file(detail::ContextImpl& ctx, const std::string& path,
                       std::string* error) noexcept {
   try {
-    const Isa isa = ctx.isa();
+    const auto section = ctx.reading();
+    const detail::ContextImpl::Config cfg = ctx.config();
     std::vector<PlanEntry> entries = ctx.cache().snapshot();
-    std::erase_if(entries, [isa](const PlanEntry& e) { return e.first.isa != isa; });
-    return write_plan_file(path, entries, ctx.hardware(), isa, error);
+    std::erase_if(entries, [&cfg](const PlanEntry& e) { return e.first.isa != cfg.isa; });
+    return write_plan_file(path, entries, *cfg.hw, cfg.isa, error);
   } catch (...) {
     return exception_status(error);
   }

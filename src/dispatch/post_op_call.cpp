@@ -10,7 +10,8 @@
 namespace adaptcore::detail {
 
 Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, const float* c,
-                         int64_t ldc, const CallOptions& options, Context& ctx) noexcept {
+                         int64_t ldc, const CallOptions& options, Context& ctx,
+                         const CallConfig* cfg) noexcept {
   PostOpChain chain;
   const ByteOperand C = stored_operand(c, m, n, layout == Layout::RowMajor, false, ldc, 4);
   // A and B as the normalised problem reads them (prepacked B: its k x n panel floats).
@@ -30,7 +31,8 @@ Status run_with_post_ops(GemmProblem prob, Layout layout, int64_t m, int64_t n, 
       !prob.c_transposed && prob.n <= kTransposeCMaxN)
     chain.deferred_last = true;
   prob.post = &chain;
-  const Status s = impl_of(ctx).run(prob, nullptr, options.residency);
+  const Status s = cfg != nullptr ? impl_of(ctx).run(prob, *cfg, nullptr, options.residency)
+                                  : impl_of(ctx).run(prob, nullptr, options.residency);
   // A deferred SwiGlu: a pass over the finished C.
   if (s == Status::Ok && chain.deferred_last)
     run_post_pass(chain,

@@ -6,10 +6,12 @@
 // Whatever the loader accepts is then executed on a problem matching its key, whatever its
 // dtype: fp32 (blocked and dot plans) through the fp32 executor, bf16 (fp32 or bf16 C) and
 // int8 (u8 x s8 or s8 x s8, with or without zero points; packed, in-place B and dot plans)
-// through the low-precision executor with the kernels the context would use. Inputs are small
-// integers, so every product and sum is exact: fp32 and int32 results must equal the
-// reference, a bf16 C must be within one bf16 rounding of it. An accepted plan that crashes,
-// reads or writes out of bounds (ASan) or computes a wrong result is a bug.
+// through the low-precision executor with the kernels the context would use, and the
+// weight-quantized types (W8A16, W8A8, W4A16, W4A8, fp32 or bf16 activations, per-column or
+// grouped scales) through their executor. Inputs are small integers, so every product and sum
+// is exact: fp32 and int32 results must equal the reference, a bf16 C must be within one bf16
+// rounding of it, a weight-quantized C within the activation split's error bound. An accepted
+// plan that crashes, reads or writes out of bounds (ASan) or computes a wrong result is a bug.
 //
 // Built with libFuzzer (ADAPTCORE_BUILD_FUZZ=ON, Clang) or, without it, into the corpus replay
 // test (replay_main.cpp, every compiler), which runs tests/fuzz/corpus through this entry point.
@@ -31,6 +33,9 @@
 #include "exec/executor.hpp"
 #include "exec/executor_lowp.hpp"
 #include "exec/executor_small.hpp"
+#include "exec/executor_wq.hpp"
+#include "core/internal_access.hpp"
+#include "core/wq_problem.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
@@ -49,6 +54,7 @@ struct Stats {
   std::uint64_t files = 0, accepted = 0;
   // Executed plans: [dtype][0 blocked, packed B / 1 blocked, B in place / 2 dot].
   std::uint64_t executed[kDTypeCount][3] = {};
+  std::uint64_t executed_wq = 0;  // weight-quantized plans, every type
   ~Stats() {
     if (std::getenv("ADAPTCORE_FUZZ_STATS") == nullptr) return;
     std::fprintf(stderr, "plan_file_fuzz: %llu files, %llu accepted; plans executed",
@@ -58,7 +64,8 @@ struct Stats {
                    static_cast<unsigned long long>(executed[d][0]),
                    static_cast<unsigned long long>(executed[d][1]),
                    static_cast<unsigned long long>(executed[d][2]));
-    std::fprintf(stderr, " (packed B/B in place/dot)\n");
+    std::fprintf(stderr, " (packed B/B in place/dot), weight-quantized %llu\n",
+                 static_cast<unsigned long long>(executed_wq));
   }
 };
 Stats stats;
@@ -324,6 +331,94 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
   ++stats.executed[static_cast<int>(key.dtype)][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
 }
 
+// Runs an accepted weight-quantized plan: weights of small integers with power-of-two scales
+// (per column, or per group of the key's size), activations of small integers (fp32 or bf16
+// as the key says) in rows padded by the key's leading-dimension class, C with a border that
+// must stay untouched. The activation split is exact to about 2^-14 of a group's maximum with
+// two parts and 2^-7 with one (docs/QUANT.md): the check allows that much of sum |a w|.
+void execute_wq_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) {
+  if (key.m > 80 || key.n > 80 || key.k > 128 || key.threads > kPoolThreads) return;
+  if (key.b_panel_nr != 0) return;  // the loader rejects these keys
+  const int64_t m = key.m, n = key.n, k = key.k;
+  const bool int4 = wq_dtype_int4(key.dtype);
+  const int parts = wq_dtype_parts(key.dtype);
+  std::uint32_t x = seed | 1u;
+  auto rnd = [&x] {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    return x;
+  };
+  // int4 weights need a group; the key's group 0 means per-column scales.
+  WeightQuantSpec spec;
+  spec.format = int4 ? WeightFormat::Int4 : WeightFormat::Int8;
+  spec.group_size = key.wq_group;
+  if (int4 && spec.group_size == 0) return;  // no such handle: the key is unreachable
+  const int64_t groups = spec.group_size > 0 ? (k + spec.group_size - 1) / spec.group_size : 1;
+  const int wmax = int4 ? 7 : 100;
+  std::vector<std::int8_t> w(static_cast<std::size_t>(k * n));
+  for (auto& v : w) v = static_cast<std::int8_t>(static_cast<int>(rnd() % (2 * wmax + 1)) - wmax);
+  std::vector<float> scales(static_cast<std::size_t>(groups * n));
+  for (auto& s : scales) s = (rnd() & 1u) != 0 ? 0.5f : 0.25f;
+  QuantizedWeights qw;
+  Context& ctx = *state().ctx;
+  if (quantize_weights_s8(Layout::RowMajor, Trans::No, k, n, w.data(), n, scales.data(), spec, qw,
+                          ctx) != Status::Ok)
+    __builtin_trap();
+  // op(A) row-major (k contiguous) or its transpose (m contiguous), its rows or columns lda
+  // elements apart, lda the first at least as long whose byte distance has the key's class.
+  const bool ta = !key.a_k_unit;
+  const int elem = key.a_bf16 ? 2 : 4;
+  const int64_t inner = ta ? m : k, outer = ta ? k : m;
+  int64_t lda = inner;
+  while (stride_log2(lda, elem) != key.a_ld_log2 && lda < inner + 65536) ++lda;
+  if (stride_log2(lda, elem) != key.a_ld_log2) return;  // no distance has this class
+  std::vector<float> af(static_cast<std::size_t>(outer * lda), 0.0f);
+  std::vector<std::uint16_t> ab(af.size(), 0);
+  for (auto& v : af) v = static_cast<float>(static_cast<int>(rnd() % 9u) - 4);
+  for (std::size_t i = 0; i < af.size(); ++i) ab[i] = float_to_bf16(af[i]);
+  auto a_at = [&](int64_t i, int64_t p) {
+    return af[static_cast<std::size_t>(ta ? p * lda + i : i * lda + p)];
+  };
+  const int64_t ldc = n + 3;
+  constexpr float kPad = 12345.0f;
+  std::vector<float> c(static_cast<std::size_t>(m * ldc));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j)
+      c[static_cast<std::size_t>(i * ldc + j)] =
+          j < n ? static_cast<float>(static_cast<int>(rnd() % 5u) - 2) : kPad;
+  const std::vector<float> c0 = c;
+  const float beta = (rnd() & 1u) != 0 ? 1.0f : 0.0f;
+  WqProblem prob;
+  const void* a = key.a_bf16 ? static_cast<const void*>(ab.data()) : af.data();
+  if (make_wq_problem(Layout::RowMajor, ta ? Trans::Yes : Trans::No, m, a, key.a_bf16, lda, qw,
+                      beta, c.data(), ldc, parts == 2 ? ActivationParts::Two : ActivationParts::One,
+                      prob) != Status::Ok)
+    __builtin_trap();
+  ShapeKey made = make_key(prob, key.isa, key.threads);
+  made.cold = key.cold;
+  if (!(made == key)) __builtin_trap();  // a key the loader accepts is one a call can make
+  const kernels::WqKernels& ks = wq_kernels_for(ctx.hardware(), key.isa);
+  if (execute(plan, prob, ks, state().pool) != Status::Ok) return;
+  const double rel = parts == 2 ? 1.0 / 4096 : 1.0 / 64;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      const auto at = static_cast<std::size_t>(i * ldc + j);
+      if (j >= n) {
+        if (c[at] != kPad) __builtin_trap();  // wrote outside C
+        continue;
+      }
+      double ref = beta != 0.0f ? c0[at] : 0.0, mag = 0.0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double s = scales[static_cast<std::size_t>(
+            (spec.group_size > 0 ? p / spec.group_size : 0) * n + j)];
+        const double t = a_at(i, p) * (s * w[static_cast<std::size_t>(p * n + j)]);
+        ref += t;
+        mag += std::abs(t);
+      }
+      if (!(std::abs(c[at] - ref) <= rel * mag + 1e-4)) __builtin_trap();
+    }
+  ++stats.executed_wq;
+}
+
 void check_and_run(const std::string& file, const PlanFileTarget& target, std::uint32_t seed) {
   std::vector<PlanEntry> entries;
   std::string why;
@@ -337,6 +432,8 @@ void check_and_run(const std::string& file, const PlanFileTarget& target, std::u
     if (!check_plan_entry(key, plan, *target.hw).empty()) __builtin_trap();
     if (key.dtype == DType::F32)
       execute_checked(key, plan, seed++);
+    else if (is_weight_quantized(key.dtype))
+      execute_wq_checked(key, plan, seed++);
     else
       execute_lowp_checked(key, plan, seed++);
   }
@@ -390,13 +487,14 @@ std::string mutated_candidate(Bytes& in, Isa isa, ShapeKey& key, const HardwareP
 
 }  // namespace
 
-// For the replay test: files, accepted files, then the executed plans per dtype (f32, bf16,
-// int8) and kind (packed B, B in place, dot): 2 + 3 x 3 values.
+// For the drivers: files, accepted files, then the executed plans per dtype (f32, bf16, int8)
+// and kind (packed B, B in place, dot), then the weight-quantized plans: 2 + 3 x 3 + 1 values.
 extern "C" void adaptcore_plan_fuzz_counts(std::uint64_t* out) {
   out[0] = stats.files;
   out[1] = stats.accepted;
   for (int d = 0; d < kDTypeCount; ++d)
     for (int i = 0; i < 3; ++i) out[2 + 3 * d + i] = stats.executed[d][i];
+  out[11] = stats.executed_wq;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

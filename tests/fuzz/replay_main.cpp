@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   }
-  std::uint64_t c[11] = {};
+  std::uint64_t c[12] = {};
   adaptcore_plan_fuzz_counts(c);
   const char* names[3] = {"f32", "bf16", "int8"};
   std::printf("replay: %zu inputs, %llu plan files parsed, %llu accepted\n", files.size(),
