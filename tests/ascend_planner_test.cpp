@@ -41,7 +41,7 @@ TEST(AscendProfile, RejectsBadFiles) {
   AscendProfile out;
   const std::pair<const char*, const char*> bad[] = {
       {"[1, 2]", "not a JSON object"},
-      {"{", "not a JSON object"},
+      {"{", "not valid JSON at byte"},
       {R"({"ai_cores": 2.5})", "'ai_cores' has the wrong type"},
       {R"({"ai_cores": 0})", "ai_cores must be"},
       {R"({"ai_cores": 4294967297})", "'ai_cores' has the wrong type or is out of range"},

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
+#include <chrono>
 
 #include "core/problem.hpp"
 #include "dispatch/internal_access.hpp"
@@ -289,6 +291,83 @@ TEST(Concurrency, GemmWhileReconfiguring) {
   stop.store(true);
   changer.join();
   EXPECT_EQ(failures.load(), 0) << first_error;
+}
+
+
+// A call checks prepacked weights against its context's ISA path and then plans and runs on a
+// path: both must be the same snapshot of the configuration. Two threads run gemm_packed and
+// gemm_grouped on one context while a third cycles its ISA: each call either runs on the path
+// the handles were packed for (Ok, exact) or is refused (InvalidArgument); a check against one
+// path and a plan for another once returned InternalError (about 1 in 15,000 grouped calls).
+TEST(Concurrency, PackedCallsWhileTheIsaChanges) {
+  const auto isas = available_isas();
+  if (isas.size() < 2) GTEST_SKIP() << "one ISA path on this CPU";
+  auto ctx = make_context(isas.back(), 2);
+  constexpr int64_t kK = 48, kN = 64, kM = 3, kExperts = 2;
+  std::vector<float> w(static_cast<std::size_t>(kK * kN));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  std::vector<float> a(static_cast<std::size_t>(kM * kK));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+  std::vector<float> ref(static_cast<std::size_t>(kM * kN), 0.0f);
+  for (int64_t i = 0; i < kM; ++i)
+    for (int64_t j = 0; j < kN; ++j)
+      for (int64_t p = 0; p < kK; ++p)
+        ref[static_cast<std::size_t>(i * kN + j)] +=
+            a[static_cast<std::size_t>(i * kK + p)] * w[static_cast<std::size_t>(p * kN + j)];
+  PackedWeights packed;
+  ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, kK, kN, w.data(), kN, packed, {}, *ctx),
+            Status::Ok);
+  std::atomic<bool> stop{false};
+  std::atomic<long> ok{0}, refused{0}, wrong{0}, other{0};
+  auto tally = [&](Status s, const std::vector<float>& c, int64_t rows) {
+    if (s == Status::InvalidArgument) {
+      ++refused;
+    } else if (s != Status::Ok) {
+      ++other;
+    } else {
+      ++ok;
+      for (int64_t i = 0; i < rows * kN; ++i)
+        if (c[static_cast<std::size_t>(i)] != ref[static_cast<std::size_t>(i % (kM * kN))]) {
+          ++wrong;
+          break;
+        }
+    }
+  };
+  std::thread packed_caller([&] {
+    std::vector<float> c(static_cast<std::size_t>(kM * kN));
+    while (!stop.load(std::memory_order_relaxed))
+      tally(gemm_packed(Layout::RowMajor, Trans::No, kM, 1.0f, a.data(), kK, packed, 0.0f,
+                        c.data(), kN, *ctx),
+            c, kM);
+  });
+  std::thread grouped_caller([&] {
+    // Two experts of kM rows each on the same handle: C's rows are A's times W, twice.
+    std::vector<float> a2(a);
+    a2.insert(a2.end(), a.begin(), a.end());
+    std::vector<float> c(static_cast<std::size_t>(kExperts * kM * kN));
+    const int64_t rows[kExperts] = {kM, kM};
+    const PackedWeights* handles[kExperts] = {&packed, &packed};
+    GroupedGemm g;
+    g.experts = kExperts;
+    g.expert_rows = rows;
+    g.weights = handles;
+    g.k = kK, g.n = kN;
+    g.a = a2.data(), g.lda = kK, g.a_rows = kExperts * kM;
+    g.c = c.data(), g.ldc = kN, g.c_rows = kExperts * kM;
+    while (!stop.load(std::memory_order_relaxed)) tally(gemm_grouped(g, {}, *ctx), c, 2 * kM);
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  for (std::size_t i = 0; std::chrono::steady_clock::now() < until; ++i) {
+    ASSERT_EQ(ctx->set_isa(isas[i % isas.size()]), Status::Ok);
+    std::this_thread::yield();
+  }
+  stop.store(true);
+  packed_caller.join();
+  grouped_caller.join();
+  EXPECT_EQ(other.load(), 0) << "calls that returned neither Ok nor InvalidArgument";
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(ok.load(), 0);
+  EXPECT_GT(refused.load(), 0);
 }
 
 }  // namespace

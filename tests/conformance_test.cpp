@@ -288,7 +288,7 @@ constexpr ExtremeProfile kExtremeProfiles[] = {
     {"huge-caches", "{\"l1d_bytes\": 1048576, \"l2_bytes\": 268435456, \"l3_bytes\": 4294967296}"},
     {"free-fork-join", "{\"fork_join_us\": 0, \"bw_dram_total_gbs\": 10000}"},
     {"costly-fork-join", "{\"fork_join_us\": 100000}"},
-    {"slow-packing", "{\"pack_gbs\": 0.001}"},
+    {"slow-packing", "{\"pack_gbs\": 0.1}"},  // the lowest a profile may say
     {"fast-packing-slow-memory",
      "{\"pack_gbs\": 100000, \"bw_l2_gbs\": 1, \"bw_l3_gbs\": 0.5, \"bw_dram_core_gbs\": 0.1}"},
 };

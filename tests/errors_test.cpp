@@ -8,9 +8,20 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <filesystem>
+#include <limits>
+#include <sched.h>
+#include <unistd.h>
+#include <sstream>
+#include <cstring>
+#include <vector>
 
 #include "adaptcore/adaptcore.h"
 #include "test_util.hpp"
+#include "dispatch/internal_access.hpp"
+#include "exec/thread_pool.hpp"
+#include "hw/usable_cpus.hpp"
+#include "process_test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -542,6 +553,20 @@ constexpr BadProfile kBadProfiles[] = {
     {"cores_1e10", "{\"cores\": 1e10}"},
     {"cores_above_int_max", "{\"cores\": 3000000000}"},
     {"l2_1e30", "{\"l2_bytes\": 1e30}"},
+    // Positive but absurd rates: the model's costs overflowed and a prepacked call failed.
+    {"freq_tiny", "{\"freq_ghz\": 1e-308}"},
+    {"bw_l1_tiny", "{\"bw_l1_gbs\": 1e-308}"},
+    {"bw_l2_tiny", "{\"bw_l2_gbs\": 1e-308}"},
+    {"bw_dram_core_tiny", "{\"bw_dram_core_gbs\": 1e-308}"},
+    {"bw_dram_total_tiny", "{\"bw_dram_total_gbs\": 1e-308}"},
+    {"freq_huge", "{\"freq_ghz\": 1e300}"},
+    {"other_format", "{\"format\": \"other\", \"cores\": 2}"},
+    {"no_profile_field", "{\"format\": \"adaptcore-hardware-profile\", \"version\": 1}"},
+    {"empty_object", "{}"},
+    {"unknown_field", "{\"freq_gz\": 3.0}"},
+    {"nan", "{\"freq_ghz\": NaN}"},
+    {"infinity", "{\"freq_ghz\": Infinity}"},
+    {"overflowing_number", "{\"freq_ghz\": 1e999}"},
 };
 
 TEST(HardwareProfile, InvalidFilesAreRejectedAndTheContextStaysUsable) {
@@ -634,7 +659,7 @@ TEST(HardwareProfile, PartialOverrideIsApplied) {
   const std::string path =
       write_temp("partial",
                  "{\"version\": 1, \"l2_bytes\": 524288, \"freq_ghz\": 2.25, "
-                 "\"fork_join_us\": 7.5, \"bw_l3_gbs\": 33.0, \"unknown_key\": [1, 2]}");
+                 "\"fork_join_us\": 7.5, \"bw_l3_gbs\": 33.0}");
   auto check = [&](const HardwareProfile& hw) {
     EXPECT_EQ(hw.l2_bytes, 524288);
     EXPECT_DOUBLE_EQ(hw.freq_ghz, 2.25);
@@ -667,6 +692,103 @@ TEST(HardwareProfile, PartialOverrideIsApplied) {
   check(c2.hardware());
   expect_usable(c2);
   std::remove(path.c_str());
+}
+
+// Each reason names its fault: the field and its range, the format, the unknown member, where
+// the text stops being JSON.
+TEST(HardwareProfile, RejectionsNameTheirFault) {
+  struct Case {
+    std::string text, expect;
+  };
+  const std::string digits(100000, '7');
+  const Case cases[] = {
+      {"{\"freq_ghz\": 1e-308}", "field 'freq_ghz' is 1e-308, outside 0.1..10 GHz"},
+      {"{\"bw_dram_total_gbs\": 1e-308}", "field 'bw_dram_total_gbs'"},
+      {"{\"page_bytes\": 12288}", "field 'page_bytes' is 12288, not a power of two"},
+      {"{\"format\": \"other\", \"cores\": 2}", "format must be"},
+      {"{\"version\": 1}", "no profile field"},
+      {"{\"freq_gz\": 3.0}", "unknown field 'freq_gz'"},
+      {"{\"freq_ghz\": NaN}", "not valid JSON at byte"},
+      {"{\"freq_ghz\": 1e999}", "number out of range"},
+      {"{\"freq_ghz\": " + digits + "}", "number out of range"},
+      {"{\"freq_ghz\": 3.0,}", "not valid JSON at byte"},
+  };
+  for (const Case& c : cases) {
+    HardwareProfile out;
+    std::string why;
+    EXPECT_EQ(profile_from_json(c.text, detected_hardware(), out, &why), Status::InvalidProfile)
+        << c.text.substr(0, 60);
+    EXPECT_NE(why.find(c.expect), std::string::npos) << c.text.substr(0, 60) << ": " << why;
+    EXPECT_LT(why.size(), 300u) << why.substr(0, 300);
+  }
+}
+
+// Every numeric field at either end of its range loads, and the model stays finite there: fp32,
+// prepacked and weight-quantized calls plan and run (a profile of extreme but valid rates once
+// made a prepacked call's panel width 0).
+TEST(HardwareProfile, EveryFieldAtItsBoundsPlansAndRuns) {
+  struct Bound {
+    const char* key;
+    double lo, hi;
+  };
+  const Bound bounds[] = {
+      {"cores", 1, 4096},           {"freq_ghz", 0.1, 10},        {"l1d_bytes", 1024, 67108864},
+      {"l2_bytes", 4096, 4294967296.0}, {"l3_bytes", 4096, 68719476736.0},
+      {"l3_warm_bytes", 4096, 68719476736.0}, {"l1d_ways", 1, 256},  {"l2_ways", 1, 256},
+      {"page_bytes", 4096, 1073741824}, {"bw_l1_gbs", 0.1, 1e5},  {"bw_l2_gbs", 0.1, 1e5},
+      {"bw_l3_gbs", 0.1, 1e5},      {"bw_dram_core_gbs", 0.1, 1e5}, {"bw_dram_total_gbs", 0.1, 1e5},
+      {"fma_per_cycle_avx512", 0.01, 64}, {"fma_per_cycle_avx2", 0.01, 64},
+      {"fork_join_us", 0, 1e6},     {"pack_gbs", 0.1, 1e5},
+  };
+  auto number = [](double v) {
+    std::ostringstream os;
+    os.precision(17);
+    os << v;
+    return os.str();
+  };
+  std::vector<float> w(64 * 96), a(5 * 64), c(5 * 96);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i % 3) - 1);
+  for (const Bound& b : bounds)
+    for (double v : {b.lo, b.hi}) {
+      const std::string text = std::string("{\"") + b.key + "\": " + number(v) + "}";
+      const std::string path = write_temp("bound", text);
+      auto ctx = make_context(Isa::Auto, 2);
+      std::string err;
+      ASSERT_EQ(ctx->load_hardware_profile(path, &err), Status::Ok) << text << ": " << err;
+      expect_usable(*ctx);
+      PackedWeights packed;
+      ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, 64, 96, w.data(), 96, packed, {}, *ctx),
+                Status::Ok)
+          << text;
+      EXPECT_EQ(gemm_packed(Layout::RowMajor, Trans::No, 5, 1.0f, a.data(), 64, packed, 0.0f,
+                            c.data(), 96, *ctx),
+                Status::Ok)
+          << text;
+      QuantizedWeights q;
+      ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::No, 64, 96, w.data(), 96, {}, q, *ctx),
+                Status::Ok)
+          << text;
+      EXPECT_EQ(gemm_quantized(Layout::RowMajor, Trans::No, 5, a.data(), 64, q, 0.0f, c.data(), 96,
+                               ActivationParts::Two, *ctx),
+                Status::Ok)
+          << text;
+      for (const char* kind : {"blocked", "dot"}) {
+        const bool nt = std::strcmp(kind, "dot") == 0;
+        EXPECT_EQ(gemm(Layout::RowMajor, Trans::No, nt ? Trans::Yes : Trans::No, 5, 96, 64, 1.0f,
+                       a.data(), 64, w.data(), nt ? 64 : 96, 0.0f, c.data(), 96, *ctx),
+                  Status::Ok)
+            << text << " " << kind;
+      }
+      std::remove(path.c_str());
+      // Just outside: rejected, naming the field.
+      const double outside = v == b.lo ? (b.lo > 0 ? b.lo / 2 : -1) : b.hi * 2;
+      HardwareProfile out;
+      const std::string bad = std::string("{\"") + b.key + "\": " + number(outside) + "}";
+      EXPECT_EQ(profile_from_json(bad, detected_hardware(), out, &err), Status::InvalidProfile)
+          << bad;
+      EXPECT_NE(err.find(b.key), std::string::npos) << bad << ": " << err;
+    }
 }
 
 TEST(HardwareProfile, JsonRoundTrip) {
@@ -737,6 +859,152 @@ TEST(Environment, BadValuesAreReportedAndIgnored) {
     EXPECT_EQ(ctx.hardware().l3_bytes, 4194304);
   }
   std::remove(path.c_str());
+}
+
+
+// One rule for every variable: surrounding whitespace ignored, words in any case, counts digits
+// only. ADAPTCORE_ISA once took any case while ADAPTCORE_THREADING and ADAPTCORE_RESIDENCY did
+// not, and " 3" was a count while "3 " was not.
+TEST(Environment, OneParsingRuleForEveryVariable) {
+  ScopedEnv env_threads("ADAPTCORE_NUM_THREADS"), env_isa("ADAPTCORE_ISA"),
+      env_threading("ADAPTCORE_THREADING"), env_residency("ADAPTCORE_RESIDENCY"),
+      env_profile("ADAPTCORE_HW_PROFILE"), env_plans("ADAPTCORE_PLAN_FILE");
+  ::unsetenv("ADAPTCORE_HW_PROFILE");
+  ::unsetenv("ADAPTCORE_PLAN_FILE");
+  for (const char* threads : {"3", " 3", "3 ", "\t3\n", " 03 "}) {
+    env_threads.set(threads);
+    env_isa.set(" Generic ");
+    env_threading.set(" POOL\t");
+    env_residency.set("Memory ");
+    Context ctx;
+    EXPECT_EQ(ctx.init_status(), Status::Ok) << "'" << threads << "': " << ctx.init_message();
+    EXPECT_EQ(ctx.threads(), 3) << "'" << threads << "'";
+    EXPECT_EQ(ctx.isa(), Isa::Generic);
+    EXPECT_EQ(ctx.residency(), Residency::Memory);
+    EXPECT_EQ(::adaptcore::detail::impl_of(ctx).pool().threading(), Threading::Pool);
+  }
+  for (const char* threads : {"+3", "3.0", "3x", "0", "-1", "", "  ", "1025", "99999999999"}) {
+    env_threads.set(threads);
+    env_isa.set("avx2");
+    env_threading.set("auto");
+    env_residency.set("auto");
+    Context ctx;
+    EXPECT_EQ(ctx.init_status(), Status::InvalidArgument) << "'" << threads << "'";
+    EXPECT_NE(ctx.init_message().find("ADAPTCORE_NUM_THREADS ignored: '" + std::string(threads)),
+              std::string::npos)
+        << ctx.init_message();
+  }
+  for (const char* bad : {"p00l", "pool,openmp"}) {
+    env_threads.set("2");
+    env_threading.set(bad);
+    Context ctx;
+    EXPECT_EQ(ctx.init_status(), Status::InvalidArgument) << bad;
+    EXPECT_NE(ctx.init_message().find("ADAPTCORE_THREADING"), std::string::npos);
+  }
+}
+
+// A count that cannot run is reported with what runs instead: the default, whatever it is
+// (not "one" when the default is two).
+TEST(Threads, RefusedCountsReportWhatRuns) {
+  for (const int asked : {kMaxThreads + 1, std::numeric_limits<int>::max()}) {
+    ContextOptions o;
+    o.threads = asked;
+    o.read_environment = false;
+    Context ctx(o);
+    EXPECT_EQ(ctx.init_status(), Status::InvalidArgument);
+    const std::string runs = "running on " + std::to_string(ctx.threads()) +
+                             (ctx.threads() == 1 ? " thread" : " threads") + " (the default";
+    EXPECT_NE(ctx.init_message().find(runs), std::string::npos) << ctx.init_message();
+    EXPECT_NE(ctx.init_message().find("not a count in 1..1024"), std::string::npos)
+        << ctx.init_message();
+    expect_usable(ctx);
+  }
+  ac_context_options co;
+  ac_context_options_init(&co);
+  co.threads = std::numeric_limits<int>::max();
+  co.read_environment = 0;
+  ac_context* c = nullptr;
+  ASSERT_EQ(ac_context_create(&co, &c), AC_STATUS_OK);
+  const char* message = nullptr;
+  EXPECT_EQ(ac_context_init_status(c, &message), AC_STATUS_INVALID_ARGUMENT);
+  ASSERT_NE(message, nullptr);
+  int threads = 0;
+  ASSERT_EQ(ac_context_get_num_threads(c, &threads), AC_STATUS_OK);
+  EXPECT_NE(std::string(message).find("running on " + std::to_string(threads)), std::string::npos)
+      << message;
+  ac_context_destroy(c);
+}
+
+// The default thread count and the pool's spinning follow the CPUs the process may use (the
+// affinity mask), not the machine's: under `taskset -c 1` two spinning threads shared one CPU
+// and ran 1.3-1.7x slower than one thread.
+TEST(Threads, DefaultFollowsTheAffinityMask) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU in this process's mask already";
+  const int rc = in_child([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &all)) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    if (sched_setaffinity(0, sizeof one, &one) != 0) _exit(10);
+    if (usable_cpus().count != 1) _exit(11);
+    ContextOptions o;
+    o.read_environment = false;
+    Context ctx(o);
+    if (ctx.threads() != 1) _exit(12);
+    if (ctx.set_threads(2) != Status::Ok) _exit(13);
+    // Two threads on one CPU: they sleep at once instead of spinning.
+    if (::adaptcore::detail::impl_of(ctx).pool().spins()) _exit(14);
+    std::vector<float> a(64 * 64, 1.0f), c(64 * 64);
+    if (gemm(Layout::RowMajor, Trans::No, Trans::No, 64, 64, 64, 1.0f, a.data(), 64, a.data(), 64,
+             0.0f, c.data(), 64, ctx) != Status::Ok ||
+        c[0] != 64.0f)
+      _exit(15);
+    // A context made after the mask widens again follows it.
+    if (sched_setaffinity(0, sizeof all, &all) != 0) _exit(16);
+    Context wide(o);
+    if (wide.threads() != std::min(CPU_COUNT(&all), wide.hardware().cores)) _exit(17);
+    _exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// The cgroup CPU quota (a container's --cpus), v2 and v1, the tightest along the path.
+TEST(Threads, CgroupQuotaIsRead) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "adaptcore_cgroup";
+  fs::remove_all(root);
+  auto put = [&](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  };
+  // v2: "max" at the top, 1.5 CPUs for the job's group, 3 for the service above it.
+  put(root / "cpu.max", "max 100000\n");
+  put(root / "svc" / "cpu.max", "300000 100000\n");
+  put(root / "svc" / "job" / "cpu.max", "150000 100000\n");
+  EXPECT_EQ(cgroup_cpu_quota("0::/svc/job\n", root.string()), 2);
+  EXPECT_EQ(cgroup_cpu_quota("0::/svc\n", root.string()), 3);
+  EXPECT_EQ(cgroup_cpu_quota("0::/\n", root.string()), 0);
+  EXPECT_EQ(cgroup_cpu_quota("0::/elsewhere\n", root.string()), 0);
+  // v1 beside an unrelated v2 line (a hybrid system): cfs quota over period, -1 for none.
+  put(root / "cpu,cpuacct" / "ctr" / "cpu.cfs_quota_us", "250000\n");
+  put(root / "cpu,cpuacct" / "ctr" / "cpu.cfs_period_us", "100000\n");
+  put(root / "cpu,cpuacct" / "cpu.cfs_quota_us", "-1\n");
+  put(root / "cpu,cpuacct" / "cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(cgroup_cpu_quota("4:cpu,cpuacct:/ctr\n0::/\n", root.string()), 3);
+  EXPECT_EQ(cgroup_cpu_quota("4:cpuacct,cpu:/ctr\n", root.string()), 3);
+  EXPECT_EQ(cgroup_cpu_quota("4:memory:/ctr\n", root.string()), 0);
+  // Garbage is no quota.
+  put(root / "bad" / "cpu.max", "lots 100000\n");
+  EXPECT_EQ(cgroup_cpu_quota("0::/bad\n", root.string()), 0);
+  EXPECT_EQ(cgroup_cpu_quota("not a cgroup file", root.string()), 0);
+  fs::remove_all(root);
+  // The running process: whatever it has, a count of at least 1.
+  EXPECT_GE(usable_cpus().count, 1);
 }
 
 }  // namespace

@@ -528,10 +528,11 @@ TEST(GroupedGemm, Errors) {
   EXPECT_EQ(status([](GroupedGemm& g) { g.ldc = 23; }), Status::InvalidLeadingDimension);
   EXPECT_EQ(status([](GroupedGemm& g) { g.a_rows = 2; }), Status::InvalidArgument);
   EXPECT_EQ(status([](GroupedGemm& g) { g.c_rows = -1; }), Status::InvalidDimension);
+  // Rows routed beyond A or C: the shapes do not compose (not a negative dimension).
   EXPECT_EQ(status([](GroupedGemm& g) { g.gather = nullptr, g.a_rows = 4; }),
-            Status::InvalidDimension);
+            Status::ShapeMismatch);
   EXPECT_EQ(status([](GroupedGemm& g) { g.scatter = nullptr, g.c_rows = 4; }),
-            Status::InvalidDimension);
+            Status::ShapeMismatch);
   EXPECT_EQ(status([](GroupedGemm& g) { g.scatter = nullptr, g.c_rows = 5; }),
             Status::InvalidArgument);  // routing weights without a scatter
   std::vector<int64_t> bad_index = {0, 1, 2, 3, 6};

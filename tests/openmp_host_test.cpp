@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <dlfcn.h>
+
+#include <csignal>
+#include <cstring>
 #include <atomic>
 #include <vector>
 
@@ -112,6 +116,59 @@ TEST(OpenMPHost, PoolModeKeepsItsOwnWorkers) {
   IntGemm g(256, 256, 256);
   ASSERT_EQ(run(ctx, g), Status::Ok);
   EXPECT_EQ(g.c, g.want);
+}
+
+
+// Whether the host's OpenMP runtime is GNU libgomp (this test program's is, built with GCC).
+bool is_gomp() {
+  Dl_info info{};
+  return dladdr(reinterpret_cast<void*>(&omp_get_num_threads), &info) != 0 &&
+         info.dli_fname != nullptr && std::strstr(info.dli_fname, "libgomp") != nullptr;
+}
+
+// A process runs an OpenMP region and then a GEMM on two threads (on the host's team), then
+// forks (Python's multiprocessing with the fork start method inside a torch process): the
+// child's calls compute as the parent's, on the child's own team or threads, never waiting for
+// the parent's team, whose threads the child does not have.
+TEST(OpenMPHost, ChildOfAForkComputesAfterCallsOnTheHostTeam) {
+  for (const bool explicit_threads : {true, false}) {
+    int team = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+      ++team;
+    }
+    ASSERT_EQ(team, 2);
+    omp_set_num_threads(2);
+    ContextOptions o;
+    o.threads = explicit_threads ? 2 : 0;
+    o.read_environment = false;
+    Context ctx(o);
+    ASSERT_EQ(ctx.threads(), 2);
+    IntGemm g(160, 200, 300);
+    ASSERT_EQ(run(ctx, g), Status::Ok);
+    ASSERT_EQ(g.c, g.want);
+    ASSERT_STREQ(detail::impl_of(ctx).pool().runner(2), "openmp");
+    const int rc = test::in_child(
+        [&] {
+          for (int i = 0; i < 3; ++i) {
+            IntGemm h(160, 200, 300);
+            if (run(ctx, h) != Status::Ok || h.c != h.want) _exit(1);
+          }
+          // The child's calls do not wait on the parent's team: with GNU libgomp they run on
+          // adaptcore's own pool (libgomp's own next region in this child would hang: it keeps
+          // the parent's team; docs/RUNTIME.md).
+          if (detail::impl_of(ctx).pool().on_host_openmp() && is_gomp()) _exit(2);
+          _exit(0);
+        },
+        20);
+    EXPECT_EQ(rc, 0) << (explicit_threads ? "explicit" : "default") << " threads; "
+                     << (rc == 128 + SIGALRM ? "the child hung" : "the child failed");
+    // The parent goes on as before.
+    IntGemm after(160, 200, 300);
+    ASSERT_EQ(run(ctx, after), Status::Ok);
+    EXPECT_EQ(after.c, after.want);
+  }
 }
 
 }  // namespace

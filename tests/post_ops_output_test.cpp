@@ -441,7 +441,7 @@ TEST(PostOpOutputs, Errors) {
   EXPECT_EQ(call({st}), Status::Ok);
   EXPECT_EQ(call({sw, relu}), Status::InvalidArgument);  // an output only last
   EXPECT_EQ(call({st, sw}), Status::InvalidArgument);
-  EXPECT_EQ(call({sw}, 5), Status::InvalidDimension);  // odd n
+  EXPECT_EQ(call({sw}, 5), Status::ShapeMismatch);  // odd n: SwiGlu pairs C's columns
   PostOp bad = sw;
   bad.out_type = static_cast<OutputType>(7);
   EXPECT_EQ(call({bad}), Status::InvalidArgument);

@@ -40,7 +40,7 @@ typedef enum {
   AC_STATUS_OK = 0,
   AC_STATUS_INVALID_LAYOUT = 1,
   AC_STATUS_INVALID_TRANSPOSE = 2,
-  AC_STATUS_INVALID_DIMENSION = 3,         /* m, n or k negative */
+  AC_STATUS_INVALID_DIMENSION = 3,         /* m, n or k negative (or 0 where 1 is needed) */
   AC_STATUS_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc too small */
   AC_STATUS_NULL_POINTER = 5,              /* an operand that must be read or written is NULL */
   AC_STATUS_SIZE_OVERFLOW = 6,             /* an operand's extent does not fit in memory */

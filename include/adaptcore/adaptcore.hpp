@@ -461,7 +461,7 @@ struct GroupedSchedule {
 // handles (both kinds given, quantized with alpha other than 1 or unknown parts:
 // InvalidArgument; k or n other than the call's: ShapeMismatch; a panel width the context's
 // kernels cannot read: InvalidArgument), leading
-// dimensions, row ranges (a_rows / c_rows below R without gather / scatter: InvalidDimension;
+// dimensions, row ranges (a_rows / c_rows below R without gather / scatter: ShapeMismatch;
 // an index outside its range: InvalidArgument), size overflow, C overlapping A or a handle
 // (Aliasing), then the post-op list as gemm checks it (residual: R rows).
 Status gemm_grouped(const GroupedGemm& call, const CallOptions& options = {},

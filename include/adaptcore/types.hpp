@@ -100,7 +100,7 @@ struct CallOptions {
   // Fused epilogue: post_op_count operations (0..kMaxPostOps) at post_ops, applied in order
   // (PostOpKind). Every GEMM type's overload with CallOptions takes one (gemm, gemm_packed,
   // gemm_bf16, the int8 GEMMs (ending in an output), gemm_quantized, gemm_grouped); an invalid
-  // list is InvalidArgument (count, kind, output type or place), InvalidDimension (SwiGlu, odd
+  // list is InvalidArgument (count, kind, output type or place), ShapeMismatch (SwiGlu, odd
   // n), NullPointer (a missing vector, matrix or output), InvalidLeadingDimension or Aliasing.
   const PostOp* post_ops = nullptr;
   int post_op_count = 0;

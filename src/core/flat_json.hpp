@@ -7,6 +7,7 @@
 // for_each_field(struct, f) calling f(key, member) for each; FieldReader is such an f.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
   std::string parse(const std::string& text, const char* format, std::int64_t version) {
     const bool parsed = nlohmann::json::sax_parse(text, this, nlohmann::json::input_format_t::json,
                                                   /*strict=*/true);
+    if (!syntax_error_.empty()) return syntax_error_;
     if (!parsed || !is_object_) return "not a JSON object";
     if (const Value* f = format != nullptr ? find("format") : nullptr;
         f != nullptr && !(f->kind == Kind::String && f->s == format))
@@ -70,7 +72,11 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
     x.u = v;
     return scalar(std::move(x));
   }
-  bool number_float(number_float_t v, const string_t&) override {
+  bool number_float(number_float_t v, const string_t& text) override {
+    if (!std::isfinite(v)) {  // the parser reads 1e999 as infinity
+      syntax_error_ = "number out of range: " + text.substr(0, 40) + (text.size() > 40 ? "..." : "");
+      return false;
+    }
     Value x = of(Kind::Float);
     x.d = v;
     return scalar(std::move(x));
@@ -89,7 +95,21 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
     if (depth_ == 1) key_ = k;
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+  // Where and why the text is not JSON: NaN and Infinity are not JSON numbers, and a number
+  // beyond a double's range is an error, not infinity.
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception& e) override {
+    if (e.id == 406) {  // a number beyond a double's range
+      syntax_error_ = "number out of range: " + token.substr(0, 40) + (token.size() > 40 ? "..." : "");
+      return false;
+    }
+    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 14:
+    // syntax error while parsing value - invalid literal; last read: '{"a": N'": the part after
+    // the location, without the echo of the input.
+    std::string what = e.what();
+    if (const auto at = what.find(": "); at != std::string::npos) what = what.substr(at + 2);
+    what = what.substr(0, what.find("; last read"));
+    syntax_error_ = "not valid JSON at byte " + std::to_string(position) + ": " + what.substr(0, 120);
     return false;
   }
 
@@ -123,6 +143,7 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
 
+  std::string syntax_error_;
   bool is_object_ = false;
   int depth_ = 0;
   std::string key_;

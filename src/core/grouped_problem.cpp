@@ -70,8 +70,9 @@ Status make_grouped_problem(const GroupedGemm& g, const CallOptions& options,
     if ((routed > 0 && g.lda < g.k) || (writes_c && g.ldc < g.n))
       return Status::InvalidLeadingDimension;
     if (g.a_rows < 0 || g.c_rows < 0) return Status::InvalidDimension;
-    if (g.gather == nullptr && g.a_rows < routed) return Status::InvalidDimension;
-    if (!scatter && g.c_rows < routed) return Status::InvalidDimension;
+    // A or C with fewer rows than the experts route: the shapes do not compose.
+    if (g.gather == nullptr && g.a_rows < routed) return Status::ShapeMismatch;
+    if (!scatter && g.c_rows < routed) return Status::ShapeMismatch;
     if (!scatter && g.scatter_weights != nullptr) return Status::InvalidArgument;
     if (g.gather != nullptr && !indices_within(g.gather, routed, g.a_rows))
       return Status::InvalidArgument;

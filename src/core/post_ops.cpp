@@ -74,7 +74,7 @@ Status make_post_op_chain(const CallOptions& o, Layout layout, int64_t m, int64_
       read_len[reads++] = len;
     } else if (is_output_op(p.kind)) {
       const bool swiglu = p.kind == PostOpKind::SwiGlu;
-      if (swiglu && n % 2 != 0) return Status::InvalidDimension;
+      if (swiglu && n % 2 != 0) return Status::ShapeMismatch;  // its columns come in pairs
       if (p.out == nullptr) return Status::NullPointer;
       const int64_t cols = swiglu ? n / 2 : n;
       if (p.ld < min_leading_dim(row, false, m, cols)) return Status::InvalidLeadingDimension;

@@ -3,6 +3,7 @@
 
 #include "adaptcore/types.hpp"
 #include "core/enum_names.hpp"
+#include "core/env_value.hpp"
 
 namespace adaptcore {
 
@@ -22,12 +23,14 @@ const char* to_string(Status s) noexcept {
       {{Ok, "success"},
        {InvalidLayout, "invalid layout (expected row-major or column-major)"},
        {InvalidTranspose, "invalid transpose flag"},
-       {InvalidDimension, "negative matrix dimension"},
+       {InvalidDimension, "matrix dimension negative (or zero where at least 1 is needed)"},
        {InvalidLeadingDimension, "leading dimension smaller than the matrix"},
        {NullPointer, "null pointer for an operand that must be accessed"},
        {SizeOverflow, "matrix extent overflows the address space"},
        {Aliasing, "output C overlaps input A or B"},
-       {ShapeMismatch, "operand shapes do not compose"},
+       {ShapeMismatch,
+        "operand shapes do not compose (a handle's k or n, rows routed beyond A or C, an odd n "
+        "for SwiGlu)"},
        {InvalidArgument, "invalid argument"},
        {UnsupportedIsa, "instruction set not supported by this CPU or build"},
        {InvalidProfile, "hardware profile unreadable or malformed"},
@@ -41,9 +44,11 @@ const char* to_string(Status s) noexcept {
 const char* to_string(Isa isa) noexcept { return name_of(isa, kIsaNames, "unknown"); }
 
 bool parse_isa(std::string_view text, Isa& out) noexcept {
-  std::string t;
-  for (char ch : text) t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-  return parse_name(kIsaNames, t, out);
+  try {
+    return parse_name(kIsaNames, env_word(text), out);
+  } catch (...) {
+    return false;
+  }
 }
 
 }  // namespace adaptcore

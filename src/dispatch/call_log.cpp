@@ -1,5 +1,7 @@
 #include "dispatch/call_log.hpp"
 
+#include "core/env_value.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,7 +12,7 @@ namespace adaptcore {
 
 bool verbose_from_environment() noexcept {
   const char* v = std::getenv("ADAPTCORE_VERBOSE");
-  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  return v != nullptr && parse_env_switch(v);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/env_value.hpp"
 #include "core/exception_status.hpp"
 #include "dispatch/call_log.hpp"
 #include "dispatch/context_impl.hpp"
@@ -8,6 +9,7 @@
 #include "dispatch/plan_file.hpp"
 #include "exec/executor.hpp"
 #include "exec/host_openmp.hpp"
+#include "hw/usable_cpus.hpp"
 
 namespace adaptcore {
 namespace detail {
@@ -52,42 +54,60 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   if (set_residency(options.residency) != Status::Ok)
     note(Status::InvalidArgument, "ContextOptions::residency ignored: not a Residency value");
   if (options.residency == Residency::Auto && env_residency != nullptr) {
-    const std::string v = env_residency;
+    const std::string v = env_word(env_residency);
     if (v == "auto" || v == "cached" || v == "memory")
       set_residency(v == "auto"     ? Residency::Auto
                     : v == "cached" ? Residency::Cached
                                     : Residency::Memory);
     else
       note(Status::InvalidArgument,
-           "ADAPTCORE_RESIDENCY ignored: not auto, cached or memory: '" + v + "'");
+           std::string("ADAPTCORE_RESIDENCY ignored: not auto, cached or memory: '") +
+               env_residency + "'");
   }
 
+  // The CPUs this process may use now (affinity mask, cgroup quota): the default thread count
+  // and the pool's spin decision follow them, not the machine's cores.
+  const UsableCpus cpus = usable_cpus();
+  pool_.set_cpus(cpus.count);
   int threads = options.threads;
   if (threads <= 0 && env_threads != nullptr) {
-    char* end = nullptr;
-    const long v = std::strtol(env_threads, &end, 10);
-    if (end != env_threads && *end == '\0' && v > 0 && v <= kMaxThreads)
-      threads = static_cast<int>(v);
+    int v = 0;
+    if (parse_env_count(env_threads, kMaxThreads, v))
+      threads = v;
     else
-      note(Status::InvalidArgument,
-           "ADAPTCORE_NUM_THREADS ignored: not a count in 1.." + std::to_string(kMaxThreads));
+      note(Status::InvalidArgument, std::string("ADAPTCORE_NUM_THREADS ignored: '") + env_threads +
+                                        "' is not a count in 1.." + std::to_string(kMaxThreads));
   }
+  // An asked-for count that cannot run: why, completed below with what runs instead.
+  std::string refused;
+  Status refused_status = Status::Ok;
   if (threads > 0) {
     if (const Status s = set_threads(threads); s != Status::Ok) {
-      note(s, "cannot run " + std::to_string(threads) + " threads (" + to_string(s) +
-                  "); running on one");
+      refused = "cannot run " + std::to_string(threads) + " threads (" +
+                (s == Status::InvalidArgument ? "not a count in 1.." + std::to_string(kMaxThreads)
+                                              : std::string(to_string(s))) +
+                ")";
+      refused_status = s;
       threads = 0;
     }
   }
   if (threads <= 0) {
-    // The default follows the cores (at most kMaxThreads), or the host's OpenMP per call; it
-    // is not an explicit count. If the system refuses the threads, fewer are used.
-    int want = std::min(hardware().cores, kMaxThreads);
+    // The default follows the usable CPUs (at most the profile's cores and kMaxThreads), or
+    // the host's OpenMP per call; it is not an explicit count. If the system refuses the
+    // threads, fewer are used.
+    const int wanted = std::max(1, std::min({hardware().cores, cpus.count, kMaxThreads}));
+    int want = wanted;
     while (want > 1 && pool_.resize(want) != Status::Ok) want /= 2;
-    if (want < std::min(hardware().cores, kMaxThreads))
-      note(Status::OutOfMemory,
-           "the system refused worker threads; running on " + std::to_string(want));
-    threads_.store(std::max(want, 1), std::memory_order_relaxed);
+    if (want == 1) pool_.resize(1);
+    threads_.store(want, std::memory_order_relaxed);
+    const std::string runs = "running on " + std::to_string(want) +
+                             (want == 1 ? " thread" : " threads") + " (the default";
+    if (!refused.empty())
+      note(refused_status, refused + "; " + runs +
+                               (want < wanted ? ", fewer: the system refused worker threads)" : ")"));
+    else if (want < wanted)
+      note(Status::OutOfMemory, "the system refused worker threads; " + runs + " is " +
+                                    std::to_string(wanted) + ")");
   }
 
   Isa isa = options.isa;
@@ -117,6 +137,8 @@ ContextImpl::~ContextImpl() { unregister_for_fork(this, Order::Context); }
 Status ContextImpl::set_threads(int threads) noexcept {
   if (threads < 1 || threads > kMaxThreads) return Status::InvalidArgument;
   std::lock_guard lock(config_);
+  // The mask may have changed since the context was made (a framework pinning its threads).
+  pool_.set_cpus(usable_cpus().count);
   // The pool is sized now, so that a refused thread is reported here, not met by a call.
   if (const Status s = pool_.resize(threads); s != Status::Ok) return s;
   threads_.store(threads, std::memory_order_relaxed);

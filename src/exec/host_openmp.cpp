@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstring>
@@ -57,12 +58,24 @@ struct State {
   std::atomic<unsigned long long> seen_adds{~0ULL}, seen_subs{~0ULL};
   std::atomic<const HostOpenMP*> found{nullptr};
   HostOpenMP rt;  // written once, before `found` publishes it
+  bool gomp = false;  // rt is GNU libgomp (written with rt)
+  // This process is the child of a fork made after the state existed.
+  std::atomic<bool> forked{false};
 };
 
 State& state() noexcept {
   // Never destroyed: calls from atexit handlers and from threads still running at exit.
-  static State* s = new State;
+  static State* s = [] {
+    auto* st = new State;
+    pthread_atfork(nullptr, nullptr, [] { state().forked.store(true, std::memory_order_relaxed); });
+    return st;
+  }();
   return *s;
+}
+
+// The runtime found, unless it is libgomp in a forked child (host_openmp.hpp).
+const HostOpenMP* usable(const State& s, const HostOpenMP* rt) noexcept {
+  return s.gomp && s.forked.load(std::memory_order_relaxed) ? nullptr : rt;
 }
 
 }  // namespace
@@ -71,7 +84,7 @@ const HostOpenMP* host_openmp() noexcept {
   State& s = state();
   // A runtime once found stays: it is never unloaded while a thread of its team may be ours
   // (dlopen below holds a reference).
-  if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return rt;
+  if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return usable(s, rt);
   // Asking the loader costs about 100 ns (its lock), too much for every call of a tiny GEMM:
   // each thread asks on its first call and then every 64th, so a runtime loaded later (a
   // framework imported after the first GEMM) is found within 64 calls.
@@ -90,7 +103,7 @@ const HostOpenMP* host_openmp() noexcept {
   // this lock held cannot block the child.)
   std::unique_lock lock(s.mu, std::try_to_lock);
   if (!lock.owns_lock()) return nullptr;
-  if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return rt;
+  if (const HostOpenMP* rt = s.found.load(std::memory_order_acquire)) return usable(s, rt);
   Found f;
   dl_iterate_phdr(find_runtime, &f);
   if (f.path[0] != '\0') {
@@ -102,8 +115,10 @@ const HostOpenMP* host_openmp() noexcept {
           bind(h, "omp_get_max_threads", rt.max_threads) &&
           bind(h, "omp_in_parallel", rt.in_parallel)) {
         s.rt = rt;
+        const char* base = std::strrchr(f.path, '/');
+        s.gomp = std::strncmp(base != nullptr ? base + 1 : f.path, "libgomp", 7) == 0;
         s.found.store(&s.rt, std::memory_order_release);
-        return &s.rt;
+        return usable(s, &s.rt);
       }
       dlclose(h);
     }

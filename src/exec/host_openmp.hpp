@@ -21,6 +21,12 @@ struct HostOpenMP {
 // The loaded runtime, or nullptr. Once found, an atomic load. Until then each thread asks the
 // loader on its first call and every 64th after (a runtime loaded later is found within 64
 // calls), and scans the loaded objects only when their count changed.
+//
+// In the child of a fork, GNU libgomp is not used: it keeps the parent's team, whose threads
+// the child does not have, and its next parallel region waits for them forever (a GEMM in a
+// worker of Python's multiprocessing under torch). The child's calls run on adaptcore's own
+// pool instead. LLVM's libomp and Intel's libiomp5 rebuild their teams in the child and stay
+// in use.
 const HostOpenMP* host_openmp() noexcept;
 
 }  // namespace adaptcore

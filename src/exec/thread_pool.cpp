@@ -1,5 +1,7 @@
 #include "exec/thread_pool.hpp"
 
+#include "core/env_value.hpp"
+
 #include <signal.h>
 
 #include <cstring>
@@ -52,15 +54,20 @@ void spin_then_wait(std::atomic<T>& word, T old, std::chrono::nanoseconds spin, 
 
 bool parse_threading(const char* text, Threading& out) noexcept {
   if (text == nullptr) return false;
-  if (std::strcmp(text, "auto") == 0)
-    out = Threading::Auto;
-  else if (std::strcmp(text, "pool") == 0)
-    out = Threading::Pool;
-  else if (std::strcmp(text, "openmp") == 0 || std::strcmp(text, "omp") == 0)
-    out = Threading::OpenMP;
-  else
+  try {
+    const std::string w = env_word(text);
+    if (w == "auto")
+      out = Threading::Auto;
+    else if (w == "pool")
+      out = Threading::Pool;
+    else if (w == "openmp" || w == "omp")
+      out = Threading::OpenMP;
+    else
+      return false;
+    return true;
+  } catch (...) {
     return false;
-  return true;
+  }
 }
 
 const char* to_string(Threading t) noexcept {
@@ -96,7 +103,9 @@ Status ThreadPool::resize(int threads) noexcept {
   target_ = threads;
   // More threads than CPUs: a spinning thread would hold the CPU that the thread it waits for
   // needs, so everyone sleeps at once instead.
-  const bool spin = threads <= static_cast<int>(std::thread::hardware_concurrency());
+  const int cpus = cpus_.load(std::memory_order_relaxed);
+  const bool spin =
+      threads <= (cpus > 0 ? cpus : static_cast<int>(std::thread::hardware_concurrency()));
   spin_ns_.store(spin ? std::chrono::nanoseconds(kSpin).count() : 0, std::memory_order_relaxed);
   return Status::Ok;
 }

@@ -53,6 +53,14 @@ class ThreadPool final : public ForkAware {
   // Participants available now: workers + the caller.
   int max_threads() const noexcept { return live_.load(std::memory_order_acquire) + 1; }
 
+  // The CPUs the pool's threads may run on (its owner's count of the affinity mask and the
+  // cgroup quota, hw/usable_cpus.hpp): with more participants than CPUs a spinning thread would
+  // hold the CPU the thread it waits for needs, so they sleep at once instead. Takes effect at
+  // the next resize. Until set: the machine's CPUs.
+  void set_cpus(int cpus) noexcept { cpus_.store(cpus > 0 ? cpus : 1, std::memory_order_relaxed); }
+  // Whether waiters spin before sleeping (the last resize's decision).
+  bool spins() const noexcept { return spin_ns_.load(std::memory_order_relaxed) > 0; }
+
   void set_threading(Threading t) noexcept { threading_.store(t, std::memory_order_relaxed); }
   Threading threading() const noexcept { return threading_.load(std::memory_order_relaxed); }
 
@@ -121,6 +129,7 @@ class ThreadPool final : public ForkAware {
   }
 
   std::atomic<std::int64_t> spin_ns_{0};          // how long waiters spin before sleeping
+  std::atomic<int> cpus_{0};                      // set_cpus; 0: hardware_concurrency
   std::vector<std::unique_ptr<Worker>> workers_;  // tid 1.., changed only with busy_ held
   std::atomic<int> live_{0};
   int target_ = 1;  // participants asked for by resize(); the child of a fork starts them again

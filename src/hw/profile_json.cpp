@@ -1,6 +1,11 @@
 // JSON round trip of the hardware profile (nlohmann/json, header-only: no runtime dependency).
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <new>
+#include <sstream>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "adaptcore/hardware.hpp"
@@ -47,10 +52,69 @@ void for_each_field(HardwareProfile& hw, F&& f) {
   f("pack_gbs", hw.pack_gbs);
 }
 
-template <class T>
-bool positive(const T& v) {
-  return v > T{0};
+// The physically plausible range of each numeric field: a value outside it is a broken or
+// hostile profile, never a machine (a clock of 1e-308 GHz made the model's costs overflow and
+// a prepacked call fail with InternalError). Wide enough for any CPU in sight, from a small
+// core to a many-core server; the model stays finite at every bound (HardwareProfile tests).
+struct FieldRange {
+  const char* key;
+  double lo, hi;
+  const char* unit;
+};
+constexpr double kKiB = 1024.0, kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr FieldRange kRanges[] = {
+    {"cores", 1, 4096, "cores"},
+    {"freq_ghz", 0.1, 10.0, "GHz"},
+    {"l1d_bytes", 1 * kKiB, 64 * kKiB * kKiB, "bytes"},
+    {"l2_bytes", 4 * kKiB, 4 * kGiB, "bytes"},
+    {"l3_bytes", 4 * kKiB, 64 * kGiB, "bytes"},
+    {"l3_warm_bytes", 4 * kKiB, 64 * kGiB, "bytes"},
+    {"l1d_ways", 1, 256, "ways"},
+    {"l2_ways", 1, 256, "ways"},
+    {"page_bytes", 4 * kKiB, 1 * kGiB, "bytes"},
+    {"bw_l1_gbs", 0.1, 1e5, "GB/s"},
+    {"bw_l2_gbs", 0.1, 1e5, "GB/s"},
+    {"bw_l3_gbs", 0.1, 1e5, "GB/s"},
+    {"bw_dram_core_gbs", 0.1, 1e5, "GB/s"},
+    {"bw_dram_total_gbs", 0.1, 1e5, "GB/s"},
+    {"fma_per_cycle_avx512", 0.01, 64, "per cycle"},
+    {"fma_per_cycle_avx2", 0.01, 64, "per cycle"},
+    {"fork_join_us", 0, 1e6, "us"},
+    {"pack_gbs", 0.1, 1e5, "GB/s"},
+};
+
+std::string format_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
 }
+
+// "" or why a field of a profile is out of its range, naming the field.
+std::string check_ranges(HardwareProfile& hw) {
+  std::string why;
+  for_each_field(hw, [&](const char* key, auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      if (!why.empty()) return;
+      for (const FieldRange& r : kRanges) {
+        if (std::strcmp(r.key, key) != 0) continue;
+        const auto x = static_cast<double>(v);
+        if (!(x >= r.lo && x <= r.hi))  // NaN fails too
+          why = std::string("field '") + key + "' is " + format_number(x) + ", outside " +
+                format_number(r.lo) + ".." + format_number(r.hi) + " " + r.unit;
+        return;
+      }
+      why = std::string("field '") + key + "' has no range (internal)";
+    }
+  });
+  if (why.empty() && (hw.page_bytes & (hw.page_bytes - 1)) != 0)
+    why = "field 'page_bytes' is " + std::to_string(hw.page_bytes) + ", not a power of two";
+  return why;
+}
+
+// Members of a profile besides its fields: what the writer and `adaptcore calibrate` add.
+constexpr const char* kMetadataKeys[] = {"format", "version", "source", "calibrated",
+                                         "calibrated_at", "calibration_threads"};
 
 }  // namespace
 
@@ -76,25 +140,31 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
   // The parser takes a NUL byte for the end of input (C strings), so "{...}\0garbage" would
   // parse as the object alone; JSON text never holds a raw NUL (strings escape it as \u0000).
   if (text.find('\0') != std::string::npos) return fail("not a JSON object (NUL byte in the text)");
-  // The profile is one flat object (core/flat_json.hpp: no JSON tree); its "format" is not
-  // checked.
+  // The profile is one flat object (core/flat_json.hpp: no JSON tree) whose "format", when
+  // given, is this one's; fields it leaves out keep the base's values (a partial override), but
+  // every member must be a field or the writer's metadata (a misspelt field is an error, not a
+  // silent default) and at least one must be a field.
   FlatJsonObject obj;
-  if (const std::string why = obj.parse(text, nullptr, kFormatVersion); !why.empty())
+  if (const std::string why = obj.parse(text, "adaptcore-hardware-profile", kFormatVersion);
+      !why.empty())
     return fail(why);
   HardwareProfile hw = base;
+  int fields = 0;
+  for (const auto& [key, value] : obj.members()) {
+    bool known = std::find_if(std::begin(kMetadataKeys), std::end(kMetadataKeys),
+                              [&](const char* k) { return key == k; }) != std::end(kMetadataKeys);
+    for_each_field(hw, [&](const char* k, auto&) {
+      if (key == k) known = true, ++fields;
+    });
+    if (!known) return fail("unknown field '" + key + "'");
+  }
+  if (fields == 0) return fail("no profile field (an object of metadata only)");
   FieldReader read(obj);
   for_each_field(hw, read);
   if (!read.bad.empty()) return fail("field '" + read.bad + "' has the wrong type");
-  // Every rate and capacity must be positive, or the model would divide by zero.
-  if (!positive(hw.cores) || !positive(hw.freq_ghz) || !positive(hw.l1d_bytes) ||
-      !positive(hw.l2_bytes) || !positive(hw.l3_bytes) || !positive(hw.l3_warm_bytes) ||
-      !positive(hw.l1d_ways) || !positive(hw.l2_ways) || hw.page_bytes < 4096 ||
-      (hw.page_bytes & (hw.page_bytes - 1)) != 0 || !positive(hw.bw_l1_gbs) ||
-      !positive(hw.bw_l2_gbs) || !positive(hw.bw_l3_gbs) || !positive(hw.bw_dram_core_gbs) ||
-      !positive(hw.bw_dram_total_gbs) || !positive(hw.fma_per_cycle_avx512) ||
-      !positive(hw.fma_per_cycle_avx2) || !positive(hw.pack_gbs) || hw.fork_join_us < 0 ||
-      hw.cores > 4096)
-    return fail("a capacity, rate or count is not positive (or out of range)");
+  // Every rate and capacity within its plausible range, or the model's costs divide by zero or
+  // overflow.
+  if (const std::string why = check_ranges(hw); !why.empty()) return fail(why);
   // A profile may not claim ISA features the running CPU lacks: kernels would fault.
   const std::string claims = unsupported_feature_claims(hw, detected_hardware());
   if (!claims.empty()) return fail("profile claims ISA features this CPU does not have: " + claims);
