@@ -76,6 +76,27 @@ def _dtype_name(x: Any) -> str:
     return str(x.dtype).replace("torch.", "")
 
 
+def _require(value: Any, kind: type, what: str) -> None:
+    """TypeError naming the argument when `value` is not a `kind` (None included)."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{what}: expected {kind.__name__}, got {type(value).__name__}")
+
+
+def _expert_rows(rows: Any) -> Any:
+    """The routed-row counts as int64 values, refusing anything that is not whole numbers
+    (3.5 rows must not become 3)."""
+    if _is_torch(rows):
+        if rows.is_floating_point() or rows.is_complex() or str(rows.dtype) == "torch.bool":
+            raise TypeError(f"expert_rows: expected integers, got {rows.dtype}")
+        return rows
+    arr = _np.asarray(rows)
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"expert_rows: expected integers, got {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > _np.iinfo(_np.int64).max:
+        raise OverflowError("expert_rows: a count does not fit in int64")
+    return arr.astype(_np.int64)
+
+
 # ---- GEMM ------------------------------------------------------------------------------------
 
 
@@ -129,6 +150,7 @@ def gemm_packed(a: Any, weights: PackedWeights, c: Any = None, *, alpha: float =
     """C = alpha * a @ W + beta * C on weights packed once (pack_weights), any number of rows.
     fp32 weights take float32 a; bf16 weights bf16 a (C float32 or bf16); int8 weights uint8 or
     int8 a with the int8 arguments of gemm_int8 (C int32, alpha unused). C is row-major."""
+    _require(weights, PackedWeights, "gemm_packed: weights")
     rows = _shape(a)[0]
     if weights.dtype == "int8":
         if c is None:
@@ -150,6 +172,7 @@ def gemm_quantized(a: Any, weights: QuantizedWeights, c: Any = None, *, beta: fl
                    residency: str = "auto", context: Optional[Context] = None) -> Any:
     """C = a @ dequant(W) + beta * C (W8A16 / W4A16, docs/QUANT.md): a float32 or bf16, split
     into `parts` int8 parts (2: about 16 bits; 1: W8A8 with dynamic activation quantization)."""
+    _require(weights, QuantizedWeights, "gemm_quantized: weights")
     if c is None:
         c = _empty(a, (_shape(a)[0], weights.n), "float32")
         beta = 0.0
@@ -169,7 +192,15 @@ def gemm_grouped(a: Any, weights: Sequence[Any], expert_rows: Any, c: Any = None
     `gather[r]` (else row r); C rows are routed rows, or with `scatter` tokens receiving
     sum of scatter_weights[r] * y_r (the top-k combine). Returns C, or (C, schedule dict) with
     schedule=True (predicted and measured per-core times)."""
-    rows = _np.asarray(expert_rows, dtype=_np.int64) if not _is_torch(expert_rows) else expert_rows
+    rows = _expert_rows(expert_rows)
+    for e, w in enumerate(weights):
+        if w is not None and not isinstance(w, (PackedWeights, QuantizedWeights)):
+            raise TypeError(f"gemm_grouped: weights[{e}]: expected PackedWeights, QuantizedWeights "
+                            f"or None, got {type(w).__name__}")
+    routed = int(rows.sum())
+    if gather is None and routed > _shape(a)[0]:
+        raise ValueError(f"gemm_grouped: expert_rows route {routed} rows but a has only "
+                         f"{_shape(a)[0]} (without gather, row r of a is routed row r)")
     n = next((w.n for w in weights if w is not None), 0)
     if c is None:
         if c_rows is None:

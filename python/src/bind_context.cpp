@@ -3,6 +3,7 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include "common.hpp"
+#include "gil.hpp"
 #include "errors.hpp"
 
 namespace adaptcore::python {
@@ -90,7 +91,7 @@ void bind_context(nb::module_& m) {
             std::string why;
             Status s;
             {
-              nb::gil_scoped_release nogil;
+              GilRelease nogil;
               s = c.load_plan_file(path, &why);
             }
             check_file(s, "Context.load_plan_file", why);

@@ -4,6 +4,7 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
+#include "gil.hpp"
 #include "errors.hpp"
 #include "int8_args.hpp"
 #include "post_ops.hpp"
@@ -52,7 +53,7 @@ void py_gemm(const InArray& a, const InArray& b, const OutArray& c, float alpha,
   Context& cx = context_or_default(ctx);
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     s = gemm(x.layout, x.oa.trans, x.ob.trans, x.c.rows, x.c.cols, x.a.cols, alpha,
              static_cast<const float*>(x.oa.data), x.oa.ld, static_cast<const float*>(x.ob.data),
              x.ob.ld, beta, static_cast<float*>(const_cast<void*>(x.c.data)), x.c.ld, x.options,
@@ -72,7 +73,7 @@ void py_gemm_bf16(const InArray& a, const InArray& b, const OutArray& c, float a
   void* pc = const_cast<void*>(x.c.data);
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (x.c.elem == Elem::F32)
       s = gemm_bf16(x.layout, x.oa.trans, x.ob.trans, x.c.rows, x.c.cols, x.a.cols, alpha, pa,
                     x.oa.ld, pb, x.ob.ld, beta, static_cast<float*>(pc), x.c.ld, x.options, cx);
@@ -90,7 +91,7 @@ ZeroPoints zero_points(const nb::handle& zp, int64_t count, const char* what, st
                        std::vector<unsigned char>& copy) {
   if (zp.is_none()) return {};
   if (nb::isinstance<nb::int_>(zp)) {
-    one = nb::cast<std::int32_t>(zp);
+    one = int32_arg(zp, what);
     return {&one, 1};
   }
   const auto v = nb::cast<InArray>(zp);
@@ -108,7 +109,7 @@ COffset c_offset_of(const nb::handle& values, const std::string& kind, int64_t m
                     std::int32_t& one, std::vector<unsigned char>& copy) {
   if (values.is_none()) return {};
   if (nb::isinstance<nb::int_>(values)) {
-    one = nb::cast<std::int32_t>(values);
+    one = int32_arg(values, "c_offset");
     return {OffsetKind::Fixed, &one};
   }
   const auto v = nb::cast<InArray>(values);
@@ -141,7 +142,7 @@ void py_gemm_int8(const InArray& a, const InArray& b, const OutArray& c, const n
   const auto* pb = static_cast<const std::int8_t*>(x.ob.data);
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (x.a.elem == Elem::U8)
       s = gemm_u8s8s32(x.layout, x.oa.trans, x.ob.trans, x.c.rows, x.c.cols, x.a.cols,
                        static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, e.a, pb, x.ob.ld, e.b,

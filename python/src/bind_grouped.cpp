@@ -5,6 +5,7 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
+#include "gil.hpp"
 #include "errors.hpp"
 #include "post_ops.hpp"
 
@@ -146,7 +147,7 @@ nb::object py_gemm_grouped(const InArray& a, const nb::sequence& weights,
   GroupedSchedule sched;
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     s = gemm_grouped(g.call, g.options, cx, schedule ? &sched : nullptr);
   }
   check(s, "gemm_grouped");

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "gil.hpp"
 #include "errors.hpp"
 
 namespace adaptcore::python {
@@ -60,7 +61,7 @@ void py_linear(std::uintptr_t a, int64_t m, int64_t lda, int a_type, const nb::h
   const Trans N = Trans::No;
   if (packed) {
     const PackedWeights& w = *nb::inst_ptr<PackedWeights>(weights);
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (a_type == 0)
       s = gemm_packed(L, N, m, 1.0f, at<const float>(a), lda, w, 0.0f, at<float>(c), ldc, options,
                       cx);
@@ -74,7 +75,7 @@ void py_linear(std::uintptr_t a, int64_t m, int64_t lda, int a_type, const nb::h
     const QuantizedWeights& w = *nb::inst_ptr<QuantizedWeights>(weights);
     if (c_type != 0) throw nb::value_error("_linear: quantized weights write an fp32 C");
     const ActivationParts p = parts == 1 ? ActivationParts::One : ActivationParts::Two;
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (a_type == 0)
       s = gemm_quantized(L, N, m, at<const float>(a), lda, w, 0.0f, at<float>(c), ldc, options, p,
                          cx);

@@ -7,6 +7,7 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
+#include "gil.hpp"
 #include "errors.hpp"
 #include "int8_args.hpp"
 #include "post_ops.hpp"
@@ -31,7 +32,7 @@ PackedWeights py_pack_weights(const InArray& b, const std::vector<int64_t>& m_va
   PackedWeights out;
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (w.elem == Elem::F32)
       s = pack_weights(Layout::RowMajor, o.trans, w.rows, w.cols, static_cast<const float*>(o.data),
                        o.ld, out, opt, cx);
@@ -86,7 +87,7 @@ void py_gemm_packed(const InArray& a, const PackedWeights& w, const OutArray& c,
   void* pc = const_cast<void*>(x.c.data);
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (!lowp)
       s = gemm_packed(Layout::RowMajor, x.oa.trans, x.a.rows, alpha,
                       static_cast<const float*>(x.oa.data), x.oa.ld, w, beta,
@@ -114,7 +115,7 @@ void py_gemm_packed_int8(const InArray& a, const PackedWeights& w, const OutArra
   auto* pc = static_cast<std::int32_t*>(const_cast<void*>(x.c.data));
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (x.a.elem == Elem::U8)
       s = gemm_packed(Layout::RowMajor, x.oa.trans, x.a.rows,
                       static_cast<const std::uint8_t*>(x.oa.data), x.oa.ld, e.a, w, e.b, beta, pc,
@@ -150,7 +151,7 @@ QuantizedWeights py_quantize_weights(const InArray& w, const std::string& format
   Status s;
   if (m.elem == Elem::F32) {
     if (!scales.is_none()) throw nb::value_error("scales: only for weights given as int8 values");
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     s = quantize_weights(Layout::RowMajor, o.trans, m.rows, m.cols,
                          static_cast<const float*>(o.data), o.ld, spec, out, cx);
   } else {
@@ -172,7 +173,7 @@ QuantizedWeights py_quantize_weights(const InArray& w, const std::string& format
                                   .c_str());
       sp = input_vector(sv, "scales", Elem::F32, groups * m.cols, scale_copy);
     }
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     s = quantize_weights_s8(Layout::RowMajor, o.trans, m.rows, m.cols,
                             static_cast<const std::int8_t*>(o.data), o.ld,
                             static_cast<const float*>(sp), spec, out, cx);
@@ -203,7 +204,7 @@ void py_gemm_quantized(const InArray& a, const QuantizedWeights& w, const OutArr
   auto* pc = static_cast<float*>(const_cast<void*>(mc.data));
   Status s;
   {
-    nb::gil_scoped_release nogil;
+    GilRelease nogil;
     if (ma.elem == Elem::F32)
       s = gemm_quantized(mc.layout, oa.trans, ma.rows, static_cast<const float*>(oa.data), oa.ld, w,
                          beta, pc, mc.ld, options, p, cx);

@@ -1,5 +1,9 @@
 #include "errors.hpp"
 
+#include <climits>
+#include <string>
+#include <typeinfo>
+
 #include <string>
 
 namespace adaptcore::python {
@@ -40,6 +44,30 @@ void register_error(nb::module_& m) {
       PyExc_RuntimeError, nullptr);
   if (error_type == nullptr) throw nb::python_error();
   m.attr("Error") = nb::handle(error_type);
+  // An argument nanobind could not convert inside a binding (nb::cast) is the caller's type
+  // error, not a RuntimeError("std::bad_cast").
+  nb::register_exception_translator(
+      [](const std::exception_ptr& p, void*) {
+        try {
+          std::rethrow_exception(p);
+        } catch (const std::bad_cast&) {
+          PyErr_SetString(PyExc_TypeError,
+                          "an argument has a type this function does not take (see its signature)");
+        }
+      },
+      nullptr);
+}
+
+std::int32_t int32_arg(const nb::handle& value, const char* what) {
+  long long v = 0;
+  if (!nb::try_cast<long long>(value, v) || v < INT32_MIN || v > INT32_MAX) {
+    const std::string text = std::string(what) + ": " +
+                             std::string(nb::repr(value).c_str()).substr(0, 60) +
+                             " does not fit in int32";
+    PyErr_SetString(PyExc_OverflowError, text.c_str());
+    throw nb::python_error();
+  }
+  return static_cast<std::int32_t>(v);
 }
 
 void check(Status s, const char* what) {

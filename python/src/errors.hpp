@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <adaptcore/adaptcore.hpp>
+#include <cstdint>
 
 namespace adaptcore::python {
 
@@ -14,5 +15,8 @@ namespace nb = nanobind;
 void register_error(nb::module_& m);
 // Raises adaptcore.Error for a status other than Ok; `what` names the call.
 void check(Status s, const char* what);
+// A Python int as int32, or OverflowError naming the argument (a non-int: OverflowError too,
+// with its repr).
+std::int32_t int32_arg(const nb::handle& value, const char* what);
 
 }  // namespace adaptcore::python

@@ -2,6 +2,7 @@
 // __init__.py adds array allocation and the post-op helpers; docs/PYTHON.md).
 #include "common.hpp"
 #include "errors.hpp"
+#include "gil.hpp"
 
 NB_MODULE(_core, m) {
   m.doc() = "adaptcore: GEMM for dynamic shapes (the compiled core of the adaptcore package)";
@@ -12,4 +13,5 @@ NB_MODULE(_core, m) {
   adaptcore::python::bind_grouped(m);
   adaptcore::python::bind_explain(m);
   adaptcore::python::bind_raw(m);
+  adaptcore::python::register_exit_hook();
 }

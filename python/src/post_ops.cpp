@@ -42,7 +42,11 @@ const float* residual_in_layout(const InArray& r, Layout layout, int64_t m, int6
 void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n, PostOpList& out) {
   out.count = 0;
   if (list.is_none()) return;
-  const auto seq = nb::cast<nb::sequence>(list);
+  // One operation is not a list of them (adaptcore.post's operations are tuples themselves).
+  if (!nb::isinstance<nb::sequence>(list) || nb::isinstance<nb::str>(list) ||
+      (nb::hasattr(list, "kind") && nb::hasattr(list, "data")))
+    throw nb::type_error("post_ops: expected a list of operations from adaptcore.post");
+  const auto seq = nb::borrow<nb::sequence>(list);
   const std::size_t count = nb::len(seq);
   if (count > static_cast<std::size_t>(kMaxPostOps))
     throw nb::value_error(
@@ -53,7 +57,14 @@ void build_post_ops(const nb::handle& list, Layout layout, int64_t m, int64_t n,
   for (std::size_t i = 0; i < count; ++i) {
     nb::object item = seq[i];
     PostOp op;
-    const int kind = nb::cast<int>(item.attr("kind"));
+    int kind = 0;
+    if (!nb::hasattr(item, "kind") || !nb::hasattr(item, "data") ||
+        !nb::try_cast<int>(item.attr("kind"), kind))
+      throw nb::type_error(("post_ops[" + std::to_string(i) +
+                            "]: expected an operation from adaptcore.post (adaptcore.post.relu(), "
+                            "post.bias(v), ...), got " +
+                            nb::str(item.type().attr("__name__")).c_str())
+                               .c_str());
     op.kind = static_cast<PostOpKind>(kind);
     nb::object data = item.attr("data");
     out.keep.push_back(item);
