@@ -370,5 +370,51 @@ TEST(Concurrency, PackedCallsWhileTheIsaChanges) {
   EXPECT_GT(refused.load(), 0);
 }
 
+// A tiny call that misses the tiny-call table runs the full path and files its payload (a
+// tile index into its ISA's table) under a word: the word must be that of the configuration
+// the call ran on, not the context's a moment later, or a call on another ISA path finds a tile
+// index past its table's end. Tiny shapes on one context while another thread cycles the ISA
+// path and the thread count: every result exact.
+TEST(Concurrency, TinyCallsWhileTheConfigurationChanges) {
+  const auto isas = available_isas();
+  if (isas.size() < 2) GTEST_SKIP() << "one ISA path on this CPU";
+  auto ctx = make_context(isas.back(), 1);
+  std::atomic<bool> stop{false};
+  std::atomic<long> calls{0}, wrong{0};
+  std::thread caller([&] {
+    std::vector<float> a(32 * 32), b(32 * 32), c(32 * 32);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+      b[i] = static_cast<float>(static_cast<int>(i % 3) - 1);
+    }
+    for (unsigned it = 0; !stop.load(std::memory_order_relaxed); ++it) {
+      const int64_t m = 1 + it % 17, n = 1 + (it / 17) % 19, k = 1 + (it / 323) % 23;
+      if (gemm(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a.data(), k, b.data(), n,
+               0.0f, c.data(), n, *ctx) != Status::Ok) {
+        ++wrong;
+        continue;
+      }
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float ref = 0.0f;
+          for (int64_t p = 0; p < k; ++p)
+            ref += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(p * n + j)];
+          if (c[static_cast<std::size_t>(i * n + j)] != ref) ++wrong;
+        }
+      ++calls;
+    }
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  for (std::size_t i = 0; std::chrono::steady_clock::now() < until; ++i) {
+    ASSERT_EQ(ctx->set_isa(isas[i % isas.size()]), Status::Ok);
+    if (i % 7 == 0) ASSERT_EQ(ctx->set_threads(1 + static_cast<int>(i / 7) % 2), Status::Ok);
+    std::this_thread::yield();
+  }
+  stop.store(true);
+  caller.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(calls.load(), 0);
+}
+
 }  // namespace
 }  // namespace adaptcore::test

@@ -69,6 +69,10 @@ class ContextImpl final : public ForkAware {
   struct SmallRun {
     std::uint8_t payload = 0;
     bool cold = false;
+    // The configuration the call ran on (its snapshot's), which the payload is for.
+    Isa isa = Isa::Generic;
+    int threads = 1;
+    const HardwareProfile* hw = nullptr;
   };
   // `residency` is the call's own setting (CallOptions); Auto defers to the context's. The
   // configuration is the caller's snapshot when it checked the call against it (a prepacked
@@ -129,6 +133,8 @@ class ContextImpl final : public ForkAware {
   // Inserts a plan made for cfg's profile into the cache; false when the profile was replaced
   // since (the plan may not suit the new one's kernels) or the cache is full.
   bool cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg);
+  // The same for a tiny call's word and payload (dispatch/small_call.hpp), made on profile hw.
+  void cache_small_call(std::uint64_t word, std::uint8_t payload, const HardwareProfile* hw);
 
   // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU
   // allow on a path, the same tables the planner and the plan-file check use.

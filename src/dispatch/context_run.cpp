@@ -100,7 +100,12 @@ Status ContextImpl::run(const Problem& prob, const Config& cfg, SmallRun* small,
     const bool cold =
         cold_call(operand_a(prob), operand_b(prob), prob.c, cfg.residency, residency);
     remember_call(operand_a(prob), operand_b(prob), prob.c);
-    if (small != nullptr) small->cold = cold;
+    if (small != nullptr) {
+      small->cold = cold;
+      small->isa = cfg.isa;
+      small->threads = cfg.threads;
+      small->hw = cfg.hw;
+    }
     const ShapeKey key = key_for(prob, cfg, cold);
     const auto* ks = call_kernels(cfg, prob, key);
     if (ks == nullptr) return Status::InternalError;
@@ -134,6 +139,12 @@ Plan ContextImpl::plan_for(const ShapeKey& key, const Config& cfg) {
   const Plan plan = e.candidates.at(e.chosen).plan;
   cache_plan(key, plan, cfg);
   return plan;
+}
+
+void ContextImpl::cache_small_call(std::uint64_t word, std::uint8_t payload,
+                                   const HardwareProfile* hw) {
+  std::lock_guard lock(config_);
+  if (hw_.load(std::memory_order_relaxed) == hw) small_calls_.insert(word, payload);
 }
 
 bool ContextImpl::cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg) {

@@ -58,14 +58,16 @@ inline std::uint64_t ld_class(int64_t ld) noexcept {
 // one word. 0 when the call is not tiny, its thread count is 512 or more, or its layout or
 // transposes are not plain values.
 inline constexpr int kTinyIsaShift = 44;
-inline std::uint64_t tiny_word(const ContextImpl& ctx, const TinyArgs& x, bool cold) noexcept {
+// The word of a call on `threads` threads and the ISA path `isa_path`.
+inline std::uint64_t tiny_word(int thread_count, Isa isa_path, const TinyArgs& x,
+                               bool cold) noexcept {
   const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
                     static_cast<std::uint64_t>(x.k - 1);
   const auto layout = static_cast<unsigned>(static_cast<int>(x.layout) - 101);
   const auto ta = static_cast<unsigned>(static_cast<int>(x.transa) - 111);
   const auto tb = static_cast<unsigned>(static_cast<int>(x.transb) - 111);
-  const auto threads = static_cast<unsigned>(ctx.threads());
-  const auto isa = static_cast<unsigned>(ctx.isa());
+  const auto threads = static_cast<unsigned>(thread_count);
+  const auto isa = static_cast<unsigned>(isa_path);
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
       threads >= (1u << 9) || isa >= 4)
     return 0;
@@ -120,7 +122,9 @@ inline bool tiny_operands_valid(const TinyArgs& x, bool row, bool ta, bool tb) n
   using namespace tiny_detail;
   if (x.alpha == 0.0f || ctx.verbose()) return false;  // trivial calls: the full path
   const bool cold = ctx.cold_call(x.a, x.b, x.c, residency);
-  const std::uint64_t word = tiny_word(ctx, x, cold);
+  // The word holds the ISA and threads it was looked up with: the payload found under it is
+  // for that path, whatever set_isa does meanwhile.
+  const std::uint64_t word = tiny_word(ctx.threads(), ctx.isa(), x, cold);
   if (word == 0) return false;
   const std::uint8_t payload = ctx.small_calls().find(word);
   if (payload == 0) return false;
