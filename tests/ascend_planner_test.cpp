@@ -48,6 +48,10 @@ TEST(AscendProfile, RejectsBadFiles) {
       {R"({"l0a_bytes": -1})", "too small"},
       {R"({"hbm_gbs": 0})", "bandwidths must be positive"},
       {R"({"align_l0ab": 500})", "powers of two"},
+      // An alignment as large as UB left the relayout pass halves of 0 bytes: SIGFPE.
+      {R"({"align_ub": 131072})", "an alignment must be at most"},
+      {R"({"align_l1": 1073741824})", "an alignment must be at most"},
+      {R"({"gm_sector_bytes": 1048576})", "gm_sector_bytes"},
       {R"({"cube_k_fp16": 8})", "cube shape"},
       {R"({"version": 2})", "unsupported profile version"},
       {R"({"format": "adaptcore-hardware-profile"})", "format must be"},

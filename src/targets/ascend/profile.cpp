@@ -1,6 +1,7 @@
 // JSON round trip of the Ascend profile (nlohmann/json, as the CPU profile).
 #include "targets/ascend/profile.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -68,6 +69,15 @@ std::string check(const AscendProfile& p) {
   if (p.l0a_bytes > (1 << 30) || p.l0b_bytes > (1 << 30) || p.l0c_bytes > (1 << 30) ||
       p.l1_bytes > (1 << 30) || p.ub_bytes > (1 << 30))
     return "a core buffer is larger than 1 GiB";
+  // An alignment is a small part of the buffer it aligns: the relayout pass splits UB into a
+  // zero block and two halves rounded to align_ub, and an alignment of a whole buffer left
+  // halves of 0 bytes (a division by zero building the pass).
+  // (In 64 bits: an alignment may be up to 2^30.)
+  if (int64_t{p.align_ub} * 8 > p.ub_bytes || int64_t{p.align_l1} * 8 > p.l1_bytes ||
+      int64_t{p.align_l0ab} * 2 > std::min(p.l0a_bytes, p.l0b_bytes) ||
+      int64_t{p.align_l0c} * 2 > p.l0c_bytes)
+    return "an alignment must be at most an eighth of UB and L1 and half of L0A, L0B and L0C";
+  if (p.gm_sector_bytes > 65536) return "gm_sector_bytes must be at most 64 KiB";
   if (p.l2_bytes <= 0) return "l2_bytes must be positive";
   if (!(p.hbm_gbs > 0) || !(p.l2_gbs > 0) || !(p.gm_to_l1_bytes_per_cycle > 0) ||
       !(p.l1_to_l0_bytes_per_cycle > 0) || !(p.l0c_to_gm_bytes_per_cycle > 0) ||
