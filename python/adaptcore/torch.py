@@ -158,6 +158,18 @@ def _on_handle(x: Tensor, handle, n: int, bias: Optional[Tensor], activation: st
     return y
 
 
+def _check_handle_call(x: Tensor, h, out_features: int, bias: Optional[Tensor]) -> None:
+    """The operators' arguments against their weights: _linear trusts its addresses and sizes
+    (a short bias was read past its end, a wider x used in part, a larger out_features left
+    columns unwritten). The modules pass their own, which always agree."""
+    if x.shape[-1] != h.k:
+        raise ValueError(f"adaptcore: x has {x.shape[-1]} features, the weights {h.k}")
+    if out_features != h.n:
+        raise ValueError(f"adaptcore: out_features {out_features}, the weights have {h.n}")
+    if bias is not None and (bias.dim() != 1 or bias.numel() != h.n):
+        raise ValueError(f"adaptcore: bias of shape {tuple(bias.shape)}, expected ({h.n},)")
+
+
 @torch.library.custom_op("adaptcore::linear", mutates_args=())
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor], activation: str) -> Tensor:
     """F.linear(x, weight, bias) with an optional fused activation: weight (out, in) float32 or
@@ -185,7 +197,9 @@ def linear_packed(x: Tensor, handle: int, out_features: int, bias: Optional[Tens
     """x @ W (+ bias, activation) on weights packed once (Linear with dtype float32 / bfloat16):
     float32 weights take float32 x; bf16 weights bf16 x (the result in x's type)."""
     _check_activation(activation)
-    return _on_handle(x, _handle(handle), out_features, bias, activation, x.dtype, x.dtype, 2)
+    h = _handle(handle)
+    _check_handle_call(x, h, out_features, bias)
+    return _on_handle(x, h, out_features, bias, activation, x.dtype, x.dtype, 2)
 
 
 @linear_packed.register_fake
@@ -199,8 +213,9 @@ def linear_quantized(x: Tensor, handle: int, out_features: int, bias: Optional[T
     """x @ dequant(W) (+ bias, activation) on int8 / int4 weights (W8A16 / W4A16): x float32 or
     bf16, split into `parts` int8 parts; the result in float32."""
     _check_activation(activation)
-    return _on_handle(x, _handle(handle), out_features, bias, activation, x.dtype, torch.float32,
-                      parts)
+    h = _handle(handle)
+    _check_handle_call(x, h, out_features, bias)
+    return _on_handle(x, h, out_features, bias, activation, x.dtype, torch.float32, parts)
 
 
 @linear_quantized.register_fake

@@ -1,5 +1,6 @@
 #include "arrays.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -116,9 +117,22 @@ Mat input_matrix(const InArray& a, const char* what, std::initializer_list<Elem>
   if (read_matrix(a, what, allowed, m) &&
       !(rows_contiguous && m.layout != Layout::RowMajor && m.cols > 1))
     return m;
-  // A contiguous row-major copy.
+  // A contiguous row-major copy. Its size checked first: a view with a zero stride (expand,
+  // as_strided) can claim 2^62 elements in a few bytes, and the product wrapped to a small
+  // buffer that the copy then overran.
   const std::size_t es = a.itemsize();
-  copy.resize(static_cast<std::size_t>(m.rows * m.cols) * es);
+  std::size_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(m.rows), static_cast<std::size_t>(m.cols),
+                             &elements) ||
+      __builtin_mul_overflow(elements, es, &bytes) ||
+      bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
+    PyErr_SetString(PyExc_OverflowError,
+                    (std::string(what) + ": a copy of " + std::to_string(m.rows) + " x " +
+                     std::to_string(m.cols) + " elements does not fit in memory")
+                        .c_str());
+    throw nb::python_error();
+  }
+  copy.resize(bytes);
   const auto* src = static_cast<const unsigned char*>(a.data());
   for (int64_t i = 0; i < m.rows; ++i)
     for (int64_t j = 0; j < m.cols; ++j)

@@ -108,3 +108,29 @@ def test_daemon_thread_inside_a_call_at_exit_does_not_abort(threads):
                            timeout=120, env=dict(os.environ))
         assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
         assert "terminate called" not in r.stderr
+
+
+def test_zero_stride_views_beyond_memory_are_overflow_errors():
+    # A view claiming 2^62 elements in 4 bytes (torch's expand; numpy refuses such views): its
+    # contiguous copy once wrapped to a small buffer that the copy loop overran.
+    torch = pytest.importorskip("torch")
+    huge = torch.zeros(1).expand(2**31, 2**31)
+    b = torch.zeros(1).expand(2**31, 4)
+    c = torch.zeros(1).expand(2**31, 4)  # never written: A's copy is refused first
+    with pytest.raises(OverflowError, match="does not fit in memory"):
+        adaptcore.gemm(huge, b, c)
+
+
+def test_torch_operators_check_their_arguments_against_the_weights():
+    torch = pytest.importorskip("torch")
+    from adaptcore import torch as at
+    layer = at.Linear(torch.ones(8, 16), torch.zeros(8), dtype="float32")
+    x = torch.ones(3, 16)
+    y = torch.ops.adaptcore.linear_packed(x, layer._id, 8, layer.bias, "")
+    assert y.shape == (3, 8)
+    with pytest.raises(ValueError, match="features"):
+        torch.ops.adaptcore.linear_packed(torch.ones(3, 32), layer._id, 8, layer.bias, "")
+    with pytest.raises(ValueError, match="out_features"):
+        torch.ops.adaptcore.linear_packed(x, layer._id, 64, layer.bias, "")
+    with pytest.raises(ValueError, match="bias"):
+        torch.ops.adaptcore.linear_packed(x, layer._id, 8, torch.ones(2), "")
