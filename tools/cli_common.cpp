@@ -1,5 +1,7 @@
 #include "cli_common.hpp"
 
+#include <cmath>
+
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -43,12 +45,27 @@ void require_shape(const CLI::App& cmd, bool m_too) {
       throw CLI::RequiredError(name);
 }
 
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used != text.size() || !std::isfinite(v)) return "not a finite number: " + text;
+        } catch (...) {
+          return "not a number: " + text;
+        }
+        return std::string();
+      },
+      "FINITE");
+}
+
 void add_shape_options(CLI::App& cmd, ShapeArgs& args) {
   // Required unless the command runs a grouped call (require_shape, checked by the callback).
-  cmd.add_option("-m,--m", args.m, "rows of C and op(A)")->check(CLI::NonNegativeNumber);
-  cmd.add_option("-n,--n", args.n, "columns of C and op(B)")->check(CLI::NonNegativeNumber);
-  cmd.add_option("-k,--k", args.k, "depth: columns of op(A), rows of op(B)")
-      ->check(CLI::NonNegativeNumber);
+  const auto dim = CLI::Range(int64_t{0}, kMaxCliDim);
+  cmd.add_option("-m,--m", args.m, "rows of C and op(A)")->check(dim);
+  cmd.add_option("-n,--n", args.n, "columns of C and op(B)")->check(dim);
+  cmd.add_option("-k,--k", args.k, "depth: columns of op(A), rows of op(B)")->check(dim);
   cmd.add_flag("--transa", args.transa, "A is stored k x m (op(A) = A^T)");
   cmd.add_flag("--transb", args.transb, "B is stored n x k (op(B) = B^T)");
 }
@@ -104,7 +121,17 @@ void add_wq_options(CLI::App& cmd, WqArgs& args) {
       ->check(CLI::IsMember({1, 2}));
   cmd.add_option("--group", args.group,
                  "w8a16/w4a16: weight scale group along K (32..256, a multiple of 32; 0 per "
-                 "column); default 0 for w8a16, 128 for w4a16");
+                 "column); default 0 for w8a16, 128 for w4a16")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              const long g = std::stol(text);
+              if (g == 0 || (g >= 32 && g <= 256 && g % 32 == 0)) return std::string();
+            } catch (...) {
+            }
+            return "not 0 or a multiple of 32 in 32..256: " + text;
+          },
+          "GROUP"));
   cmd.add_flag("--bf16-activations", args.bf16_activations,
                "w8a16/w4a16: activations given as bf16 instead of fp32");
 }

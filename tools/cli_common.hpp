@@ -42,6 +42,12 @@ struct ShapeArgs {
   }
 };
 void add_shape_options(CLI::App& cmd, ShapeArgs& args);
+
+// The largest M, N or K an option takes: products of two stay far inside 64 bits, and a buffer
+// larger than memory is refused by its allocation (measure::make_buffer), not wrapped.
+inline constexpr int64_t kMaxCliDim = (int64_t{1} << 31) - 1;
+// A finite number (CLI11's Range and PositiveNumber let NaN through).
+CLI::Validator finite_number();
 // Throws CLI's RequiredError unless --n, --k (and with m_too, --m) were given.
 void require_shape(const CLI::App& cmd, bool m_too = true);
 

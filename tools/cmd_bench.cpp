@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "harness/report_html.hpp"
 #include "harness/report_model.hpp"
@@ -254,17 +255,17 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--profile", a->run.profile,
                   "hardware profile JSON (e.g. from `adaptcore calibrate`)");
   cmd->add_option("--target", a->run.target_s, "timed seconds per library and shape")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_number() & CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--rounds", a->run.rounds,
                   "timed rounds per library and shape (the fastest counts)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cmd->add_option("--settle", a->run.settle_s, "pause before each library's turn, seconds")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number() & CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--max-gflop", a->run.max_gflop, "skip shapes above this work (0: none)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number() & CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--seed", a->run.seed, "seed of the random and full suites")
       ->capture_default_str();
@@ -277,7 +278,7 @@ void register_bench(CLI::App& app) {
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
   cmd->add_option("--pool-mib", a->pool_mib, "cold operands: MiB the rotating sets fill at least")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_number() & CLI::Range(1e-3, 1e6))
       ->capture_default_str();
   cmd->add_flag("--packed", a->run.packed,
                 "f32, bf16, u8s8, s8s8: weights (B) packed once ahead of the timed calls: "

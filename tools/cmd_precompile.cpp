@@ -79,7 +79,10 @@ std::vector<int64_t> parse_spec(const std::string& spec, std::string& why) {
       why = "'" + item + "' has more than " + std::to_string(kMaxShapes) + " values";
       return {};
     }
-    for (int64_t v = a; v <= b; v += s) out.push_back(v);
+    for (int64_t v = a;; v += s) {  // v + s may not fit in 64 bits: stop before it is made
+      out.push_back(v);
+      if (b - v < s) break;
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

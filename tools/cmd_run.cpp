@@ -245,7 +245,8 @@ void register_run(CLI::App& app) {
                 "w8a16/w4a16: skip timing bf16 GEMM and dequantize + fp32 GEMM alongside");
   cmd->add_option("-r,--reps", args->reps, "timed repetitions (default: fill --seconds, >= 5)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seconds", args->seconds, "time budget of the timed loop when --reps is 0");
+  cmd->add_option("--seconds", args->seconds, "time budget of the timed loop when --reps is 0")
+      ->check(finite_number() & CLI::Range(0.0, 3600.0));
   cmd->add_option("--alpha", args->alpha, "alpha (default 1)");
   cmd->add_option("--beta", args->beta, "beta (default 0)");
   cmd->add_flag("!--no-check", args->check, "skip the sampled correctness check");

@@ -58,7 +58,10 @@ std::vector<Shape> read_shapes(const std::string& path) {
     std::istringstream ss(line);
     Shape s{};
     if (ss >> s.m >> s.n >> s.k) {
-      if (s.m < 1 || s.n < 1 || s.k < 1) throw std::runtime_error("bad shape line: " + line);
+      if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxCliDim || s.n > kMaxCliDim ||
+          s.k > kMaxCliDim)
+        throw std::runtime_error("bad shape line (dimensions in 1.." +
+                                 std::to_string(kMaxCliDim) + "): " + line);
       std::string ta, tb;
       if (ss >> ta) {
         if (!(ss >> tb) || (ta != "N" && ta != "T") || (tb != "N" && tb != "T"))
@@ -162,7 +165,8 @@ void run_validate(const ValidateArgs& args) {
       run(ci);
       slowest = std::max(slowest, measure::time_once([&] { run(ci); }));
     }
-    const int rounds = std::clamp(static_cast<int>(args.target_s / std::max(slowest, 1e-7)), 3, 25);
+    const int rounds =
+        static_cast<int>(std::clamp(args.target_s / std::max(slowest, 1e-7), 3.0, 25.0));
     std::vector<std::vector<double>> times(picked.size());
     for (int r = 0; r < rounds; ++r)
       for (std::size_t i = 0; i < picked.size(); ++i)
@@ -184,7 +188,7 @@ void run_validate(const ValidateArgs& args) {
       const double pair_s =
           res.candidates[res.chosen].measured_us * 2e-6 + res.candidates[best].measured_us * 1e-6;
       const int confirm_rounds =
-          std::clamp(static_cast<int>(args.target_s / std::max(pair_s / 3, 1e-7)), 5, 41);
+          static_cast<int>(std::clamp(args.target_s / std::max(pair_s / 3, 1e-7), 5.0, 41.0));
       std::vector<double> t[3];
       for (int r = 0; r < confirm_rounds; ++r)
         for (int i = 0; i < 3; ++i) t[i].push_back(measure::time_once([&] { run(ids[i]); }));
@@ -291,16 +295,18 @@ void register_validate_model(CLI::App& app) {
   cmd->add_flag("--transb", args->trans_b,
                 "sampled shapes with B stored n x k (the weights of a framework's linear layer)");
   cmd->add_option("--seed", args->seed, "seed of the sample and of the random candidates");
+  // At least the smallest shape the sampler draws (1 x 1024 x 1024, 0.0021 GFLOP), or the
+  // sample never fills.
   cmd->add_option("--max-gflop", args->max_gflop, "largest sampled shape, GFLOP")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number() & CLI::Range(0.0021, 1e6));
   cmd->add_option("--target", args->target_s, "timed seconds per candidate")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number() & CLI::Range(1e-6, 3600.0));
   cmd->add_option("--candidates", args->max_candidates, "candidates measured per shape")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--json", args->json_out, "write per-shape results and the summary");
   cmd->add_option("--pool-mib", args->pool_mib,
                   "operands rotate over buffers of this many MiB (0: one set, warm)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number() & CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->callback([args] { run_validate(*args); });
 }

@@ -128,6 +128,10 @@ void py_gemm_packed_int8(const InArray& a, const PackedWeights& w, const OutArra
   check(s, "gemm_packed (int8)");
 }
 
+// WeightQuantSpec's largest group (include/adaptcore/adaptcore.hpp), which the library checks
+// too: checked here first because the scales' count is computed from it.
+constexpr int64_t kWqMaxGroupSize = 256;
+
 WeightQuantSpec spec_of(const std::string& format, int64_t group_size) {
   WeightQuantSpec spec;
   if (format == "int8")
@@ -136,6 +140,10 @@ WeightQuantSpec spec_of(const std::string& format, int64_t group_size) {
     spec.format = WeightFormat::Int4;
   else
     throw nb::value_error("format: expected 'int8' or 'int4'");
+  if (group_size != 0 && (group_size < 32 || group_size > kWqMaxGroupSize || group_size % 32 != 0))
+    throw nb::value_error(("group_size: expected 0 (per column) or a multiple of 32 in 32.." +
+                           std::to_string(kWqMaxGroupSize) + ", got " + std::to_string(group_size))
+                              .c_str());
   spec.group_size = group_size;
   return spec;
 }

@@ -6,6 +6,7 @@
 #include "core/problem.hpp"
 #include "dispatch/context_impl.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/planning.hpp"
 
 namespace adaptcore {
 
@@ -14,7 +15,8 @@ namespace {
 // The shape's key on this context, validated as the call would be (without operands).
 Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
               int64_t lda, int64_t ldb, int64_t ldc, GemmType type, bool cold,
-              detail::ContextImpl& impl, ShapeKey& key, std::string& kernels) noexcept {
+              const detail::ContextImpl& impl, const detail::CallConfig& cfg, ShapeKey& key,
+              std::string& kernels) noexcept {
   const auto tight = [&](int64_t rows, int64_t cols) {
     return layout == Layout::ColMajor ? std::max<int64_t>(rows, 1) : std::max<int64_t>(cols, 1);
   };
@@ -26,7 +28,7 @@ Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, i
     GemmProblem prob;
     const Status s = make_shape_problem(layout, transa, transb, m, n, k, lda, ldb, ldc, prob);
     if (s != Status::Ok) return s;
-    key = impl.key_for(prob, cold);
+    key = impl.key_for(prob, cfg, cold);
     kernels = std::string(to_string(key.isa)) + "-fp32";
     return Status::Ok;
   }
@@ -36,8 +38,8 @@ Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, i
       make_shape_lowp_problem(type == GemmType::Int8 ? LowpKind::U8S8S32 : LowpKind::Bf16F32,
                               layout, transa, transb, m, n, k, lda, ldb, ldc, prob);
   if (s != Status::Ok) return s;
-  key = impl.key_for(prob, cold);
-  const kernels::LowpKernels* table = impl.lowp_kernels(key.dtype, key.isa);
+  key = impl.key_for(prob, cfg, cold);
+  const kernels::LowpKernels* table = detail::ContextImpl::lowp_kernels(cfg, key.dtype);
   if (table == nullptr) return Status::UnsupportedIsa;
   kernels = table->name;
   return Status::Ok;
@@ -54,18 +56,21 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
   try {
     out = PlanExplanation{};
     const auto section = impl.reading();  // the profile stays while the key and plans are read
+    // One snapshot of the configuration: the key, the kernels' name, the candidates and the
+    // cached plan all of one profile and path.
+    const detail::CallConfig cfg = impl.config();
     const bool cold = options.residency != Residency::Cached;
     ShapeKey key;
     std::string kernels;
-    const Status s =
-        key_of(layout, transa, transb, m, n, k, lda, ldb, ldc, type, cold, impl, key, kernels);
+    const Status s = key_of(layout, transa, transb, m, n, k, lda, ldb, ldc, type, cold, impl, cfg,
+                            key, kernels);
     if (s != Status::Ok) return s;
     out.isa = key.isa;
     out.threads = key.threads;
     out.cold = cold;
     out.kernels = kernels;
     if (m == 0 || n == 0 || k == 0) return Status::Ok;
-    const Explanation e = impl.explain(key);
+    const Explanation e = explain_key(key, *cfg.hw);
     out.shape_class = to_string(e.cls);
     out.capacity = to_string(e.cls.capacity);
     out.parallelism = to_string(e.cls.parallel);
@@ -83,7 +88,7 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
     }
     // The plan calls run is the cache's (planned now if missing): the model's choice, unless a
     // plan file brought another one, which is then listed last.
-    const Plan cached = impl.plan_for(key);
+    const Plan cached = impl.plan_for(key, cfg);
     const std::string cached_text = describe(cached);
     out.chosen = out.candidates.size();
     for (std::size_t i = 0; i < out.candidates.size(); ++i)

@@ -21,6 +21,8 @@ using FloatBuffer = std::unique_ptr<float[], FreeDeleter>;
 
 // 64-byte aligned, uninitialised; at least one element so the pointer is never null.
 inline FloatBuffer make_buffer(std::size_t count) {
+  // More than the address space: refused, not wrapped to a small buffer.
+  if (count > (SIZE_MAX - 63) / sizeof(float)) throw std::bad_alloc();
   const std::size_t bytes = (std::max<std::size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, bytes);
   if (p == nullptr) throw std::bad_alloc();
