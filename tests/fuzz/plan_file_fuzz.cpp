@@ -150,6 +150,18 @@ Strides key_strides(const ShapeKey& key) {
   return s;
 }
 
+// Walks an m x n C stored with leading dimension ldc: each element of the border (columns n to
+// ldc - 1, which no call may write) must pass untouched(at), each element of C right(i, j, at);
+// a failure traps.
+template <class Untouched, class Right>
+void check_c(int64_t m, int64_t n, int64_t ldc, Untouched untouched, Right right) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      const auto at = static_cast<std::size_t>(i * ldc + j);
+      if (!(j < n ? right(i, j, at) : untouched(at))) __builtin_trap();
+    }
+}
+
 // Runs an accepted plan on a problem with its key's access pattern and checks it exactly.
 void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) {
   if (key.m > 80 || key.n > 80 || key.k > 128 || key.threads > kPoolThreads) return;
@@ -185,19 +197,15 @@ void execute_checked(const ShapeKey& key, const Plan& plan, std::uint32_t seed) 
     return;  // e.g. out of memory
   }
   ++stats.executed[0][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) {
-      const std::size_t at = static_cast<std::size_t>(i * ldc + j);
-      if (j >= n) {
-        if (c[at] != kPad) __builtin_trap();  // wrote outside C
-        continue;
-      }
-      double ref = g.beta != 0.0f ? c0[at] : 0.0;
-      for (int64_t p = 0; p < k; ++p)
-        ref += static_cast<double>(a[static_cast<std::size_t>(i * g.a_rs + p * g.a_cs)]) *
-               b[static_cast<std::size_t>(p * g.b_rs + j * g.b_cs)];
-      if (static_cast<double>(c[at]) != ref) __builtin_trap();  // exact: small integers
-    }
+  check_c(
+      m, n, ldc, [&](std::size_t at) { return c[at] == kPad; },
+      [&](int64_t i, int64_t j, std::size_t at) {
+        double ref = g.beta != 0.0f ? c0[at] : 0.0;
+        for (int64_t p = 0; p < k; ++p)
+          ref += static_cast<double>(a[static_cast<std::size_t>(i * g.a_rs + p * g.a_cs)]) *
+                 b[static_cast<std::size_t>(p * g.b_rs + j * g.b_cs)];
+        return static_cast<double>(c[at]) == ref;  // exact: small integers
+      });
 }
 
 // The kernels a context with the detected profile uses for a low-precision dtype (the same
@@ -256,25 +264,22 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
     g.a.ptr = a.data(), g.b.ptr = b.data();
     g.c = bf16_c ? static_cast<void*>(cb.data()) : static_cast<void*>(cf.data());
     if (execute(plan, g, *ks, state().pool) != Status::Ok) return;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < ldc; ++j) {
-        const auto at = static_cast<std::size_t>(i * ldc + j);
-        if (j >= n) {
-          if (bf16_c ? cb[at] != kPadBf16 : cf[at] != kPad) __builtin_trap();  // outside C
-          continue;
-        }
-        double acc = 0.0;
-        for (int64_t p = 0; p < k; ++p)
-          acc += static_cast<double>(
-                     bf16_to_float(a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)])) *
-                 bf16_to_float(b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]);
-        const double c0 = bf16_c ? bf16_to_float(cb0[at]) : cf0[at];
-        const double ref = g.alpha * acc + (g.beta != 0.0f ? g.beta * c0 : 0.0);
-        const double got = bf16_c ? bf16_to_float(cb[at]) : cf[at];
-        // Exact in fp32 (small integers, alpha a power of two); a bf16 C is rounded once.
-        const double tol = bf16_c ? std::abs(ref) * (1.0 / 256.0) : 1e-6 * (std::abs(ref) + 1.0);
-        if (!(std::abs(got - ref) <= tol)) __builtin_trap();
-      }
+    check_c(
+        m, n, ldc, [&](std::size_t at) { return bf16_c ? cb[at] == kPadBf16 : cf[at] == kPad; },
+        [&](int64_t i, int64_t j, std::size_t at) {
+          double acc = 0.0;
+          for (int64_t p = 0; p < k; ++p)
+            acc += static_cast<double>(
+                       bf16_to_float(a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)])) *
+                   bf16_to_float(b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]);
+          const double c0 = bf16_c ? bf16_to_float(cb0[at]) : cf0[at];
+          const double ref = g.alpha * acc + (g.beta != 0.0f ? g.beta * c0 : 0.0);
+          const double got = bf16_c ? bf16_to_float(cb[at]) : cf[at];
+          // Exact in fp32 (small integers, alpha a power of two); a bf16 C is rounded once.
+          const double tol =
+              bf16_c ? std::abs(ref) * (1.0 / 256.0) : 1e-6 * (std::abs(ref) + 1.0);
+          return std::abs(got - ref) <= tol;
+        });
   } else {
     const bool s8s8 = (variant & 1u) != 0;     // gemm_s8s8s32: the u8 side holds s8 + 128
     const bool swapped = (variant & 2u) != 0;  // the s8 operand is the normalised A
@@ -313,20 +318,16 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
       if (sd.is_signed) return static_cast<std::int8_t>(byte);
       return sd.flip ? static_cast<std::uint8_t>(byte ^ 0x80u) : byte;
     };
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < ldc; ++j) {
-        const auto at = static_cast<std::size_t>(i * ldc + j);
-        if (j >= n) {
-          if (c[at] != kPad) __builtin_trap();  // wrote outside C
-          continue;
-        }
-        int64_t ref = static_cast<int64_t>(g.ibeta) * c0[at];
-        const int64_t za = g.a.zp_at(i), zb = g.b.zp_at(j);
-        for (int64_t p = 0; p < k; ++p)
-          ref += (value(g.a, a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)]) - za) *
-                 (value(g.b, b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]) - zb);
-        if (c[at] != static_cast<std::int32_t>(ref)) __builtin_trap();  // exact
-      }
+    check_c(
+        m, n, ldc, [&](std::size_t at) { return c[at] == kPad; },
+        [&](int64_t i, int64_t j, std::size_t at) {
+          int64_t ref = static_cast<int64_t>(g.ibeta) * c0[at];
+          const int64_t za = g.a.zp_at(i), zb = g.b.zp_at(j);
+          for (int64_t p = 0; p < k; ++p)
+            ref += (value(g.a, a[static_cast<std::size_t>(i * st.a_rs + p * st.a_cs)]) - za) *
+                   (value(g.b, b[static_cast<std::size_t>(p * st.b_rs + j * st.b_cs)]) - zb);
+          return c[at] == static_cast<std::int32_t>(ref);  // exact
+        });
   }
   ++stats.executed[static_cast<int>(key.dtype)][plan.is_dot() ? 2 : plan.pack_b ? 0 : 1];
 }
@@ -399,23 +400,19 @@ void execute_wq_checked(const ShapeKey& key, const Plan& plan, std::uint32_t see
   const kernels::WqKernels& ks = wq_kernels_for(ctx.hardware(), key.isa);
   if (execute(plan, prob, ks, state().pool) != Status::Ok) return;
   const double rel = parts == 2 ? 1.0 / 4096 : 1.0 / 64;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) {
-      const auto at = static_cast<std::size_t>(i * ldc + j);
-      if (j >= n) {
-        if (c[at] != kPad) __builtin_trap();  // wrote outside C
-        continue;
-      }
-      double ref = beta != 0.0f ? c0[at] : 0.0, mag = 0.0;
-      for (int64_t p = 0; p < k; ++p) {
-        const double s = scales[static_cast<std::size_t>(
-            (spec.group_size > 0 ? p / spec.group_size : 0) * n + j)];
-        const double t = a_at(i, p) * (s * w[static_cast<std::size_t>(p * n + j)]);
-        ref += t;
-        mag += std::abs(t);
-      }
-      if (!(std::abs(c[at] - ref) <= rel * mag + 1e-4)) __builtin_trap();
-    }
+  check_c(
+      m, n, ldc, [&](std::size_t at) { return c[at] == kPad; },
+      [&](int64_t i, int64_t j, std::size_t at) {
+        double ref = beta != 0.0f ? c0[at] : 0.0, mag = 0.0;
+        for (int64_t p = 0; p < k; ++p) {
+          const double s = scales[static_cast<std::size_t>(
+              (spec.group_size > 0 ? p / spec.group_size : 0) * n + j)];
+          const double t = a_at(i, p) * (s * w[static_cast<std::size_t>(p * n + j)]);
+          ref += t;
+          mag += std::abs(t);
+        }
+        return std::abs(c[at] - ref) <= rel * mag + 1e-4;
+      });
   ++stats.executed_wq;
 }
 
