@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
-#include <chrono>
 
 #include "core/problem.hpp"
 #include "dispatch/internal_access.hpp"
@@ -293,7 +293,6 @@ TEST(Concurrency, GemmWhileReconfiguring) {
   EXPECT_EQ(failures.load(), 0) << first_error;
 }
 
-
 // A call checks prepacked weights against its context's ISA path and then plans and runs on a
 // path: both must be the same snapshot of the configuration. Two threads run gemm_packed and
 // gemm_grouped on one context while a third cycles its ISA: each call either runs on the path
@@ -336,8 +335,8 @@ TEST(Concurrency, PackedCallsWhileTheIsaChanges) {
   std::thread packed_caller([&] {
     std::vector<float> c(static_cast<std::size_t>(kM * kN));
     while (!stop.load(std::memory_order_relaxed))
-      tally(gemm_packed(Layout::RowMajor, Trans::No, kM, 1.0f, a.data(), kK, packed, 0.0f,
-                        c.data(), kN, *ctx),
+      tally(gemm_packed(Layout::RowMajor, Trans::No, kM, 1.0f, a.data(), kK, packed, 0.0f, c.data(),
+                        kN, *ctx),
             c, kM);
   });
   std::thread grouped_caller([&] {

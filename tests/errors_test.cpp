@@ -4,24 +4,24 @@
 // call must leave C untouched.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <set>
-#include <filesystem>
-#include <limits>
 #include <sched.h>
 #include <unistd.h>
-#include <sstream>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
 #include <vector>
 
 #include "adaptcore/adaptcore.h"
-#include "test_util.hpp"
 #include "dispatch/internal_access.hpp"
 #include "exec/thread_pool.hpp"
 #include "hw/usable_cpus.hpp"
 #include "process_test_util.hpp"
+#include "test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
@@ -656,10 +656,9 @@ TEST(HardwareProfile, BadPageSizeIsRejected) {
 
 TEST(HardwareProfile, PartialOverrideIsApplied) {
   const HardwareProfile& det = detected_hardware();
-  const std::string path =
-      write_temp("partial",
-                 "{\"version\": 1, \"l2_bytes\": 524288, \"freq_ghz\": 2.25, "
-                 "\"fork_join_us\": 7.5, \"bw_l3_gbs\": 33.0}");
+  const std::string path = write_temp("partial",
+                                      "{\"version\": 1, \"l2_bytes\": 524288, \"freq_ghz\": 2.25, "
+                                      "\"fork_join_us\": 7.5, \"bw_l3_gbs\": 33.0}");
   auto check = [&](const HardwareProfile& hw) {
     EXPECT_EQ(hw.l2_bytes, 524288);
     EXPECT_DOUBLE_EQ(hw.freq_ghz, 2.25);
@@ -732,13 +731,24 @@ TEST(HardwareProfile, EveryFieldAtItsBoundsPlansAndRuns) {
     double lo, hi;
   };
   const Bound bounds[] = {
-      {"cores", 1, 4096},           {"freq_ghz", 0.1, 10},        {"l1d_bytes", 1024, 67108864},
-      {"l2_bytes", 4096, 4294967296.0}, {"l3_bytes", 4096, 68719476736.0},
-      {"l3_warm_bytes", 4096, 68719476736.0}, {"l1d_ways", 1, 256},  {"l2_ways", 1, 256},
-      {"page_bytes", 4096, 1073741824}, {"bw_l1_gbs", 0.1, 1e5},  {"bw_l2_gbs", 0.1, 1e5},
-      {"bw_l3_gbs", 0.1, 1e5},      {"bw_dram_core_gbs", 0.1, 1e5}, {"bw_dram_total_gbs", 0.1, 1e5},
-      {"fma_per_cycle_avx512", 0.01, 64}, {"fma_per_cycle_avx2", 0.01, 64},
-      {"fork_join_us", 0, 1e6},     {"pack_gbs", 0.1, 1e5},
+      {"cores", 1, 4096},
+      {"freq_ghz", 0.1, 10},
+      {"l1d_bytes", 1024, 67108864},
+      {"l2_bytes", 4096, 4294967296.0},
+      {"l3_bytes", 4096, 68719476736.0},
+      {"l3_warm_bytes", 4096, 68719476736.0},
+      {"l1d_ways", 1, 256},
+      {"l2_ways", 1, 256},
+      {"page_bytes", 4096, 1073741824},
+      {"bw_l1_gbs", 0.1, 1e5},
+      {"bw_l2_gbs", 0.1, 1e5},
+      {"bw_l3_gbs", 0.1, 1e5},
+      {"bw_dram_core_gbs", 0.1, 1e5},
+      {"bw_dram_total_gbs", 0.1, 1e5},
+      {"fma_per_cycle_avx512", 0.01, 64},
+      {"fma_per_cycle_avx2", 0.01, 64},
+      {"fork_join_us", 0, 1e6},
+      {"pack_gbs", 0.1, 1e5},
   };
   auto number = [](double v) {
     std::ostringstream os;
@@ -860,7 +870,6 @@ TEST(Environment, BadValuesAreReportedAndIgnored) {
   }
   std::remove(path.c_str());
 }
-
 
 // One rule for every variable: surrounding whitespace ignored, words in any case, counts digits
 // only. ADAPTCORE_ISA once took any case while ADAPTCORE_THREADING and ADAPTCORE_RESIDENCY did

@@ -7,9 +7,9 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
-#include <atomic>
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
@@ -117,7 +117,6 @@ TEST(OpenMPHost, PoolModeKeepsItsOwnWorkers) {
   ASSERT_EQ(run(ctx, g), Status::Ok);
   EXPECT_EQ(g.c, g.want);
 }
-
 
 // Whether the host's OpenMP runtime is GNU libgomp (this test program's is, built with GCC).
 bool is_gomp() {

@@ -263,7 +263,8 @@ TEST(PlanFile, PrepackedPlansRoundTrip) {
   ASSERT_EQ(pack_weights(Layout::RowMajor, Trans::No, k, n, b8.data(), n, w8, {}, *ctx),
             Status::Ok);
   const int64_t m = 37;
-  std::vector<float> a32(static_cast<std::size_t>(m * k), 1.0f), c32(static_cast<std::size_t>(m * n));
+  std::vector<float> a32(static_cast<std::size_t>(m * k), 1.0f),
+      c32(static_cast<std::size_t>(m * n));
   std::vector<bf16> a16(a32.size(), bf16(1.0f));
   std::vector<std::uint8_t> a8(a32.size(), 1);
   std::vector<std::int32_t> ci(c32.size());

@@ -58,10 +58,9 @@ std::vector<Shape> read_shapes(const std::string& path) {
     std::istringstream ss(line);
     Shape s{};
     if (ss >> s.m >> s.n >> s.k) {
-      if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxCliDim || s.n > kMaxCliDim ||
-          s.k > kMaxCliDim)
-        throw std::runtime_error("bad shape line (dimensions in 1.." +
-                                 std::to_string(kMaxCliDim) + "): " + line);
+      if (s.m < 1 || s.n < 1 || s.k < 1 || s.m > kMaxCliDim || s.n > kMaxCliDim || s.k > kMaxCliDim)
+        throw std::runtime_error("bad shape line (dimensions in 1.." + std::to_string(kMaxCliDim) +
+                                 "): " + line);
       std::string ta, tb;
       if (ss >> ta) {
         if (!(ss >> tb) || (ta != "N" && ta != "T") || (tb != "N" && tb != "T"))

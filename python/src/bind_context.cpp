@@ -3,8 +3,8 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include "common.hpp"
-#include "gil.hpp"
 #include "errors.hpp"
+#include "gil.hpp"
 
 namespace adaptcore::python {
 

@@ -4,8 +4,8 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
-#include "gil.hpp"
 #include "errors.hpp"
+#include "gil.hpp"
 #include "int8_args.hpp"
 #include "post_ops.hpp"
 

@@ -5,8 +5,8 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
-#include "gil.hpp"
 #include "errors.hpp"
+#include "gil.hpp"
 #include "post_ops.hpp"
 
 namespace adaptcore::python {

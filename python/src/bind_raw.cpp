@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "common.hpp"
-#include "gil.hpp"
 #include "errors.hpp"
+#include "gil.hpp"
 
 namespace adaptcore::python {
 

@@ -22,8 +22,8 @@ void at_exit() noexcept {
   // A thread that checked `exiting` before the store is on its way to the GIL: release it
   // until every such thread holds it (and is back in Python, where finalization ends it in
   // CPython's own frames). New ones see `exiting` and park. Bounded, in case one never comes.
-  Py_BEGIN_ALLOW_THREADS
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  Py_BEGIN_ALLOW_THREADS const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (retaking.load() != 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   Py_END_ALLOW_THREADS

@@ -74,7 +74,8 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
   }
   bool number_float(number_float_t v, const string_t& text) override {
     if (!std::isfinite(v)) {  // the parser reads 1e999 as infinity
-      syntax_error_ = "number out of range: " + text.substr(0, 40) + (text.size() > 40 ? "..." : "");
+      syntax_error_ =
+          "number out of range: " + text.substr(0, 40) + (text.size() > 40 ? "..." : "");
       return false;
     }
     Value x = of(Kind::Float);
@@ -100,7 +101,8 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
   bool parse_error(std::size_t position, const std::string& token,
                    const nlohmann::detail::exception& e) override {
     if (e.id == 406) {  // a number beyond a double's range
-      syntax_error_ = "number out of range: " + token.substr(0, 40) + (token.size() > 40 ? "..." : "");
+      syntax_error_ =
+          "number out of range: " + token.substr(0, 40) + (token.size() > 40 ? "..." : "");
       return false;
     }
     // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 14:
@@ -109,7 +111,8 @@ class FlatJsonObject final : public nlohmann::json_sax<nlohmann::json> {
     std::string what = e.what();
     if (const auto at = what.find(": "); at != std::string::npos) what = what.substr(at + 2);
     what = what.substr(0, what.find("; last read"));
-    syntax_error_ = "not valid JSON at byte " + std::to_string(position) + ": " + what.substr(0, 120);
+    syntax_error_ =
+        "not valid JSON at byte " + std::to_string(position) + ": " + what.substr(0, 120);
     return false;
   }
 

@@ -98,16 +98,16 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
     const int wanted = std::max(1, std::min({hardware().cores, cpus.count, kMaxThreads}));
     int want = wanted;
     while (want > 1 && pool_.resize(want) != Status::Ok) want /= 2;
-    if (want == 1) pool_.resize(1);
     threads_.store(want, std::memory_order_relaxed);
     const std::string runs = "running on " + std::to_string(want) +
                              (want == 1 ? " thread" : " threads") + " (the default";
     if (!refused.empty())
-      note(refused_status, refused + "; " + runs +
-                               (want < wanted ? ", fewer: the system refused worker threads)" : ")"));
+      note(refused_status,
+           refused + "; " + runs +
+               (want < wanted ? ", fewer: the system refused worker threads)" : ")"));
     else if (want < wanted)
-      note(Status::OutOfMemory, "the system refused worker threads; " + runs + " is " +
-                                    std::to_string(wanted) + ")");
+      note(Status::OutOfMemory,
+           "the system refused worker threads; " + runs + " is " + std::to_string(wanted) + ")");
   }
 
   Isa isa = options.isa;

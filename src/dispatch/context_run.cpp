@@ -97,8 +97,7 @@ Status ContextImpl::run(const Problem& prob, const Config& cfg, SmallRun* small,
   try {
     const CallLog log(verbose_);
     const auto section = reading();
-    const bool cold =
-        cold_call(operand_a(prob), operand_b(prob), prob.c, cfg.residency, residency);
+    const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c, cfg.residency, residency);
     remember_call(operand_a(prob), operand_b(prob), prob.c);
     if (small != nullptr) {
       small->cold = cold;

@@ -62,8 +62,8 @@ Status explain(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, 
     const bool cold = options.residency != Residency::Cached;
     ShapeKey key;
     std::string kernels;
-    const Status s = key_of(layout, transa, transb, m, n, k, lda, ldb, ldc, type, cold, impl, cfg,
-                            key, kernels);
+    const Status s =
+        key_of(layout, transa, transb, m, n, k, lda, ldb, ldc, type, cold, impl, cfg, key, kernels);
     if (s != Status::Ok) return s;
     out.isa = key.isa;
     out.threads = key.threads;

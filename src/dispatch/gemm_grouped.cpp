@@ -114,10 +114,10 @@ Status gemm_grouped(const GroupedGemm& call, const CallOptions& options, Context
     const double busiest =
         s.core_us.empty() ? 0.0 : *std::max_element(s.core_us.begin(), s.core_us.end());
     std::vector<double> measured(static_cast<std::size_t>(s.cores), 0.0);
-    const Status st =
-        execute_grouped(s.g, s.units, s.cores, impl.kernels(cfg), detail::ContextImpl::wq_kernels(cfg),
-                        detail::ContextImpl::lowp_kernels(cfg, DType::Bf16), impl.pool(), busiest,
-                        schedule != nullptr ? measured.data() : nullptr);
+    const Status st = execute_grouped(
+        s.g, s.units, s.cores, impl.kernels(cfg), detail::ContextImpl::wq_kernels(cfg),
+        detail::ContextImpl::lowp_kernels(cfg, DType::Bf16), impl.pool(), busiest,
+        schedule != nullptr ? measured.data() : nullptr);
     if (st == Status::Ok && schedule != nullptr) {
       fill_schedule(s, *schedule);
       schedule->core_measured_us = std::move(measured);

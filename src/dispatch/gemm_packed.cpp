@@ -137,8 +137,7 @@ Status run_packed(Layout layout, Trans transa, int64_t m, float alpha, const flo
   const detail::CallConfig cfg = impl.config();
   if (!can_run_packed(cfg, *detail::impl_of(b))) return Status::InvalidArgument;
   if (options.post_op_count != 0)
-    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx,
-                                     &cfg);
+    return detail::run_with_post_ops(prob, Layout::RowMajor, m, prob.n, c, ldc, options, ctx, &cfg);
   return impl.run(prob, cfg, nullptr, options.residency);
 }
 

@@ -57,7 +57,7 @@ struct State {
   std::mutex mu;
   std::atomic<unsigned long long> seen_adds{~0ULL}, seen_subs{~0ULL};
   std::atomic<const HostOpenMP*> found{nullptr};
-  HostOpenMP rt;  // written once, before `found` publishes it
+  HostOpenMP rt;      // written once, before `found` publishes it
   bool gomp = false;  // rt is GNU libgomp (written with rt)
   // This process is the child of a fork made after the state existed.
   std::atomic<bool> forked{false};

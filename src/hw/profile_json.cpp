@@ -4,9 +4,9 @@
 #include <cstring>
 #include <iterator>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <type_traits>
-#include <nlohmann/json.hpp>
 
 #include "adaptcore/hardware.hpp"
 #include "core/file_read.hpp"
@@ -65,7 +65,7 @@ constexpr double kKiB = 1024.0, kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr FieldRange kRanges[] = {
     {"cores", 1, 4096, "cores"},
     {"freq_ghz", 0.1, 10.0, "GHz"},
-    {"l1d_bytes", 1 * kKiB, 64 * kKiB * kKiB, "bytes"},
+    {"l1d_bytes", 1 * kKiB, 64 * kKiB* kKiB, "bytes"},
     {"l2_bytes", 4 * kKiB, 4 * kGiB, "bytes"},
     {"l3_bytes", 4 * kKiB, 64 * kGiB, "bytes"},
     {"l3_warm_bytes", 4 * kKiB, 64 * kGiB, "bytes"},
@@ -113,8 +113,8 @@ std::string check_ranges(HardwareProfile& hw) {
 }
 
 // Members of a profile besides its fields: what the writer and `adaptcore calibrate` add.
-constexpr const char* kMetadataKeys[] = {"format", "version", "source", "calibrated",
-                                         "calibrated_at", "calibration_threads"};
+constexpr const char* kMetadataKeys[] = {"format",     "version",       "source",
+                                         "calibrated", "calibrated_at", "calibration_threads"};
 
 }  // namespace
 

@@ -11,9 +11,9 @@
 namespace adaptcore {
 
 struct UsableCpus {
-  int affinity = 0;    // CPUs in the calling thread's mask (0: unknown)
-  int quota = 0;       // the cgroup CPU quota rounded up (0: none)
-  int count = 1;       // what may run at once: the smaller known one, at least 1
+  int affinity = 0;  // CPUs in the calling thread's mask (0: unknown)
+  int quota = 0;     // the cgroup CPU quota rounded up (0: none)
+  int count = 1;     // what may run at once: the smaller known one, at least 1
 };
 
 UsableCpus usable_cpus() noexcept;

@@ -25,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "core/internal_access.hpp"
 #include "core/lowp_problem.hpp"
+#include "core/wq_problem.hpp"
 #include "dispatch/internal_access.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/plan_file.hpp"
@@ -34,8 +36,6 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/executor_small.hpp"
 #include "exec/executor_wq.hpp"
-#include "core/internal_access.hpp"
-#include "core/wq_problem.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/ukernel.hpp"
@@ -276,8 +276,7 @@ void execute_lowp_checked(const ShapeKey& key, const Plan& plan, std::uint32_t s
           const double ref = g.alpha * acc + (g.beta != 0.0f ? g.beta * c0 : 0.0);
           const double got = bf16_c ? bf16_to_float(cb[at]) : cf[at];
           // Exact in fp32 (small integers, alpha a power of two); a bf16 C is rounded once.
-          const double tol =
-              bf16_c ? std::abs(ref) * (1.0 / 256.0) : 1e-6 * (std::abs(ref) + 1.0);
+          const double tol = bf16_c ? std::abs(ref) * (1.0 / 256.0) : 1e-6 * (std::abs(ref) + 1.0);
           return std::abs(got - ref) <= tol;
         });
   } else {

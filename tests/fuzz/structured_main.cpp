@@ -50,20 +50,20 @@ struct Field {
   FieldType type;
 };
 constexpr Field kFields[] = {
-    {"m", 8, FieldType::Int},          {"n", 8, FieldType::Int},
-    {"k", 8, FieldType::Int},          {"key flags", 1, FieldType::Byte},
-    {"a_ld_log2", 1, FieldType::Byte}, {"b_ld_log2", 1, FieldType::Byte},
+    {"m", 8, FieldType::Int},           {"n", 8, FieldType::Int},
+    {"k", 8, FieldType::Int},           {"key flags", 1, FieldType::Byte},
+    {"a_ld_log2", 1, FieldType::Byte},  {"b_ld_log2", 1, FieldType::Byte},
     {"b_panel_nr", 1, FieldType::Byte}, {"key isa", 4, FieldType::Int},
-    {"threads", 4, FieldType::Int},    {"dtype", 1, FieldType::Byte},
-    {"wq_group", 4, FieldType::Int},   {"kind", 1, FieldType::Byte},
-    {"plan isa", 4, FieldType::Int},   {"tile", 4, FieldType::Int},
-    {"mr", 4, FieldType::Int},         {"nr", 4, FieldType::Int},
+    {"threads", 4, FieldType::Int},     {"dtype", 1, FieldType::Byte},
+    {"wq_group", 4, FieldType::Int},    {"kind", 1, FieldType::Byte},
+    {"plan isa", 4, FieldType::Int},    {"tile", 4, FieldType::Int},
+    {"mr", 4, FieldType::Int},          {"nr", 4, FieldType::Int},
     {"plan flags", 1, FieldType::Byte}, {"mc", 8, FieldType::Int},
-    {"nc", 8, FieldType::Int},         {"kc", 8, FieldType::Int},
-    {"pm", 4, FieldType::Int},         {"pn", 4, FieldType::Int},
-    {"pk", 4, FieldType::Int},         {"quantize_threads", 4, FieldType::Int},
-    {"tail", 1, FieldType::Byte},      {"capacity", 1, FieldType::Byte},
-    {"parallel", 1, FieldType::Byte},  {"predicted_us", 8, FieldType::Double},
+    {"nc", 8, FieldType::Int},          {"kc", 8, FieldType::Int},
+    {"pm", 4, FieldType::Int},          {"pn", 4, FieldType::Int},
+    {"pk", 4, FieldType::Int},          {"quantize_threads", 4, FieldType::Int},
+    {"tail", 1, FieldType::Byte},       {"capacity", 1, FieldType::Byte},
+    {"parallel", 1, FieldType::Byte},   {"predicted_us", 8, FieldType::Double},
 };
 constexpr int kFieldCount = static_cast<int>(std::size(kFields));
 
