@@ -50,8 +50,6 @@ constexpr std::array kImpls{
 
 }  // namespace
 
-std::span<const PlanningImpl> planning_impls() noexcept { return kImpls; }
-
 const PlanningImpl* planning_impl_for(const ShapeKey& key) noexcept {
   for (const PlanningImpl& impl : kImpls)
     if (impl.applies(key)) return &impl;

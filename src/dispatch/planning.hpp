@@ -5,7 +5,6 @@
 // plan-file check and the executor agree on them.
 #pragma once
 
-#include <span>
 #include <string>
 
 #include "adaptcore/hardware.hpp"
@@ -23,7 +22,6 @@ struct PlanningImpl {
   std::string (*check)(const ShapeKey& key, const Plan& plan, const HardwareProfile& hw);
 };
 
-std::span<const PlanningImpl> planning_impls() noexcept;
 // The implementation for a key (the last one, weight-quantized or not, always applies to its
 // dtypes; null for none).
 const PlanningImpl* planning_impl_for(const ShapeKey& key) noexcept;

@@ -25,7 +25,6 @@ class ProgramBuilder {
   const std::string& plan_error() const noexcept { return error_; }
   int cores() const noexcept { return cores_; }
   bool has_prepass() const noexcept { return zero_fill_ || p_.relayout_a || p_.relayout_b; }
-  bool zero_fill() const noexcept { return zero_fill_; }
 
   void build_prepass(int core, CoreProgram& out) const;
   void build_matmul(int core, CoreProgram& out) const;
