@@ -61,18 +61,21 @@ inline constexpr int kTinyIsaShift = 44;
 // The word of a call on `threads` threads and the ISA path `isa_path`.
 inline std::uint64_t tiny_word(int thread_count, Isa isa_path, const TinyArgs& x,
                                bool cold) noexcept {
-  const auto dims = static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) |
-                    static_cast<std::uint64_t>(x.k - 1);
-  const auto layout = static_cast<unsigned>(static_cast<int>(x.layout) - 101);
-  const auto ta = static_cast<unsigned>(static_cast<int>(x.transa) - 111);
-  const auto tb = static_cast<unsigned>(static_cast<int>(x.transb) - 111);
+  // In unsigned arithmetic, where a negative or enormous value wraps to a large one (no signed
+  // overflow for m = INT64_MIN or a layout of INT_MIN): such calls are not tiny.
+  const std::uint64_t m1 = static_cast<std::uint64_t>(x.m) - 1,
+                      n1 = static_cast<std::uint64_t>(x.n) - 1,
+                      k1 = static_cast<std::uint64_t>(x.k) - 1;
+  const std::uint64_t dims = m1 | n1 | k1;
+  const auto layout = static_cast<unsigned>(static_cast<int>(x.layout)) - 101u;
+  const auto ta = static_cast<unsigned>(static_cast<int>(x.transa)) - 111u;
+  const auto tb = static_cast<unsigned>(static_cast<int>(x.transb)) - 111u;
   const auto threads = static_cast<unsigned>(thread_count);
   const auto isa = static_cast<unsigned>(isa_path);
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
       threads >= (1u << 9) || isa >= 4)
     return 0;
-  return static_cast<std::uint64_t>(x.m - 1) | static_cast<std::uint64_t>(x.n - 1) << 11 |
-         static_cast<std::uint64_t>(x.k - 1) << 22 | std::uint64_t{layout} << 33 |
+  return m1 | n1 << 11 | k1 << 22 | std::uint64_t{layout} << 33 |
          std::uint64_t{ta != 0} << 34 | std::uint64_t{tb != 0} << 35 | ld_class(x.lda) << 36 |
          ld_class(x.ldb) << 40 | std::uint64_t{isa} << kTinyIsaShift | std::uint64_t{cold} << 46 |
          std::uint64_t{threads} << 47;
