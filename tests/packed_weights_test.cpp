@@ -10,6 +10,7 @@
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
 #include "dispatch/internal_access.hpp"
+#include "dispatch/packed_planning.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "plan/candidates.hpp"

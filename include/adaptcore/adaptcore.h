@@ -26,6 +26,16 @@ extern "C" {
 #define AC_NOEXCEPT
 #endif
 
+/* C enums carry any int (a caller may pass 9 for an ac_isa_t: the functions check and answer
+ * AC_STATUS_INVALID_ARGUMENT). In C++ an enum without a fixed type holds only the values its
+ * enumerators' bits span, so the library (C++) gives them int: every int is then a value it may
+ * read and reject. Same size and calling convention as the C declarations. */
+#ifdef __cplusplus
+#define AC_ENUM_INT : int
+#else
+#define AC_ENUM_INT
+#endif
+
 #if defined(_WIN32)
 #define AC_API __declspec(dllexport)
 #else
@@ -33,10 +43,10 @@ extern "C" {
 #endif
 
 /* Values match CBLAS so that CBLAS enums can be passed through unchanged. */
-typedef enum { AC_ROW_MAJOR = 101, AC_COL_MAJOR = 102 } ac_layout_t;
-typedef enum { AC_NO_TRANS = 111, AC_TRANS = 112, AC_CONJ_TRANS = 113 } ac_transpose_t;
+typedef enum AC_ENUM_INT { AC_ROW_MAJOR = 101, AC_COL_MAJOR = 102 } ac_layout_t;
+typedef enum AC_ENUM_INT { AC_NO_TRANS = 111, AC_TRANS = 112, AC_CONJ_TRANS = 113 } ac_transpose_t;
 
-typedef enum {
+typedef enum AC_ENUM_INT {
   AC_STATUS_OK = 0,
   AC_STATUS_INVALID_LAYOUT = 1,
   AC_STATUS_INVALID_TRANSPOSE = 2,
@@ -54,13 +64,13 @@ typedef enum {
   AC_STATUS_INVALID_PLAN_FILE = 14 /* plan file unreadable, corrupt or made elsewhere */
 } ac_status_t;
 
-typedef enum { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
+typedef enum AC_ENUM_INT { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
 
 /* Where the planner assumes a call's operands are (adaptcore::Residency): AUTO, a call that
  * repeats the previous call's A, B and C on its thread is cached, any other in memory; CACHED
  * and MEMORY fix it. Each has its own plans, so under AUTO a repeated call may differ from the
  * first in the last bits; CACHED or MEMORY give every call of a shape the same bits. */
-typedef enum {
+typedef enum AC_ENUM_INT {
   AC_RESIDENCY_AUTO = 0,
   AC_RESIDENCY_CACHED = 1,
   AC_RESIDENCY_MEMORY = 2
@@ -105,7 +115,7 @@ AC_API ac_status_t ac_gemm_bf16bf16bf16(ac_layout_t layout, ac_transpose_t trans
  * AC_OFFSET_PER_ROW (m values, c_offset[i] added to row i of C) or AC_OFFSET_PER_COLUMN (n
  * values); oneDNN's offsetc 'F' / 'C' / 'R' are FIXED / PER_ROW / PER_COLUMN. There is no
  * alpha (docs/LOWP.md says why and how oneDNN's and MKL's arguments map onto these). */
-typedef enum {
+typedef enum AC_ENUM_INT {
   AC_OFFSET_NONE = 0,
   AC_OFFSET_FIXED = 1,
   AC_OFFSET_PER_ROW = 2,
@@ -133,8 +143,8 @@ AC_API ac_status_t ac_gemm_s8s8s32(ac_layout_t layout, ac_transpose_t transa, ac
  * int4 values in [-8, 7] one per byte. Every function taking a handle returns
  * AC_STATUS_NULL_POINTER for a NULL one; ac_weights_destroy(NULL) does nothing. */
 typedef struct ac_weights_s* ac_weights_t;
-typedef enum { AC_WEIGHTS_INT8 = 1, AC_WEIGHTS_INT4 = 2 } ac_weight_format_t;
-typedef enum { AC_WQ_ONE_PART = 1, AC_WQ_TWO_PARTS = 2 } ac_wq_parts_t;
+typedef enum AC_ENUM_INT { AC_WEIGHTS_INT8 = 1, AC_WEIGHTS_INT4 = 2 } ac_weight_format_t;
+typedef enum AC_ENUM_INT { AC_WQ_ONE_PART = 1, AC_WQ_TWO_PARTS = 2 } ac_wq_parts_t;
 
 AC_API ac_status_t ac_quantize_weights_f32(ac_layout_t layout, ac_transpose_t transw, int64_t k,
                                            int64_t n, const float* W, int64_t ldw,
@@ -159,7 +169,7 @@ AC_API ac_status_t ac_gemm_wq_bf16(ac_layout_t layout, ac_transpose_t transa, in
  * of their own, out (fp32 or bf16 per out_type, in C's layout, leading dimension ld): SWIGLU
  * out(i, p) = silu(x(i, 2p)) * x(i, 2p + 1), m x n/2 (gate and up columns alternate, n even);
  * STORE out = x, m x n (e.g. a bf16 output of an fp32 GEMM). C keeps the values before them. */
-typedef enum {
+typedef enum AC_ENUM_INT {
   AC_POST_BIAS = 1,
   AC_POST_SCALE = 2,
   AC_POST_RESIDUAL = 3,
@@ -170,7 +180,7 @@ typedef enum {
   AC_POST_SWIGLU = 8,
   AC_POST_STORE = 9
 } ac_post_op_kind_t;
-typedef enum { AC_OUT_F32 = 0, AC_OUT_BF16 = 1 } ac_output_type_t;
+typedef enum AC_ENUM_INT { AC_OUT_F32 = 0, AC_OUT_BF16 = 1 } ac_output_type_t;
 #define AC_MAX_POST_OPS 8
 typedef struct ac_post_op {
   ac_post_op_kind_t kind;

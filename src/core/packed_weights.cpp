@@ -1,5 +1,4 @@
-// PackedWeights: the handle, the panel packing and the validation of a gemm_packed call
-// (core/packed_weights.hpp).
+// PackedWeights: the handle and the validation of a gemm_packed call (core/packed_weights.hpp).
 #include "core/packed_weights.hpp"
 
 #include <algorithm>
@@ -8,19 +7,6 @@
 #include "core/operand_bytes.hpp"
 
 namespace adaptcore {
-
-void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
-                        int64_t b_rs, int64_t b_cs, int nr, float* out) {
-  const int64_t whole = n / nr * nr;
-  // The whole panels are the packer's panels of a block k deep and `whole` wide.
-  if (whole > 0) ks.pack_b(k, whole, b, b_rs, b_cs, nr, out);
-  const int64_t w = n - whole;
-  if (w == 0) return;
-  float* tail = out + whole * k;
-  const float* src = b + whole * b_cs;
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t j = 0; j < w; ++j) tail[p * w + j] = src[p * b_rs + j * b_cs];
-}
 
 GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, bool trans_a, int64_t lda, int64_t ldc,
                            int nr) noexcept {

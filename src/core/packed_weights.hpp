@@ -17,8 +17,10 @@
 #include "core/aligned_array.hpp"
 #include "core/lowp_problem.hpp"
 #include "core/problem.hpp"
-#include "kernels/lowp.hpp"
-#include "kernels/ukernel.hpp"
+
+namespace adaptcore::kernels {
+struct LowpKernels;  // the table a bf16 / int8 handle was packed for (kernels/lowp.hpp)
+}
 
 namespace adaptcore::detail {
 
@@ -48,11 +50,6 @@ struct PackedWeightsImpl {
 }  // namespace adaptcore::detail
 
 namespace adaptcore {
-
-// Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
-// out (k * n floats): whole panels by the path's B packer, the last one by columns.
-void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
-                        int64_t b_rs, int64_t b_cs, int nr, float* out);
 
 // The normalised problem of a gemm_packed call without its operands (pointers null, alpha 1,
 // beta 0): row-major op(A) (m x k, stored transposed or not with leading dimension lda) and C

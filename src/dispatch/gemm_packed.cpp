@@ -52,6 +52,19 @@ ShapeKey panel_key(const detail::ContextImpl& ctx, const detail::CallConfig& cfg
 
 }  // namespace
 
+void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
+                        int64_t b_rs, int64_t b_cs, int nr, float* out) {
+  const int64_t whole = n / nr * nr;
+  // The whole panels are the packer's panels of a block k deep and `whole` wide.
+  if (whole > 0) ks.pack_b(k, whole, b, b_rs, b_cs, nr, out);
+  const int64_t w = n - whole;
+  if (w == 0) return;
+  float* tail = out + whole * k;
+  const float* src = b + whole * b_cs;
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < w; ++j) tail[p * w + j] = src[p * b_rs + j * b_cs];
+}
+
 bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept {
   for (const kernels::TileKernels& t : ks.tiles)
     if (t.nr == nr) return true;

@@ -16,6 +16,11 @@
 
 namespace adaptcore {
 
+// Packs op(B) (k x n, element (p, j) at b[p * b_rs + j * b_cs]) into panels of nr columns at
+// out (k * n floats): whole panels by the path's B packer, the last one by columns.
+void pack_weight_panels(const kernels::IsaKernels& ks, int64_t k, int64_t n, const float* b,
+                        int64_t b_rs, int64_t b_cs, int nr, float* out);
+
 // Whether a kernel table has a full-width register tile nr columns wide (a panel width its
 // plans can read).
 bool has_tile_of_width(const kernels::IsaKernels& ks, int nr) noexcept;

@@ -3,7 +3,7 @@
 // 256-bit halves (one zmm FMA per cycle), others issue two per cycle (docs/MODEL.md, "Hardware
 // profile"). This is the project's only FMA probe: detection compares the two widths with it,
 // calibration (tools/calibrate) measures the issue rate with it, and `adaptcore peak`
-// (tools/measure/peak_probe) runs its loops on every thread at once.
+// (bench/measure/peak_probe) runs its loops on every thread at once.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // accumulators (zmm0-23), each updated once per iteration by `insn` with the two constant
 // registers zmm30 and zmm31 as its other operands, so nothing but the instruction's issue rate
 // limits the loop. Used by the core's FMA probe (vfmadd231ps, fma_probe_avx512.cpp) and by the
-// dot-product probes of `adaptcore peak` (vdpbf16ps, vpdpbusd, tools/measure/dot_loops.cpp).
+// dot-product probes of `adaptcore peak` (vdpbf16ps, vpdpbusd, bench/measure/dot_loops.cpp).
 // A unit expanding it must be compiled with AVX-512 enabled (the clobbers name xmm16 and up)
 // and run it only on CPUs with the instruction. `n` (a std::uint64_t lvalue, > 0) counts the
 // iterations down to 0.

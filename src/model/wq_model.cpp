@@ -26,7 +26,7 @@ constexpr double kSplitPerCycleGeneric = 0.15;
 }  // namespace
 
 double WqModel::dots_per_cycle() const noexcept {
-  return ks_.native ? hw_.fma_per_cycle(Isa::Avx512) : kGenericDotsPerCycle;
+  return native_ ? hw_.fma_per_cycle(Isa::Avx512) : kGenericDotsPerCycle;
 }
 
 double WqModel::cycles_per_quad(int m, int parts, bool int4) const noexcept {
@@ -104,7 +104,7 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
   // The split: read A (fp32 or bf16), write the parts, on the threads the plan gives it.
   const double split_threads = p.quantize_threads;
   const bool split_parallel = p.quantize_threads > 1;
-  const double split_rate = ks_.native ? kSplitPerCycleNative : kSplitPerCycleGeneric;
+  const double split_rate = native_ ? kSplitPerCycleNative : kSplitPerCycleGeneric;
   c.pack_us = m * k / split_threads / (split_rate * ghz * 1e3) +
               m * k * (key.a_bf16 ? 2.0 : 4.0) / split_threads / dram / 1e3;
   c.sync_us = threads > 1 ? hw_.fork_join_us * (split_parallel ? 2.0 : 1.0) : 0.0;

@@ -6,7 +6,6 @@
 
 #include "adaptcore/hardware.hpp"
 #include "core/shape_key.hpp"
-#include "kernels/wq.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/plan.hpp"
 
@@ -14,7 +13,9 @@ namespace adaptcore {
 
 class WqModel {
  public:
-  WqModel(const HardwareProfile& hw, const kernels::WqKernels& ks) : hw_(hw), ks_(ks) {}
+  // native: the kernels issue vpdpbusd (WqKernels::native, the one fact of the kernel table the
+  // model needs); else the portable kernel's rate.
+  WqModel(const HardwareProfile& hw, bool native) : hw_(hw), native_(native) {}
   CostBreakdown predict(const ShapeKey& key, const Plan& plan) const noexcept;
 
   // vpdpbusd-equivalent instructions one core issues per cycle (16 lanes x 4 multiply-adds).
@@ -32,7 +33,7 @@ class WqModel {
   double level_gbs(double bytes, int threads) const noexcept;
 
   const HardwareProfile& hw_;
-  const kernels::WqKernels& ks_;
+  bool native_;
 };
 
 }  // namespace adaptcore

@@ -106,7 +106,7 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
 Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
                             const kernels::WqKernels& ks) {
   const ShapeClass cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
-  const WqModel model(hw, ks);
+  const WqModel model(hw, ks.native);
   Explanation e = rank_by_model(
       cls, candidates(key, cls, ks, hw), [&](const Plan& p) { return model.predict(key, p); },
       [](Plan& p, const CostBreakdown& c) { p.predicted_us = c.total_us; });

@@ -131,6 +131,11 @@ std::vector<std::uint64_t> values_for(int field, std::uint64_t current) {
     return out;
   }
   const int64_t cur = as_signed(current, f.size);
+  // The seed's value moved, in unsigned arithmetic (wrapping is the point, not an overflow).
+  const auto moved = [cur](std::uint64_t times, std::int64_t plus) {
+    return static_cast<int64_t>(static_cast<std::uint64_t>(cur) * times +
+                                static_cast<std::uint64_t>(plus));
+  };
   const int64_t ints[] = {0,
                           1,
                           2,
@@ -178,13 +183,13 @@ std::vector<std::uint64_t> values_for(int field, std::uint64_t current) {
                           int64_t{1} << 62,
                           std::numeric_limits<int64_t>::max(),
                           std::numeric_limits<int64_t>::min(),
-                          cur - 1,
-                          cur + 1,
-                          cur * 2,
+                          moved(1, -1),
+                          moved(1, 1),
+                          moved(2, 0),
                           cur / 2,
-                          cur + 32,
-                          cur - 32,
-                          -cur};
+                          moved(1, 32),
+                          moved(1, -32),
+                          moved(~std::uint64_t{0}, 0)};
   for (int64_t v : ints) out.push_back(static_cast<std::uint64_t>(v));
   return out;
 }
