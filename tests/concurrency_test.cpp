@@ -2,6 +2,8 @@
 // context.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -300,7 +302,7 @@ TEST(Concurrency, GemmWhileReconfiguring) {
 // path and a plan for another once returned InternalError (about 1 in 15,000 grouped calls).
 TEST(Concurrency, PackedCallsWhileTheIsaChanges) {
   const auto isas = available_isas();
-  if (isas.size() < 2) GTEST_SKIP() << "one ISA path on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, isas.size() >= 2);
   auto ctx = make_context(isas.back(), 2);
   constexpr int64_t kK = 48, kN = 64, kM = 3, kExperts = 2;
   std::vector<float> w(static_cast<std::size_t>(kK * kN));
@@ -376,7 +378,7 @@ TEST(Concurrency, PackedCallsWhileTheIsaChanges) {
 // path and the thread count: every result exact.
 TEST(Concurrency, TinyCallsWhileTheConfigurationChanges) {
   const auto isas = available_isas();
-  if (isas.size() < 2) GTEST_SKIP() << "one ISA path on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, isas.size() >= 2);
   auto ctx = make_context(isas.back(), 1);
   std::atomic<bool> stop{false};
   std::atomic<long> calls{0}, wrong{0};

@@ -3,6 +3,8 @@
 // with the machine running the tests. Each rule is docs/MODEL.md's, with its measurement there.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -57,7 +59,7 @@ class CpuModelRules : public ::testing::Test {
  protected:
   void SetUp() override {
     ks_ = kernels::kernels_for(Isa::Avx512);
-    if (ks_ == nullptr) GTEST_SKIP() << "this build has no AVX-512 kernel table";
+    ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512, ks_ != nullptr);
   }
   // Every candidate of the key that `keep` accepts, with its prediction.
   void each(const HardwareProfile& hw, const ShapeKey& key,
@@ -157,8 +159,9 @@ TEST_F(CpuModelRules, DotSplitOverNChargesTheSharedLinesOfC) {
   double narrow = 0, whole_lines = 0;
   each(hw, key_of(66, 8, 300, false, 2, false), split_n,
        [&](const Plan&, const CostBreakdown& c) { narrow = std::max(narrow, c.sync_us); });
-  each(hw, key_of(66, 16, 300, false, 2, false), split_n,
-       [&](const Plan&, const CostBreakdown& c) { whole_lines = std::max(whole_lines, c.sync_us); });
+  each(hw, key_of(66, 16, 300, false, 2, false), split_n, [&](const Plan&, const CostBreakdown& c) {
+    whole_lines = std::max(whole_lines, c.sync_us);
+  });
   ASSERT_GT(narrow, 0.0);
   ASSERT_GT(whole_lines, 0.0);
   EXPECT_NEAR(narrow - whole_lines, 66 * 80.0 / (hw.freq_ghz * 1e3), 1e-9);

@@ -6,6 +6,8 @@
 // lacks (any of them, not only the ones that pick the fp32 path).
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <unistd.h>
 #include <cstdio>
 #include <fstream>
@@ -205,7 +207,7 @@ TEST(IsaFeatures, SaveThenReloadWithProfileDisablingDotProducts) {
 // A file holding a native tile (or a dot plan) is valid for a context with the instructions and
 // rejected by one whose profile disclaims them; that context's calls stay correct.
 TEST(IsaFeatures, NativeTilePlanFileRejectedWhenProfileDisablesIt) {
-  if (!cpu_has_dot_products()) GTEST_SKIP() << "no AVX512-BF16 / AVX512-VNNI on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Bf16, cpu_has_dot_products());
   const std::string profile = temp_path("native.json");
   const std::string plans = temp_path("native.plan");
   auto ctx = no_dot_context(profile);
@@ -303,7 +305,7 @@ TEST(IsaFeatures, ExecutorRejectsPlanForAnotherTable) {
 // Same through the profile: the native 6x64 bf16 tile cached in a context that runs the fp32
 // fallback (where tile 1 is 8x48) returned Ok with a quarter of C unwritten.
 TEST(IsaFeatures, ExecutorRejectsNativeTileOnFallbackContext) {
-  if (!cpu_has_dot_products()) GTEST_SKIP() << "no AVX512-BF16 on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Bf16, cpu_has_dot_products());
   const std::string profile = temp_path("exec.json");
   auto ctx = no_dot_context(profile);
   const Bf16Call s{64, 64, 64, false};

@@ -9,7 +9,9 @@
 //     C(j, i), densely stored C and padded.
 // Row counts 1..mr, column tails, empty and partial depths.
 #include <gtest/gtest.h>
+
 #include <algorithm>
+#include "cpu_skip.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -446,7 +448,9 @@ void check_lowp(DType dtype, bool native) {
   const HardwareProfile& hw = detected_hardware();
   if (native) {
     const bool has = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
-    if (!has || !hw.supports(Isa::Avx512)) GTEST_SKIP() << "no native low-precision kernels";
+    ADAPTCORE_SKIP_WITHOUT(
+        dtype == DType::Bf16 ? test::CpuFeature::Avx512Bf16 : test::CpuFeature::Avx512Vnni,
+        has && hw.supports(Isa::Avx512));
   }
   const kernels::LowpKernels* ks =
       kernels::lowp_kernels_for(dtype, native ? Isa::Avx512 : Isa::Generic, native);

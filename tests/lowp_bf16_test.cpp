@@ -15,6 +15,8 @@
 // which the bound does not cover.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <bit>
 #include <cmath>
 
@@ -188,8 +190,9 @@ namespace {
 // NaNs, infinities, subnormals, overflow) and any beta, with masked tails.
 TEST(LowpBf16, VectorRoundingMatchesPortable) {
   const auto* ks = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512, true);
-  if (!detected_hardware().avx512_bf16 || ks == nullptr || ks->round_bf16 == nullptr)
-    GTEST_SKIP() << "no AVX512-BF16 kernels on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Bf16, detected_hardware().avx512_bf16 &&
+                                                           ks != nullptr &&
+                                                           ks->round_bf16 != nullptr);
   std::mt19937_64 rng(3);
   for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{1000}}) {
     for (float beta : {0.0f, 1.0f, -0.75f}) {

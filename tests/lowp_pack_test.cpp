@@ -4,6 +4,8 @@
 // blocks, column counts with partial panels, the int8 flip and signed column sums.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -107,7 +109,9 @@ std::vector<PackCase> cases(int group) {
 void run_all(DType dtype) {
   const HardwareProfile& hw = detected_hardware();
   const bool native = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
-  if (!native || !hw.supports(Isa::Avx512)) GTEST_SKIP() << "no native low-precision kernels";
+  ADAPTCORE_SKIP_WITHOUT(
+      dtype == DType::Bf16 ? test::CpuFeature::Avx512Bf16 : test::CpuFeature::Avx512Vnni,
+      native && hw.supports(Isa::Avx512));
   const kernels::LowpKernels* ks = kernels::lowp_kernels_for(dtype, Isa::Avx512, true);
   ASSERT_NE(ks, nullptr);
   std::mt19937_64 rng(5);

@@ -6,6 +6,8 @@
 // masked last block, the deinterleave of a few steps stored as one run), each checked here.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -30,8 +32,10 @@ class Packing : public ::testing::TestWithParam<Isa> {};
 
 TEST_P(Packing, PanelsMatchTheScalarReference) {
   const Isa isa = GetParam();
-  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -88,8 +92,10 @@ TEST_P(Packing, PanelsMatchTheScalarReference) {
 // padded, row counts below, at and past 16, column counts below and past a 16-step block.
 TEST_P(Packing, BlockTransposeMatchesTheScalarReference) {
   const Isa isa = GetParam();
-  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ASSERT_NE(ks.transpose, nullptr);
   std::mt19937 rng(9);

@@ -3,6 +3,8 @@
 // ADAPTCORE_PLAN_FILE variable and the warning on stderr.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
@@ -386,7 +388,7 @@ TEST(PlanFile, ForeignHardwareRejected) {
 
 TEST(PlanFile, OtherIsaRejected) {
   const auto isas = test::available_isas();
-  if (isas.size() < 2) GTEST_SKIP() << "one ISA path only";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, isas.size() >= 2);
   auto made = fresh(2, isas.front());
   const std::string bytes = small_file(*made);
   auto other = fresh(2, isas.back());

@@ -9,6 +9,8 @@
 //   ADAPTCORE_TEST_PLAN_SHAPES  number of shapes (default: all of kShapes)
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -89,8 +91,10 @@ class Plans : public ::testing::TestWithParam<Isa> {};
 TEST_P(Plans, EveryCandidateIsCorrect) {
   const HardwareProfile& hw = detected_hardware();
   const Isa isa = GetParam();
-  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
   const auto nshapes = static_cast<std::size_t>(
       env_int("ADAPTCORE_TEST_PLAN_SHAPES", static_cast<int64_t>(std::size(kShapes))));
   ThreadPools pool;
@@ -177,8 +181,10 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
   HardwareProfile hw = detected_hardware();
   hw.l2_bytes = 4096;
   const Isa isa = GetParam();
-  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ThreadPool pool2(2);
   std::mt19937 rng(23);
@@ -277,8 +283,10 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
 TEST_P(Plans, TransposedPlansOnTheSmallExecutorMatchTheExecutor) {
   const HardwareProfile& hw = detected_hardware();
   const Isa isa = GetParam();
-  if (!detected_hardware().supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ThreadPool pool(1);
   std::mt19937 rng(29);

@@ -3,6 +3,8 @@
 // bound of docs/QUANT.md over random shapes and hard rows, on every path the CPU offers.
 #include <gtest/gtest.h>
 
+#include "cpu_skip.hpp"
+
 #include <cstring>
 
 #include "adaptcore/hardware.hpp"
@@ -115,7 +117,7 @@ TEST(WqKernel, Int32PathIsExact) {
 // The native split gives the portable split's bits, for every kind of row.
 TEST(WqSplit, NativeMatchesPortable) {
   const auto tables = kernel_tables();
-  if (tables.size() < 2) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Vnni, tables.size() >= 2);
   std::mt19937_64 rng(5);
   for (int rep = 0; rep < 300; ++rep) {
     const int64_t k = 1 + static_cast<int64_t>(rng() % 700);
