@@ -42,6 +42,9 @@ void GilRelease::retake_gil(PyThreadState* state) noexcept {
 }
 
 void register_exit_hook() {
+  // A program that finalizes Python and starts it again imports the module anew: its calls
+  // must take the GIL back again (threads parked by the old interpreter's exit stay parked).
+  exiting.store(false);
   nb::module_::import_("atexit").attr("register")(nb::cpp_function([] { at_exit(); }));
 }
 
