@@ -72,6 +72,11 @@ void print_speedups(const adaptcore::bench::report::Model& m, const std::string&
 void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   namespace rp = adaptcore::bench::report;
   const rp::Model m = rp::build_model(nlohmann::json::parse(doc.dump()));
+  // The host graded, as `adaptcore hw` names it: figures are per host.
+  if (const auto hw = doc.find("hardware"); hw != doc.end() && hw->contains("name"))
+    os << "\nhost " << (*hw)["name"].get<std::string>() << " ("
+       << (hw->contains("cores") ? std::to_string((*hw)["cores"].get<int>()) : std::string("?"))
+       << " cores)";
   os << "\nsuite " << m.suite << ", " << m.rows.size() << " shapes, " << fixed(m.threads, 0)
      << " threads; peak " << fixed(m.peak_gflops, 0) << " GFLOP/s, DRAM " << fixed(m.dram_gbs, 0)
      << " GB/s\n";
