@@ -845,7 +845,8 @@ TEST(Environment, BadValuesAreReportedAndIgnored) {
     EXPECT_EQ(ctx.init_status(), Status::InvalidArgument);
     EXPECT_NE(ctx.init_message().find("ADAPTCORE_NUM_THREADS"), std::string::npos);
     EXPECT_NE(ctx.init_message().find("ADAPTCORE_ISA"), std::string::npos);
-    EXPECT_EQ(ctx.threads(), ctx.hardware().cores);
+    // The default: the CPUs the process may use (mask and quota), at most the machine's.
+    EXPECT_EQ(ctx.threads(), std::min(usable_cpus().count, ctx.hardware().cores));
     EXPECT_EQ(ctx.isa(), detected_hardware().best_isa());
     expect_usable(ctx);
     ContextOptions o;
@@ -976,7 +977,8 @@ TEST(Threads, DefaultFollowsTheAffinityMask) {
     // A context made after the mask widens again follows it.
     if (sched_setaffinity(0, sizeof all, &all) != 0) _exit(16);
     Context wide(o);
-    if (wide.threads() != std::min(CPU_COUNT(&all), wide.hardware().cores)) _exit(17);
+    if (wide.threads() != std::min(usable_cpus().count, wide.hardware().cores)) _exit(17);
+    if (usable_cpus().affinity != CPU_COUNT(&all)) _exit(18);
     _exit(0);
   });
   EXPECT_EQ(rc, 0);
