@@ -76,7 +76,8 @@ class ContextImpl final : public ForkAware {
   };
   // `residency` is the call's own setting (CallOptions); Auto defers to the context's. The
   // configuration is the caller's snapshot when it checked the call against it (a prepacked
-  // handle against the ISA path), else taken here.
+  // handle against the ISA path), taken inside a reading() section the caller still holds;
+  // else the second form takes both.
   template <class Problem>
   Status run(const Problem& prob, const Config& cfg, SmallRun* small = nullptr,
              Residency residency = Residency::Auto) noexcept;
@@ -133,7 +134,8 @@ class ContextImpl final : public ForkAware {
   // Inserts a plan made for cfg's profile into the cache; false when the profile was replaced
   // since (the plan may not suit the new one's kernels) or the cache is full.
   bool cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg);
-  // The same for a tiny call's word and payload (dispatch/small_call.hpp), made on profile hw.
+  // Files a tiny call's word and payload (dispatch/small_call.hpp), planned on profile hw,
+  // unless that profile was replaced since.
   void cache_small_call(std::uint64_t word, std::uint8_t payload, const HardwareProfile* hw);
 
   // The kernels the executors run (kernel_select.hpp): what this context's profile and CPU

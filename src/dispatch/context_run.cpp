@@ -96,7 +96,7 @@ Status ContextImpl::run(const Problem& prob, const Config& cfg, SmallRun* small,
   if (finish_trivial(prob, *this, cfg)) return Status::Ok;
   try {
     const CallLog log(verbose_);
-    const auto section = reading();
+    // The caller's reading() section, in which it took cfg, covers the profile and the cache.
     const bool cold = cold_call(operand_a(prob), operand_b(prob), prob.c, cfg.residency, residency);
     remember_call(operand_a(prob), operand_b(prob), prob.c);
     if (small != nullptr) {
@@ -142,8 +142,10 @@ Plan ContextImpl::plan_for(const ShapeKey& key, const Config& cfg) {
 
 void ContextImpl::cache_small_call(std::uint64_t word, std::uint8_t payload,
                                    const HardwareProfile* hw) {
-  std::lock_guard lock(config_);
-  if (hw_.load(std::memory_order_relaxed) == hw) small_calls_.insert(word, payload);
+  // No lock, unlike cache_plan: a payload indexes the fp32 table of its word's ISA, which does
+  // not depend on the profile, so one that slips in after a profile change still runs right
+  // (it is only the old profile's choice). The check keeps that window to a few instructions.
+  if (hw_.load(std::memory_order_acquire) == hw) small_calls_.insert(word, payload);
 }
 
 bool ContextImpl::cache_plan(const ShapeKey& key, const Plan& plan, const Config& cfg) {
