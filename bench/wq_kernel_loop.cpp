@@ -18,6 +18,7 @@
 #include "candidate_timing.hpp"
 #include "core/aligned_array.hpp"
 #include "core/weight_storage.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/wq.hpp"
 #include "measure/bench_util.hpp"
 
@@ -87,8 +88,8 @@ int main(int argc, char** argv) {
   const int tiles = static_cast<int>(num("tiles", 4));
   const int rounds = static_cast<int>(num("rounds", 5));
   const double pool_mib = num("pool-mib", 256);
-  const kernels::WqKernels* ks = kernels::wq_vnni_kernels();
-  if (ks == nullptr || !detected_hardware().avx512_vnni) {
+  const kernels::WqKernels* ks = kernels::wq_kernels_for(detected_hardware().best_isa());
+  if (!ks->native) {
     std::printf("no AVX512-VNNI kernels on this machine\n");
     return 0;
   }

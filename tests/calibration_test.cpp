@@ -57,7 +57,7 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
   const HardwareProfile& p = hw();
   EXPECT_GE(p.freq_ghz, 0.5);
   EXPECT_LE(p.freq_ghz, 8.0);
-  for (double f : {p.fma_per_cycle_avx512, p.fma_per_cycle_avx2}) {
+  for (double f : {p.fma_per_cycle_512, p.fma_per_cycle_256}) {
     EXPECT_GE(f, 0.5);
     EXPECT_LE(f, 4.0);
     EXPECT_EQ(f * 2.0, std::round(f * 2.0)) << "FMA rates are rounded to 0.5";
@@ -85,7 +85,7 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
   EXPECT_EQ(p.l1d_bytes, d.l1d_bytes);
   EXPECT_EQ(p.l2_bytes, d.l2_bytes);
   EXPECT_EQ(p.cores, d.cores);
-  EXPECT_EQ(p.avx512f, d.avx512f);
+  EXPECT_EQ(p.features.has(Feature::Avx512F), d.features.has(Feature::Avx512F));
   EXPECT_EQ(p.name, d.name);
 }
 
@@ -98,14 +98,14 @@ TEST_F(Calibration, RoundTripsThroughJson) {
   base.freq_ghz = 1.234;
   base.bw_l1_gbs = base.bw_l2_gbs = base.bw_l3_gbs = 1.0;
   base.bw_dram_core_gbs = base.bw_dram_total_gbs = base.pack_gbs = 1.0;
-  base.fma_per_cycle_avx512 = base.fma_per_cycle_avx2 = 3.5;
+  base.fma_per_cycle_512 = base.fma_per_cycle_256 = 3.5;
   base.fork_join_us = 777.0;
   HardwareProfile back;
   std::string err;
   ASSERT_EQ(profile_from_json(text, base, back, &err), Status::Ok) << err;
   EXPECT_EQ(back.freq_ghz, hw().freq_ghz);
-  EXPECT_EQ(back.fma_per_cycle_avx512, hw().fma_per_cycle_avx512);
-  EXPECT_EQ(back.fma_per_cycle_avx2, hw().fma_per_cycle_avx2);
+  EXPECT_EQ(back.fma_per_cycle_512, hw().fma_per_cycle_512);
+  EXPECT_EQ(back.fma_per_cycle_256, hw().fma_per_cycle_256);
   EXPECT_EQ(back.bw_l1_gbs, hw().bw_l1_gbs);
   EXPECT_EQ(back.bw_l2_gbs, hw().bw_l2_gbs);
   EXPECT_EQ(back.bw_l3_gbs, hw().bw_l3_gbs);

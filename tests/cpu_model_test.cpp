@@ -12,6 +12,7 @@
 #include "adaptcore/hardware.hpp"
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/candidates.hpp"
@@ -25,7 +26,12 @@ HardwareProfile zen4_guest() {
   HardwareProfile hw;
   hw.source = "test";
   hw.cores = 2;
-  hw.fma3 = hw.avx2 = hw.avx512f = hw.avx512bw = hw.avx512dq = hw.avx512vl = true;
+  hw.features.set(Feature::Fma3, true);
+  hw.features.set(Feature::Avx2, true);
+  hw.features.set(Feature::Avx512F, true);
+  hw.features.set(Feature::Avx512BW, true);
+  hw.features.set(Feature::Avx512DQ, true);
+  hw.features.set(Feature::Avx512VL, true);
   hw.freq_ghz = 3.69;
   hw.l1d_bytes = 32 * 1024;
   hw.l2_bytes = 1024 * 1024;
@@ -36,8 +42,8 @@ HardwareProfile zen4_guest() {
   hw.bw_l3_gbs = 88.7;
   hw.bw_dram_core_gbs = 16.0;
   hw.bw_dram_total_gbs = 32.0;
-  hw.fma_per_cycle_avx512 = 1.0;
-  hw.fma_per_cycle_avx2 = 2.0;
+  hw.fma_per_cycle_512 = 1.0;
+  hw.fma_per_cycle_256 = 2.0;
   hw.fork_join_us = 0.6;
   hw.pack_gbs = 29.6;
   return hw;

@@ -21,6 +21,7 @@
 #include "dispatch/plan_file.hpp"
 #include "hw/detect_fallback.hpp"
 #include "hw/feature_claims.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 namespace {
@@ -37,8 +38,7 @@ void write_all(const std::string& path, const std::string& bytes) {
 // This CPU runs the native bf16 and int8 dot-product kernels (else there is nothing to disclaim).
 bool cpu_has_dot_products() {
   const HardwareProfile& cpu = detected_hardware();
-  return cpu.supports(Isa::Avx512) && cpu.avx512_bf16 && cpu.avx512_vnni && cpu.avx512bw &&
-         kernels::bf16_avx512_kernels() != nullptr && kernels::int8_vnni_kernels() != nullptr;
+  return cpu.supports(Isa::Avx512Bf16);
 }
 
 // A one-thread context whose profile disclaims vdpbf16ps and vpdpbusd.
@@ -161,10 +161,10 @@ Plan dot_plan(const ShapeKey& key) {
 TEST(IsaFeatures, ProfileDisablingDotProductsSelectsFallbackKernels) {
   const std::string profile = temp_path("nodot.json");
   auto ctx = no_dot_context(profile);
-  EXPECT_FALSE(ctx->hardware().avx512_bf16);
-  EXPECT_FALSE(ctx->hardware().avx512_vnni);
-  EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::Bf16));
-  EXPECT_FALSE(uses_native_lowp(ctx->hardware(), DType::U8S8));
+  EXPECT_FALSE(ctx->hardware().features.has(Feature::Avx512Bf16));
+  EXPECT_FALSE(ctx->hardware().features.has(Feature::Avx512Vnni));
+  // The level the low-precision kernels come from: the highest the profile still allows.
+  EXPECT_EQ(lowp_level(ctx->hardware(), ctx->isa()), Isa::Avx512);
   EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, ctx->isa())->name,
                "fp32-convert");
   EXPECT_STREQ(::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, ctx->isa())->name,
@@ -211,7 +211,11 @@ TEST(IsaFeatures, NativeTilePlanFileRejectedWhenProfileDisablesIt) {
   const std::string profile = temp_path("native.json");
   const std::string plans = temp_path("native.plan");
   auto ctx = no_dot_context(profile);
+  // Auto takes the best level the profile allows (avx512); set explicitly, the dot-product level
+  // runs (the CPU has it) with the tables the profile allows: the keys say avx512_bf16, the
+  // kernels are the fallbacks.
   ASSERT_EQ(ctx->isa(), Isa::Avx512);
+  ASSERT_EQ(ctx->set_isa(Isa::Avx512Bf16), Status::Ok);
 
   struct Case {
     const char* name;
@@ -230,7 +234,8 @@ TEST(IsaFeatures, NativeTilePlanFileRejectedWhenProfileDisablesIt) {
       run_int8(*ctx, c.dot ? 4 : 64, 64, 64, c.dot);
     const ShapeKey key = only_key(*ctx);
     const kernels::LowpKernels* native =
-        c.dtype == DType::Bf16 ? kernels::bf16_avx512_kernels() : kernels::int8_vnni_kernels();
+        c.dtype == DType::Bf16 ? kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512Bf16)
+                               : kernels::lowp_kernels_for(DType::U8S8, Isa::Avx512Vnni);
     const int tile = tile_index(*native, 6, 64);
     ASSERT_GE(tile, 0);
     const Plan plan = c.dot ? dot_plan(key) : native_packed_plan(key, tile, 6, 64);
@@ -311,7 +316,7 @@ TEST(IsaFeatures, ExecutorRejectsNativeTileOnFallbackContext) {
   const Bf16Call s{64, 64, 64, false};
   run_bf16_checked(*ctx, s);
   const ShapeKey key = only_key(*ctx);
-  const int tile = tile_index(*kernels::bf16_avx512_kernels(), 6, 64);
+  const int tile = tile_index(*kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512Bf16), 6, 64);
   ASSERT_GE(tile, 0);
   ctx->clear_plan_cache();
   ::adaptcore::detail::impl_of(*ctx).cache().insert(key, native_packed_plan(key, tile, 6, 64));
@@ -325,33 +330,41 @@ TEST(IsaFeatures, ExecutorRejectsNativeTileOnFallbackContext) {
 // rule is checked on machines that have every feature too.
 TEST(IsaFeatures, FeatureClaimsCheckedAgainstTheCpu) {
   HardwareProfile all;
-  all.fma3 = all.avx2 = all.avx512f = all.avx512bw = all.avx512dq = all.avx512vl = true;
-  all.avx512_bf16 = all.avx512_vnni = true;
+  all.features.set(Feature::Fma3, true);
+  all.features.set(Feature::Avx2, true);
+  all.features.set(Feature::Avx512F, true);
+  all.features.set(Feature::Avx512BW, true);
+  all.features.set(Feature::Avx512DQ, true);
+  all.features.set(Feature::Avx512VL, true);
+  all.features.set(Feature::Avx512Bf16, true);
+  all.features.set(Feature::Avx512Vnni, true);
   EXPECT_EQ(unsupported_feature_claims(all, all), "");
   EXPECT_EQ(unsupported_feature_claims(HardwareProfile{}, HardwareProfile{}), "");
 
   struct Missing {
-    bool HardwareProfile::*field;
+    Feature feature;
     const char* name;
   };
   for (const Missing& m :
-       {Missing{&HardwareProfile::fma3, "fma3"}, Missing{&HardwareProfile::avx2, "avx2"},
-        Missing{&HardwareProfile::avx512f, "avx512f"},
-        Missing{&HardwareProfile::avx512bw, "avx512bw"},
-        Missing{&HardwareProfile::avx512dq, "avx512dq"},
-        Missing{&HardwareProfile::avx512vl, "avx512vl"},
-        Missing{&HardwareProfile::avx512_bf16, "avx512_bf16"},
-        Missing{&HardwareProfile::avx512_vnni, "avx512_vnni"}}) {
+       {Missing{Feature::Fma3, "fma3"}, Missing{Feature::Avx2, "avx2"},
+        Missing{Feature::Avx512F, "avx512f"}, Missing{Feature::Avx512BW, "avx512bw"},
+        Missing{Feature::Avx512DQ, "avx512dq"}, Missing{Feature::Avx512VL, "avx512vl"},
+        Missing{Feature::Avx512Bf16, "avx512_bf16"}, Missing{Feature::Avx512Vnni, "avx512_vnni"}}) {
     HardwareProfile cpu = all;
-    cpu.*m.field = false;
+    cpu.features.set(m.feature, false);
     EXPECT_EQ(unsupported_feature_claims(all, cpu), m.name);
     // Disclaiming a feature the CPU has is fine.
     HardwareProfile less = all;
-    less.*m.field = false;
+    less.features.set(m.feature, false);
     EXPECT_EQ(unsupported_feature_claims(less, all), "");
+    // The name round-trips.
+    Feature back{};
+    EXPECT_TRUE(parse_feature(m.name, back));
+    EXPECT_EQ(back, m.feature);
   }
   HardwareProfile old_cpu = all;
-  old_cpu.avx512_bf16 = old_cpu.avx512_vnni = false;
+  old_cpu.features.set(Feature::Avx512Bf16, false);
+  old_cpu.features.set(Feature::Avx512Vnni, false);
   EXPECT_EQ(unsupported_feature_claims(all, old_cpu), "avx512_bf16, avx512_vnni");
 }
 
@@ -360,8 +373,14 @@ TEST(IsaFeatures, ProfileClaimingEveryFeatureMatchesTheCpu) {
   const char* text = R"({"fma3": true, "avx2": true, "avx512f": true, "avx512bw": true,
     "avx512dq": true, "avx512vl": true, "avx512_bf16": true, "avx512_vnni": true})";
   HardwareProfile all = detected_hardware();
-  all.fma3 = all.avx2 = all.avx512f = all.avx512bw = all.avx512dq = all.avx512vl = true;
-  all.avx512_bf16 = all.avx512_vnni = true;
+  all.features.set(Feature::Fma3, true);
+  all.features.set(Feature::Avx2, true);
+  all.features.set(Feature::Avx512F, true);
+  all.features.set(Feature::Avx512BW, true);
+  all.features.set(Feature::Avx512DQ, true);
+  all.features.set(Feature::Avx512VL, true);
+  all.features.set(Feature::Avx512Bf16, true);
+  all.features.set(Feature::Avx512Vnni, true);
   const std::string missing = unsupported_feature_claims(all, detected_hardware());
   HardwareProfile out;
   std::string err;
@@ -381,14 +400,14 @@ TEST(IsaFeatures, DetectionWithoutCpuinfoAgrees) {
   if (hw.name.rfind("unknown", 0) == 0) GTEST_SKIP() << "cpuinfo not available here";
   HardwareProfile fb;
   detect_without_cpuinfo(fb);
-  EXPECT_EQ(fb.fma3, hw.fma3);
-  EXPECT_EQ(fb.avx2, hw.avx2);
-  EXPECT_EQ(fb.avx512f, hw.avx512f);
-  EXPECT_EQ(fb.avx512bw, hw.avx512bw);
-  EXPECT_EQ(fb.avx512dq, hw.avx512dq);
-  EXPECT_EQ(fb.avx512vl, hw.avx512vl);
-  EXPECT_EQ(fb.avx512_bf16, hw.avx512_bf16);
-  EXPECT_EQ(fb.avx512_vnni, hw.avx512_vnni);
+  EXPECT_EQ(fb.features.has(Feature::Fma3), hw.features.has(Feature::Fma3));
+  EXPECT_EQ(fb.features.has(Feature::Avx2), hw.features.has(Feature::Avx2));
+  EXPECT_EQ(fb.features.has(Feature::Avx512F), hw.features.has(Feature::Avx512F));
+  EXPECT_EQ(fb.features.has(Feature::Avx512BW), hw.features.has(Feature::Avx512BW));
+  EXPECT_EQ(fb.features.has(Feature::Avx512DQ), hw.features.has(Feature::Avx512DQ));
+  EXPECT_EQ(fb.features.has(Feature::Avx512VL), hw.features.has(Feature::Avx512VL));
+  EXPECT_EQ(fb.features.has(Feature::Avx512Bf16), hw.features.has(Feature::Avx512Bf16));
+  EXPECT_EQ(fb.features.has(Feature::Avx512Vnni), hw.features.has(Feature::Avx512Vnni));
   EXPECT_EQ(fb.l1d_bytes, hw.l1d_bytes);
   EXPECT_EQ(fb.l2_bytes, hw.l2_bytes);
   EXPECT_GT(fb.l3_bytes, 0);

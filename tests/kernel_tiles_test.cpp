@@ -22,6 +22,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore {
@@ -190,9 +191,9 @@ void check_fp32_dots(const kernels::IsaKernels& ks) {
 
 TEST(KernelTiles, Fp32TilesAndDotTilesOnEveryPath) {
   const HardwareProfile& hw = detected_hardware();
-  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
+  for (const Isa isa : kernels::built_levels()) {
     const kernels::IsaKernels* ks = kernels::kernels_for(isa);
-    if (ks == nullptr || !hw.supports(isa)) continue;
+    if (!hw.supports(isa) || ks->isa != isa) continue;  // each table once
     check_fp32_tiles(*ks);
     check_fp32_dots(*ks);
   }
@@ -447,13 +448,15 @@ void check_dot_tiles(const kernels::LowpKernels& ks) {
 void check_lowp(DType dtype, bool native) {
   const HardwareProfile& hw = detected_hardware();
   if (native) {
-    const bool has = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
+    const bool has = hw.supports(dtype == DType::Bf16 ? Isa::Avx512Bf16 : Isa::Avx512Vnni);
     ADAPTCORE_SKIP_WITHOUT(
         dtype == DType::Bf16 ? test::CpuFeature::Avx512Bf16 : test::CpuFeature::Avx512Vnni,
         has && hw.supports(Isa::Avx512));
   }
   const kernels::LowpKernels* ks =
-      kernels::lowp_kernels_for(dtype, native ? Isa::Avx512 : Isa::Generic, native);
+      kernels::lowp_kernels_for(dtype, !native                ? Isa::Generic
+                                       : dtype == DType::Bf16 ? Isa::Avx512Bf16
+                                                              : Isa::Avx512Vnni);
   ASSERT_NE(ks, nullptr);
   check_packed_tiles(*ks);
   if (ks->direct_b != nullptr) check_direct_tiles(*ks);

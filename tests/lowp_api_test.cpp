@@ -184,21 +184,24 @@ TEST(LowpPlans, DistinctCacheKeysAndPlanFileRoundTrip) {
 namespace adaptcore::test {
 namespace {
 
-// The context picks the dot-product kernels where the CPU has them, the fallbacks elsewhere.
-TEST(LowpPlans, KernelChoicePerPath) {
+// A context runs the dot-product kernels from the level that has them up, the fallbacks below
+// (each filed under the level whose fp32 kernels it runs with).
+TEST(LowpPlans, KernelChoicePerLevel) {
   const HardwareProfile& hw = detected_hardware();
-  for (Isa isa : available_isas()) {
+  for (const Isa isa : kernels::built_levels()) {
+    if (!hw.supports(isa)) continue;
     auto ctx = make_context(isa, 1);
     const auto* bf = ::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::Bf16, isa);
     const auto* i8 = ::adaptcore::detail::impl_of(*ctx).lowp_kernels(DType::U8S8, isa);
     ASSERT_NE(bf, nullptr);
     ASSERT_NE(i8, nullptr);
-    const bool avx512 = isa == Isa::Avx512;
-    EXPECT_STREQ(bf->name, avx512 && hw.avx512_bf16 ? "avx512-bf16" : "fp32-convert");
+    const int level = static_cast<int>(isa);
+    EXPECT_STREQ(bf->name,
+                 level >= static_cast<int>(Isa::Avx512Bf16) ? "avx512-bf16" : "fp32-convert");
     EXPECT_STREQ(i8->name,
-                 avx512 && hw.avx512_vnni && hw.avx512bw ? "avx512-vnni" : "int32-generic");
-    EXPECT_EQ(bf->isa, isa);
-    EXPECT_EQ(i8->isa, isa);
+                 level >= static_cast<int>(Isa::Avx512Vnni) ? "avx512-vnni" : "int32-generic");
+    EXPECT_EQ(bf->isa, kernels::kernels_for(isa)->isa);
+    EXPECT_EQ(i8->isa, kernels::kernels_for(isa)->isa);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <bit>
 #include <cmath>
 
+#include "kernels/registry.hpp"
 #include "lowp_test_util.hpp"
 
 namespace adaptcore::test {
@@ -189,10 +190,10 @@ namespace {
 // The vector bf16 epilogue gives the portable conversion's bits for any fp32 pattern (ties,
 // NaNs, infinities, subnormals, overflow) and any beta, with masked tails.
 TEST(LowpBf16, VectorRoundingMatchesPortable) {
-  const auto* ks = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512, true);
-  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Bf16, detected_hardware().avx512_bf16 &&
-                                                           ks != nullptr &&
-                                                           ks->round_bf16 != nullptr);
+  const auto* ks = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512Bf16);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx512Bf16,
+                         detected_hardware().features.has(Feature::Avx512Bf16) && ks != nullptr &&
+                             ks->round_bf16 != nullptr);
   std::mt19937_64 rng(3);
   for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{1000}}) {
     for (float beta : {0.0f, 1.0f, -0.75f}) {

@@ -13,6 +13,7 @@
 
 #include "adaptcore/hardware.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 namespace {
@@ -108,11 +109,12 @@ std::vector<PackCase> cases(int group) {
 
 void run_all(DType dtype) {
   const HardwareProfile& hw = detected_hardware();
-  const bool native = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
+  const bool native = hw.supports(dtype == DType::Bf16 ? Isa::Avx512Bf16 : Isa::Avx512Vnni);
   ADAPTCORE_SKIP_WITHOUT(
       dtype == DType::Bf16 ? test::CpuFeature::Avx512Bf16 : test::CpuFeature::Avx512Vnni,
       native && hw.supports(Isa::Avx512));
-  const kernels::LowpKernels* ks = kernels::lowp_kernels_for(dtype, Isa::Avx512, true);
+  const kernels::LowpKernels* ks =
+      kernels::lowp_kernels_for(dtype, dtype == DType::Bf16 ? Isa::Avx512Bf16 : Isa::Avx512Vnni);
   ASSERT_NE(ks, nullptr);
   std::mt19937_64 rng(5);
   for (PackCase c : cases(ks->group)) {

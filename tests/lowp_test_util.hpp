@@ -16,6 +16,7 @@
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "plan/type_config.hpp"
 #include "planner/planner.hpp"
 #include "test_util.hpp"
@@ -150,12 +151,13 @@ inline std::vector<LowpRunner> lowp_runners(DType dtype) {
   for (int t : {1, 2, 3}) out.push_back(context_runner(isas.back(), t));
   for (std::size_t i = 0; i + 1 < isas.size(); ++i) out.push_back(context_runner(isas[i], 2));
   if (detected_hardware().supports(Isa::Avx512)) {
-    const auto* fallback = kernels::lowp_kernels_for(dtype, Isa::Avx512, false);
+    const auto* fallback = kernels::lowp_kernels_for(dtype, Isa::Avx512);
     if (fallback != nullptr) out.push_back(table_runner(fallback, 2));
     // The native table with B forced in place (bf16 only), odd and even depth blocks.
     const HardwareProfile& hw = detected_hardware();
-    const bool native = dtype == DType::Bf16 ? hw.avx512_bf16 : hw.avx512_vnni && hw.avx512bw;
-    const auto* best = kernels::lowp_kernels_for(dtype, Isa::Avx512, native);
+    const bool native = hw.supports(dtype == DType::Bf16 ? Isa::Avx512Bf16 : Isa::Avx512Vnni);
+    const auto* best =
+        kernels::lowp_kernels_for(dtype, dtype == DType::Bf16 ? Isa::Avx512Bf16 : Isa::Avx512Vnni);
     if (native && best != nullptr && best->dot != nullptr) {
       LowpRunner r = table_runner(best, 3);
       r.force_dot = true;

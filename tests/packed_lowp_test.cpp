@@ -13,6 +13,7 @@
 #include "dispatch/internal_access.hpp"
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
 #include "plan/type_config.hpp"
 #include "test_util.hpp"
@@ -43,9 +44,12 @@ std::vector<const kernels::LowpKernels*> bf16_tables() {
   std::vector<const kernels::LowpKernels*> out;
   const HardwareProfile& hw = detected_hardware();
   for (const Isa isa : available_isas())
-    if (const auto* t = kernels::lowp_kernels_for(DType::Bf16, isa, false)) out.push_back(t);
-  if (hw.avx512_bf16 && hw.supports(Isa::Avx512))
-    if (const auto* t = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512, true)) out.push_back(t);
+    if (const auto* t = kernels::lowp_kernels_for(DType::Bf16, isa))
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  // The converted table of the avx512 level, which a best level above it does not run.
+  if (hw.supports(Isa::Avx512))
+    if (const auto* t = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512))
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "dispatch/packed_planning.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
 #include "test_util.hpp"
 #include "thread_pools.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adaptcore/hardware.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore::test {

@@ -17,6 +17,7 @@
 #include "core/problem.hpp"
 #include "dispatch/internal_access.hpp"
 #include "dispatch/plan_file.hpp"
+#include "kernels/registry.hpp"
 #include "test_util.hpp"
 
 namespace adaptcore {
@@ -374,10 +375,10 @@ TEST(PlanFile, ForeignHardwareRejected) {
   hw.cores += 1;
   expect_rejected(hw, "cores");
   hw = ctx->hardware();
-  hw.fma_per_cycle_avx512 = hw.fma_per_cycle_avx512 == 1.0 ? 2.0 : 1.0;
+  hw.fma_per_cycle_512 = hw.fma_per_cycle_512 == 1.0 ? 2.0 : 1.0;
   expect_rejected(hw, "fma");
   hw = ctx->hardware();
-  hw.avx512_vnni = !hw.avx512_vnni;
+  hw.features.set(Feature::Avx512Vnni, !hw.features.has(Feature::Avx512Vnni));
   expect_rejected(hw, "features");
   // The clock and bandwidths are measured each run and are not part of the fingerprint.
   hw = ctx->hardware();

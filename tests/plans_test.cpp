@@ -19,6 +19,7 @@
 #include "exec/executor.hpp"
 #include "exec/executor_small.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
 #include "test_util.hpp"
 #include "thread_pools.hpp"

@@ -88,8 +88,8 @@ struct Operands {
 
 bool in_table(Context& ctx, const detail::TinyArgs& x) {
   detail::ContextImpl& impl = detail::impl_of(ctx);
-  const std::uint64_t word =
-      detail::tiny_detail::tiny_word(impl.threads(), impl.isa(), x, impl.cold_call(x.a, x.b, x.c));
+  const std::uint64_t word = detail::tiny_detail::tiny_word(
+      impl.threads(), impl.tiny_isa(impl.isa()), x, impl.cold_call(x.a, x.b, x.c));
   return word != 0 && impl.small_calls().find(word) != 0;
 }
 
@@ -266,16 +266,16 @@ TEST(TinyCalls, AutoResidencyKeysColdAndRepeatedCallsApart) {
   ASSERT_TRUE(impl.cold_call(x.a, x.b, x.c));
   ASSERT_EQ(op.call(t, *ctx), Status::Ok);  // cold: other operands before
   EXPECT_FALSE(impl.cold_call(x.a, x.b, x.c));
-  EXPECT_NE(
-      impl.small_calls().find(detail::tiny_detail::tiny_word(impl.threads(), impl.isa(), x, true)),
-      0);
-  EXPECT_EQ(
-      impl.small_calls().find(detail::tiny_detail::tiny_word(impl.threads(), impl.isa(), x, false)),
-      0);
+  EXPECT_NE(impl.small_calls().find(
+                detail::tiny_detail::tiny_word(impl.threads(), impl.tiny_isa(impl.isa()), x, true)),
+            0);
+  EXPECT_EQ(impl.small_calls().find(detail::tiny_detail::tiny_word(
+                impl.threads(), impl.tiny_isa(impl.isa()), x, false)),
+            0);
   ASSERT_EQ(op.call(t, *ctx), Status::Ok);  // warm: the same operands again
-  EXPECT_NE(
-      impl.small_calls().find(detail::tiny_detail::tiny_word(impl.threads(), impl.isa(), x, false)),
-      0);
+  EXPECT_NE(impl.small_calls().find(detail::tiny_detail::tiny_word(
+                impl.threads(), impl.tiny_isa(impl.isa()), x, false)),
+            0);
   const Reference ref =
       reference_gemm(t.ta, t.tb, t.m, t.n, t.k, t.alpha, op.a, op.b, t.beta, op.c0);
   EXPECT_EQ(check_result(op.c, ref), "");

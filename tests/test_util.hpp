@@ -18,6 +18,7 @@
 
 #include "adaptcore/adaptcore.hpp"
 #include "adaptcore/hardware.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore::test {
@@ -207,12 +208,18 @@ inline std::string check_result(const Stored& c, const Reference& r) {
   return os.str();
 }
 
-// ISA paths this build and CPU can run.
+// The registry levels to run contexts at: each level this build and CPU run whose fp32 kernels
+// are its own, except that the highest of them gives way to the best level where that one runs
+// the same fp32 kernels (the level a default context takes, whose low-precision tables the
+// others lack), so every fp32 table runs once and the default level always does.
 inline std::vector<Isa> available_isas() {
   std::vector<Isa> out;
-  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512})
-    if (detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr)
+  for (const Isa isa : kernels::built_levels())
+    if (detected_hardware().supports(isa) && kernels::kernels_for(isa)->isa == isa)
       out.push_back(isa);
+  const Isa best = detected_hardware().best_isa();
+  if (!out.empty() && kernels::kernels_for(best) == kernels::kernels_for(out.back()))
+    out.back() = best;
   return out;
 }
 

@@ -225,6 +225,7 @@ TEST(WqApi, PlansKeyedByDtypeGroupAndActivation) {
 #include "core/wq_problem.hpp"
 #include "exec/executor_wq.hpp"
 #include "exec/thread_pool.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/wq.hpp"
 #include "planner/wq_planner.hpp"
 
@@ -300,10 +301,9 @@ namespace {
 // and a short last block included), on every kernel table of the CPU. The planner cuts a deep
 // panel into equal blocks of whole activation groups, and the check refuses other blocks.
 TEST(WqApi, DepthBlocksGiveTheSameBits) {
-  std::vector<const kernels::WqKernels*> tables{&kernels::wq_generic_kernels()};
+  std::vector<const kernels::WqKernels*> tables{kernels::wq_kernels_for(Isa::Generic)};
   const HardwareProfile& hw = detected_hardware();
-  if (hw.avx512_vnni && hw.avx512bw && kernels::wq_vnni_kernels() != nullptr)
-    tables.push_back(kernels::wq_vnni_kernels());
+  if (hw.supports(Isa::Avx512Vnni)) tables.push_back(kernels::wq_kernels_for(Isa::Avx512Vnni));
   ContextOptions o;
   o.read_environment = false;
   Context ctx(o);
@@ -333,10 +333,9 @@ TEST(WqApi, DepthBlocksGiveTheSameBits) {
           auto run = [&](const Plan& p) {
             std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
             WqProblem prob;
-            EXPECT_EQ(make_wq_problem(Layout::RowMajor, Trans::No, m, a.data(), false, k, qw, 0.75f,
-                                      c.data(), n,
-                                      parts == 2 ? ActivationParts::Two : ActivationParts::One,
-                                      prob),
+            EXPECT_EQ(make_wq_problem(
+                          Layout::RowMajor, Trans::No, m, a.data(), false, k, qw, 0.75f, c.data(),
+                          n, parts == 2 ? ActivationParts::Two : ActivationParts::One, prob),
                       Status::Ok);
             EXPECT_EQ(execute(p, prob, *ks, pool), Status::Ok) << where << " " << describe(p);
             return c;
@@ -369,8 +368,8 @@ TEST(WqApi, DepthBlocksGiveTheSameBits) {
   // exceed the L2, so the planner cuts the depth into equal blocks that fit, with the prefetch.
   HardwareProfile one_mib = hw;
   one_mib.l2_bytes = 1 << 20;
-  const ShapeKey deep = make_wq_shape_key(8, 4096, 14336, wq_dtype(WeightFormat::Int8, 2), 0,
-                                          false, Isa::Avx512, 2);
+  const ShapeKey deep =
+      make_wq_shape_key(8, 4096, 14336, wq_dtype(WeightFormat::Int8, 2), 0, false, Isa::Avx512, 2);
   const kernels::WqKernels& ks = *tables.back();
   for (const auto& c : explain_wq_plan(deep, one_mib, ks).candidates) {
     const Plan& p = c.plan;

@@ -11,25 +11,25 @@
 #include "core/weight_storage.hpp"
 #include "core/wq_weights.hpp"
 #include "dispatch/internal_access.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/wq.hpp"
 #include "kernels/wq_split.hpp"
+#include "test_util.hpp"
 #include "wq_test_util.hpp"
 
 namespace adaptcore::test {
 namespace {
 
 std::vector<const kernels::WqKernels*> kernel_tables() {
-  std::vector<const kernels::WqKernels*> out{&kernels::wq_generic_kernels()};
+  std::vector<const kernels::WqKernels*> out{kernels::wq_kernels_for(Isa::Generic)};
   const HardwareProfile& hw = detected_hardware();
-  if (hw.avx512_vnni && hw.avx512bw && kernels::wq_vnni_kernels() != nullptr)
-    out.push_back(kernels::wq_vnni_kernels());
+  if (hw.supports(Isa::Avx512Vnni)) out.push_back(kernels::wq_kernels_for(Isa::Avx512Vnni));
   return out;
 }
 
 std::vector<std::unique_ptr<Context>> contexts() {
   std::vector<std::unique_ptr<Context>> out;
-  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
-    if (!detected_hardware().supports(isa)) continue;
+  for (Isa isa : ::adaptcore::test::available_isas()) {
     for (int threads : {1, 2}) {
       ContextOptions o;
       o.read_environment = false;

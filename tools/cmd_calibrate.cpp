@@ -40,12 +40,12 @@ void run_calibrate(const CalibrateArgs& args) {
   };
   const Row rows[] = {
       {"freq_ghz", detected.freq_ghz, hw.freq_ghz, "GHz", "dependent-add chain"},
-      {"fma_per_cycle_avx512", detected.fma_per_cycle_avx512, hw.fma_per_cycle_avx512, "/cycle",
-       rep.fma_gflops_avx512 > 0 ? format_fixed(rep.fma_gflops_avx512, 1) + " GFLOP/s, 1 thread"
-                                 : std::string("path not supported: default kept")},
-      {"fma_per_cycle_avx2", detected.fma_per_cycle_avx2, hw.fma_per_cycle_avx2, "/cycle",
-       rep.fma_gflops_avx2 > 0 ? format_fixed(rep.fma_gflops_avx2, 1) + " GFLOP/s, 1 thread"
-                               : std::string("path not supported: default kept")},
+      {"fma_per_cycle_512", detected.fma_per_cycle_512, hw.fma_per_cycle_512, "/cycle",
+       rep.fma_gflops_512 > 0 ? format_fixed(rep.fma_gflops_512, 1) + " GFLOP/s, 1 thread"
+                              : std::string("path not supported: default kept")},
+      {"fma_per_cycle_256", detected.fma_per_cycle_256, hw.fma_per_cycle_256, "/cycle",
+       rep.fma_gflops_256 > 0 ? format_fixed(rep.fma_gflops_256, 1) + " GFLOP/s, 1 thread"
+                              : std::string("path not supported: default kept")},
       {"bw_l1_gbs", detected.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
        format_bytes(rep.l1_buffer) + " buffer, 1 thread"},
       {"bw_l2_gbs", detected.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",

@@ -1,14 +1,30 @@
-// `adaptcore hw [--json]`: the hardware profile the planner uses, the active ISA path, the
-// thread count and the nominal fp32 peak (from the profile, not measured: see `adaptcore peak`).
+// `adaptcore hw [--json]`: the hardware profile the planner uses, the active level and every
+// level of the registry (built, runnable here, its kernel tables), the thread count and the
+// nominal fp32 peak (from the profile, not measured: see `adaptcore peak`).
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/ukernel.hpp"
+#include "kernels/wq.hpp"
 
 namespace adaptcore::cli {
 namespace {
+
+// A level's state here and the tables it runs: "runs here: fp32 avx512, bf16 avx512-bf16, ...".
+std::string level_line(const HardwareProfile& hw, Isa level) {
+  if (!kernels::built(level)) return "not built";
+  std::string s = hw.supports(level) ? "runs here" : "built, this CPU lacks its features";
+  s += ": fp32 " + std::string(to_string(kernels::kernels_for(level)->isa));
+  s += ", bf16 " + std::string(kernels::lowp_kernels_for(DType::Bf16, level)->name);
+  s += ", int8 " + std::string(kernels::lowp_kernels_for(DType::U8S8, level)->name);
+  s += ", weight-quantized " + std::string(kernels::wq_kernels_for(level)->name);
+  return s;
+}
 
 struct HwArgs {
   ContextArgs ctx;
@@ -35,9 +51,13 @@ void run_hw(const HwArgs& args) {
     j["peak_gflops_per_core"] = per_core;
     j["peak_gflops_total"] = total;
     nlohmann::ordered_json paths = nlohmann::ordered_json::object();
-    for (Isa p : {Isa::Avx512, Isa::Avx2, Isa::Generic})
-      if (hw.supports(p)) paths[to_string(p)] = hw.peak_gflops_per_core(p);
+    nlohmann::ordered_json levels = nlohmann::ordered_json::object();
+    for (const kernels::LatticeRow& row : kernels::lattice()) {
+      if (hw.supports(row.id)) paths[row.name] = hw.peak_gflops_per_core(row.id);
+      levels[row.name] = level_line(hw, row.id);
+    }
     j["peak_gflops_per_core_by_isa"] = paths;
+    j["levels"] = levels;
     std::cout << j.dump(2) << '\n';
     return;
   }
@@ -58,16 +78,19 @@ void run_hw(const HwArgs& args) {
             << "fp32 peak      " << format_fixed(per_core, 1) << " GFLOP/s per core, "
             << format_fixed(total, 1) << " GFLOP/s at " << std::min(threads, hw.cores) << " cores ("
             << to_string(isa) << ", nominal: lanes x FMA/cycle x clock)\n";
-  std::cout << "per path       ";
+  std::cout << "per level      ";
   bool first = true;
-  for (Isa p : {Isa::Avx512, Isa::Avx2, Isa::Generic}) {
-    if (!hw.supports(p)) continue;
-    std::cout << (first ? "" : ", ") << to_string(p) << ' '
-              << format_fixed(hw.peak_gflops_per_core(p), 1);
+  for (const kernels::LatticeRow& row : kernels::lattice()) {
+    if (!hw.supports(row.id) || kernels::kernels_for(row.id)->isa != row.id) continue;
+    std::cout << (first ? "" : ", ") << row.name << ' '
+              << format_fixed(hw.peak_gflops_per_core(row.id), 1);
     first = false;
   }
   std::cout << " GFLOP/s per core\n"
-            << "(`adaptcore peak` measures what the cores actually sustain)\n";
+            << "(`adaptcore peak` measures what the cores actually sustain)\n\nlevels\n";
+  for (const kernels::LatticeRow& row : kernels::lattice())
+    std::cout << "  " << row.name << std::string(14 - std::string(row.name).size(), ' ')
+              << level_line(hw, row.id) << '\n';
 }
 
 }  // namespace

@@ -147,7 +147,7 @@ double best_seconds(Loop fn, std::uint64_t iterations, const void* data, int rou
 }  // namespace
 
 int main() {
-  if (!adaptcore::detected_hardware().avx512_vnni) {
+  if (!adaptcore::detected_hardware().features.has(adaptcore::Feature::Avx512Vnni)) {
     std::printf("no AVX512-VNNI on this machine\n");
     return 0;
   }

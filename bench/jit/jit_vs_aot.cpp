@@ -27,6 +27,7 @@
 #include "harness/suites.hpp"
 #include "jit/exact_gemm_jit.hpp"
 #include "kernels/kernel_tables.hpp"
+#include "kernels/registry.hpp"
 
 namespace {
 

@@ -100,10 +100,8 @@ bool path_supported(FmaPath p) noexcept {
     case FmaPath::Avx512: return detected_hardware().supports(Isa::Avx512);
     case FmaPath::Avx2: return detected_hardware().supports(Isa::Avx2);
     case FmaPath::Sse: return true;
-    case FmaPath::Bf16Dot:
-      return detected_hardware().supports(Isa::Avx512) && detected_hardware().avx512_bf16;
-    case FmaPath::Int8Dot:
-      return detected_hardware().supports(Isa::Avx512) && detected_hardware().avx512_vnni;
+    case FmaPath::Bf16Dot: return detected_hardware().supports(Isa::Avx512Bf16);
+    case FmaPath::Int8Dot: return detected_hardware().supports(Isa::Avx512Vnni);
   }
 #else
   (void)p;
@@ -112,11 +110,9 @@ bool path_supported(FmaPath p) noexcept {
 }
 
 FmaPath path_for(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Avx512: return FmaPath::Avx512;
-    case Isa::Avx2: return FmaPath::Avx2;
-    default: return FmaPath::Sse;
-  }
+  // The probe of the level's fp32 vector width.
+  const int lanes = HardwareProfile::fp32_lanes(isa);
+  return lanes >= 16 ? FmaPath::Avx512 : lanes >= 8 ? FmaPath::Avx2 : FmaPath::Sse;
 }
 
 PeakResult measure_peak(FmaPath path, int threads, double seconds, int trials) {

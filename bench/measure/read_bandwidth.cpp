@@ -22,7 +22,8 @@ double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
   auto* buf = static_cast<float*>(std::aligned_alloc(64, total));
   if (buf == nullptr) return 0;
   std::memset(buf, 0, total);  // touch every page before timing
-  const loops::ReadPass read = loops::read_pass_for(detected_hardware().best_isa());
+  const loops::ReadPass read =
+      loops::read_pass_for(32 * HardwareProfile::fp32_lanes(detected_hardware().best_isa()));
   double best = 0;
   std::atomic<float> sink{0};
   for (int pass = 0; pass < passes; ++pass) {

@@ -28,12 +28,10 @@ float read_pass_sse(const float* p, std::int64_t n) noexcept {
 #endif
 }
 
-ReadPass read_pass_for(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Avx512: return &read_pass_avx512;
-    case Isa::Avx2: return &read_pass_avx2;
-    default: return &read_pass_sse;
-  }
+ReadPass read_pass_for(int vector_bits) noexcept {
+  if (vector_bits >= 512) return &read_pass_avx512;
+  if (vector_bits >= 256) return &read_pass_avx2;
+  return &read_pass_sse;
 }
 
 }  // namespace adaptcore::measure::loops

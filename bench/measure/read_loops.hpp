@@ -15,7 +15,8 @@ float read_pass_avx2(const float* p, std::int64_t n) noexcept;    // -mavx2
 float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
 
 using ReadPass = float (*)(const float* p, std::int64_t n) noexcept;
-// The loop with the widest loads of a path (Generic: SSE). The caller checks the CPU has it.
-ReadPass read_pass_for(Isa isa) noexcept;
+// The loop with loads of a vector width (512, 256; below: SSE). The caller checks the CPU has
+// them.
+ReadPass read_pass_for(int vector_bits) noexcept;
 
 }  // namespace adaptcore::measure::loops

@@ -64,7 +64,15 @@ typedef enum AC_ENUM_INT {
   AC_STATUS_INVALID_PLAN_FILE = 14 /* plan file unreadable, corrupt or made elsewhere */
 } ac_status_t;
 
-typedef enum AC_ENUM_INT { AC_ISA_AUTO = 0, AC_ISA_GENERIC = 1, AC_ISA_AVX2 = 2, AC_ISA_AVX512 = 3 } ac_isa_t;
+/* The architecture levels (adaptcore::Isa): each contains the one before it. */
+typedef enum AC_ENUM_INT {
+  AC_ISA_AUTO = 0,
+  AC_ISA_GENERIC = 1,
+  AC_ISA_AVX2 = 2,
+  AC_ISA_AVX512 = 3,
+  AC_ISA_AVX512_VNNI = 4,
+  AC_ISA_AVX512_BF16 = 5
+} ac_isa_t;
 
 /* Where the planner assumes a call's operands are (adaptcore::Residency): AUTO, a call that
  * repeats the previous call's A, B and C on its thread is cached, any other in memory; CACHED

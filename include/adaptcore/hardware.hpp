@@ -4,25 +4,65 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "adaptcore/types.hpp"
 
 namespace adaptcore {
+
+// CPU features the kernels of some level use, one bit each. A profile holds them as a set
+// (FeatureSet); profile files and plan files name them (to_string(Feature)), so the bit values
+// are this build's only and a new feature renumbers nothing stored.
+enum class Feature : std::uint32_t {
+  Fma3 = 1u << 0,
+  Avx2 = 1u << 1,
+  Avx512F = 1u << 2,
+  Avx512BW = 1u << 3,
+  Avx512DQ = 1u << 4,
+  Avx512VL = 1u << 5,
+  Avx512Bf16 = 1u << 6,
+  Avx512Vnni = 1u << 7,
+};
+inline constexpr int kFeatureCount = 8;
+
+struct FeatureSet {
+  std::uint32_t bits = 0;
+
+  constexpr FeatureSet() = default;
+  constexpr FeatureSet(Feature f)  // NOLINT(google-explicit-constructor): a feature is a set
+      : bits(static_cast<std::uint32_t>(f)) {}
+  constexpr explicit FeatureSet(std::uint32_t b) : bits(b) {}
+  constexpr bool has(Feature f) const noexcept {
+    return (bits & static_cast<std::uint32_t>(f)) != 0;
+  }
+  constexpr bool contains(FeatureSet o) const noexcept { return (bits & o.bits) == o.bits; }
+  constexpr bool empty() const noexcept { return bits == 0; }
+  constexpr void set(Feature f, bool on) noexcept {
+    bits = on ? bits | static_cast<std::uint32_t>(f) : bits & ~static_cast<std::uint32_t>(f);
+  }
+  friend constexpr FeatureSet operator|(FeatureSet a, FeatureSet b) noexcept {
+    return FeatureSet(a.bits | b.bits);
+  }
+  friend constexpr FeatureSet operator&(FeatureSet a, FeatureSet b) noexcept {
+    return FeatureSet(a.bits & b.bits);
+  }
+  friend constexpr bool operator==(FeatureSet, FeatureSet) = default;
+};
+
+// The feature's name as profile files write it ("fma3", "avx2", "avx512f", "avx512bw",
+// "avx512dq", "avx512vl", "avx512_bf16", "avx512_vnni"); parse_feature reads it back.
+const char* to_string(Feature f) noexcept;
+bool parse_feature(std::string_view name, Feature& out) noexcept;
+// The names of a set's features, space-separated, in Feature order.
+std::string to_string(FeatureSet s);
 
 struct HardwareProfile {
   std::string name;    // CPU name as reported
   std::string source;  // "detected" or the JSON file it came from
   int cores = 1;       // cores available to this process
 
-  // ISA features relevant to the kernels.
-  bool fma3 = false;
-  bool avx2 = false;
-  bool avx512f = false;
-  bool avx512bw = false;
-  bool avx512dq = false;
-  bool avx512vl = false;
-  bool avx512_bf16 = false;
-  bool avx512_vnni = false;
+  // The CPU features relevant to the kernels (a profile may not claim one the CPU lacks).
+  FeatureSet features;
 
   double freq_ghz = 3.0;  // sustained core clock under vector load
 
@@ -51,24 +91,29 @@ struct HardwareProfile {
   double bw_dram_core_gbs = 30.0;
   double bw_dram_total_gbs = 60.0;
 
-  // Vector FMA instructions one core sustains per cycle, per path (measured: Zen 4 runs a
-  // 512-bit FMA as two halves, so 1 on AVX-512 and 2 on AVX2; Zen 5 and server Intel: 2 and 2).
-  double fma_per_cycle_avx512 = 2.0;
-  double fma_per_cycle_avx2 = 2.0;
+  // Vector FMA instructions one core sustains per cycle, by vector width (measured by
+  // detection: some cores run a 512-bit FMA as two halves, so 1 at 512 bits and 2 at 256).
+  // The 128-bit rate prices the portable kernels (a multiply and an add of 4 lanes).
+  double fma_per_cycle_512 = 2.0;
+  double fma_per_cycle_256 = 2.0;
+  double fma_per_cycle_128 = 2.0;
   // Cost of waking the thread pool and joining it, microseconds (fork + join).
   double fork_join_us = 3.0;
   // Packing throughput per core, GB/s of source data read.
   double pack_gbs = 20.0;
 
-  // Best ISA path the features allow.
+  // The best level of the kernel registry (built into this library) the features allow, and
+  // whether they allow a level.
   Isa best_isa() const noexcept;
   bool supports(Isa isa) const noexcept;
-  // Vector lanes of fp32 for a path (16, 8, or 4 for the portable path which compilers
-  // vectorise with SSE).
+  // fp32 lanes of a level's widest fp32 vectors (16, 8, or 4 for the portable kernels, which
+  // compilers vectorise with 128-bit vectors).
   static int fp32_lanes(Isa isa) noexcept;
-  // Vector FMAs per cycle on a path (the portable path: 4-lane multiply-add pairs).
+  // Vector FMAs per cycle at a width in bits (at most 128: the 128-bit rate), and on a level's
+  // widest fp32 vectors.
+  double fma_per_cycle_at(int vector_bits) const noexcept;
   double fma_per_cycle(Isa isa) const noexcept;
-  // fp32 FMA peak of one core in GFLOP/s on a path.
+  // fp32 FMA peak of one core in GFLOP/s on a level.
   double peak_gflops_per_core(Isa isa) const noexcept;
 };
 

@@ -32,8 +32,20 @@ enum class Status : int {
 // and the cores a hardware profile may claim).
 inline constexpr int kMaxThreads = 1024;
 
-// Instruction-set paths with kernels. Auto means "best the CPU supports".
-enum class Isa : int { Auto = 0, Generic = 1, Avx2 = 2, Avx512 = 3 };
+// The architecture levels of the kernel registry, one lattice (docs/ARCHITECTURE.md,
+// "Architecture registry"): each level contains the one below it and adds kernels or
+// instructions, generic < avx2 < avx512 < avx512_vnni < avx512_bf16. A context runs one level
+// (Context::isa); its fp32, bf16, int8 and weight-quantized kernels are the highest ones at or
+// below it. Auto means "the best level the CPU and the build have". The values are stable (plan
+// files store them); a new level takes a new value.
+enum class Isa : int {
+  Auto = 0,
+  Generic = 1,
+  Avx2 = 2,
+  Avx512 = 3,
+  Avx512Vnni = 4,
+  Avx512Bf16 = 5
+};
 
 // Where a call's operands are when it starts, which the planner plans for:
 //   Auto    decided per call: a call with the same A, B and C as the previous call on its thread
@@ -108,7 +120,9 @@ struct CallOptions {
 
 const char* to_string(Status s) noexcept;
 const char* to_string(Isa isa) noexcept;
-// Parses "auto", "generic", "avx2", "avx512" (case-insensitive); false if unknown.
+// Parses a level's name: "auto", "generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"
+// (case-insensitive; '-' for '_'); false if no level has it. A known level this CPU or build
+// lacks parses (setting it is then UnsupportedIsa).
 bool parse_isa(std::string_view text, Isa& out) noexcept;
 
 // A dense matrix as stored in memory: rows x cols elements, ld elements between consecutive

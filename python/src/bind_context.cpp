@@ -24,7 +24,10 @@ Isa parse_isa_name(const std::string& text) {
   Isa isa = Isa::Auto;
   if (!parse_isa(text, isa))
     throw nb::value_error(
-        ("isa: expected 'auto', 'generic', 'avx2' or 'avx512', got '" + text + "'").c_str());
+        ("isa: expected 'auto' or a level: 'generic', 'avx2', 'avx512', 'avx512_vnni', "
+         "'avx512_bf16', got '" +
+         text + "'")
+            .c_str());
   return isa;
 }
 

@@ -31,7 +31,7 @@ inline ActivationParts to_cpp(ac_wq_parts_t parts) noexcept {
 
 // C enums carry any int: only the declared ISA values reach the C++ API.
 inline bool valid_isa(ac_isa_t isa) noexcept {
-  return isa == AC_ISA_AUTO || isa == AC_ISA_GENERIC || isa == AC_ISA_AVX2 || isa == AC_ISA_AVX512;
+  return static_cast<int>(isa) >= AC_ISA_AUTO && static_cast<int>(isa) <= AC_ISA_AVX512_BF16;
 }
 
 // The C API passes bf16 as uint16_t bit patterns; adaptcore::bf16 is layout-compatible with

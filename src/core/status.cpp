@@ -7,15 +7,6 @@
 
 namespace adaptcore {
 
-namespace {
-
-// After the names, the spellings parse_isa accepts besides them.
-constexpr EnumName<Isa> kIsaNames[] = {{Isa::Auto, "auto"},        {Isa::Generic, "generic"},
-                                       {Isa::Avx2, "avx2"},        {Isa::Avx512, "avx512"},
-                                       {Isa::Generic, "portable"}, {Isa::Avx512, "avx-512"}};
-
-}  // namespace
-
 const char* to_string(Status s) noexcept {
   using enum Status;
   return name_of(
@@ -39,16 +30,6 @@ const char* to_string(Status s) noexcept {
        {InvalidPlanFile,
         "plan file unreadable, corrupt, or made for another library version, CPU or ISA"}},
       "unknown status");
-}
-
-const char* to_string(Isa isa) noexcept { return name_of(isa, kIsaNames, "unknown"); }
-
-bool parse_isa(std::string_view text, Isa& out) noexcept {
-  try {
-    return parse_name(kIsaNames, env_word(text), out);
-  } catch (...) {
-    return false;
-  }
 }
 
 }  // namespace adaptcore

@@ -10,13 +10,16 @@
 #include "exec/executor.hpp"
 #include "exec/host_openmp.hpp"
 #include "hw/usable_cpus.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 namespace detail {
 
 ContextImpl::ContextImpl(const ContextOptions& options) {
-  for (const Isa i : {Isa::Generic, Isa::Avx2, Isa::Avx512})
+  for (const Isa i : kernels::built_levels()) {
     fp32_kernels_[static_cast<std::size_t>(i)] = kernels::kernels_for(i);
+    fp32_levels_[static_cast<std::size_t>(i)] = kernels::kernels_for(i)->isa;
+  }
   const bool env = options.read_environment;
   const char* env_threads = env ? std::getenv("ADAPTCORE_NUM_THREADS") : nullptr;
   const char* env_isa = env ? std::getenv("ADAPTCORE_ISA") : nullptr;
@@ -206,7 +209,7 @@ void ContextImpl::clear_plan_cache() noexcept {
 
 const kernels::IsaKernels& ContextImpl::kernels(const Config& cfg) const noexcept {
   const kernels::IsaKernels* ks = kernels_of_isa_bits(static_cast<std::uint64_t>(cfg.isa));
-  return ks != nullptr ? *ks : kernels::generic_kernels();
+  return ks != nullptr ? *ks : *kernels::kernels_for(kernels::built_levels().front());
 }
 
 ThreadPool& ContextImpl::pool_for(int threads) noexcept {

@@ -11,6 +11,7 @@
 #include "exec/executor_small.hpp"
 #include "exec/executor_wq.hpp"
 #include "exec/post_op_pass.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore::detail {
 namespace {

@@ -29,7 +29,8 @@ Status key_of(Layout layout, Trans transa, Trans transb, int64_t m, int64_t n, i
     const Status s = make_shape_problem(layout, transa, transb, m, n, k, lda, ldb, ldc, prob);
     if (s != Status::Ok) return s;
     key = impl.key_for(prob, cfg, cold);
-    kernels = std::string(to_string(key.isa)) + "-fp32";
+    // The level that registers the fp32 table the key's level runs.
+    kernels = std::string(to_string(impl.kernels(cfg).isa)) + "-fp32";
     return Status::Ok;
   }
   if (type != GemmType::Bf16 && type != GemmType::Int8) return Status::InvalidArgument;

@@ -16,6 +16,7 @@
 #include "dispatch/internal_access.hpp"
 #include "dispatch/packed_planning.hpp"
 #include "dispatch/post_op_call.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 namespace {
@@ -187,7 +188,7 @@ Status pack_weights(Layout layout, Trans transb, int64_t k, int64_t n, const flo
     const kernels::IsaKernels& ks = impl.kernels(cfg);
     auto w = std::make_unique<detail::PackedWeightsImpl>();
     w->k = k, w->n = n;
-    w->isa = ks.isa;
+    w->isa = cfg.isa;
     w->nr = packed_panel_width(impl, cfg, k, n, options);
     if (w->nr == 0) return Status::InternalError;
     w->rows = k, w->cols = n;

@@ -88,7 +88,7 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
     if (lk == nullptr) return Status::UnsupportedIsa;
     auto w = std::make_unique<detail::PackedWeightsImpl>();
     w->k = k, w->n = n;
-    w->isa = impl.kernels(cfg).isa;
+    w->isa = cfg.isa;
     w->dtype = dtype;
     w->lowp = lk;
     w->nr = packed_lowp_panel_width(impl, cfg, dtype, k, n, options);

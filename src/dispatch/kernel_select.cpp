@@ -1,6 +1,6 @@
 #include "dispatch/kernel_select.hpp"
 
-#include "hw/isa_features.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 
@@ -9,23 +9,21 @@ const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
   return kernels::kernels_for(isa);
 }
 
-bool uses_native_lowp(const HardwareProfile& hw, DType dtype) noexcept {
-  // Asked on every low-precision and weight-quantized call: the CPU's set is made once.
-  static const FeatureSet cpu = features_of(detected_hardware());
-  const FeatureSet level = dtype == DType::Bf16 ? kLevelAvx512Bf16 : kLevelAvx512Vnni;
-  return (features_of(hw) & cpu).contains(level);
+Isa lowp_level(const HardwareProfile& hw, Isa isa) noexcept {
+  // Asked on every low-precision and weight-quantized call: the CPU's set is read once.
+  static const FeatureSet cpu = detected_hardware().features;
+  return kernels::clamp_level(isa, hw.features & cpu);
 }
 
 const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,
                                              Isa isa) noexcept {
-  if (dtype == DType::F32 || is_weight_quantized(dtype)) return nullptr;
-  return kernels::lowp_kernels_for(dtype, isa, uses_native_lowp(hw, dtype));
+  if (dtype == DType::F32 || is_weight_quantized(dtype) || !kernels::built(isa)) return nullptr;
+  return kernels::lowp_kernels_for(dtype, lowp_level(hw, isa));
 }
 
 const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noexcept {
-  const bool native = isa == Isa::Avx512 && uses_native_lowp(hw, DType::U8S8);
-  const kernels::WqKernels* vnni = native ? kernels::wq_vnni_kernels() : nullptr;
-  return vnni != nullptr ? *vnni : kernels::wq_generic_kernels();
+  // lowp_level answers a built level (generic at least), and every built level has them.
+  return *kernels::wq_kernels_for(lowp_level(hw, isa));
 }
 
 bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig& out) noexcept {
@@ -33,11 +31,12 @@ bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig
     const kernels::IsaKernels* ks = kernels::kernels_for(isa);
     if (ks == nullptr) return false;
     out = type_config(*ks, hw);
-    return true;
+  } else {
+    const kernels::LowpKernels* ks = lowp_kernels_for(hw, dtype, isa);
+    if (ks == nullptr) return false;
+    out = type_config(*ks, hw);
   }
-  const kernels::LowpKernels* ks = lowp_kernels_for(hw, dtype, isa);
-  if (ks == nullptr) return false;
-  out = type_config(*ks, hw);
+  out.isa = isa;
   return true;
 }
 

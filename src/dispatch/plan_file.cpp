@@ -17,8 +17,8 @@
 #include "dispatch/context_impl.hpp"
 #include "dispatch/kernel_select.hpp"
 #include "dispatch/planning.hpp"
-#include "hw/isa_features.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore {
@@ -151,9 +151,10 @@ void write_entry(Writer& w, const ShapeKey& k, const Plan& p) {
   w.f64(p.predicted_us);
 }
 
+// A level of the lattice (built here or not: one this build lacks is refused later, as
+// unrunnable, with a reason that names it).
 bool known_isa(std::uint32_t v) {
-  return v == static_cast<std::uint32_t>(Isa::Generic) ||
-         v == static_cast<std::uint32_t>(Isa::Avx2) || v == static_cast<std::uint32_t>(Isa::Avx512);
+  return v <= 0xffffu && kernels::lattice_row(static_cast<Isa>(v)) != nullptr;
 }
 
 // Reads one entry; false with a reason for field values no key or plan can hold (unknown flag
@@ -255,7 +256,15 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
     for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * i));
     h = fnv1a64(std::string_view(b, 8), h);
   };
-  add(features_of(hw).bits);
+  // Features and the level by name: a feature or level added to the lattice renumbers nothing
+  // a stored file was fingerprinted with.
+  for (int i = 0; i < kFeatureCount; ++i) {
+    const auto f = static_cast<Feature>(1u << i);
+    if (!hw.features.has(f)) continue;
+    const std::string_view name = to_string(f);
+    add(name.size());
+    h = fnv1a64(name, h);
+  }
   add(static_cast<std::uint64_t>(hw.cores));
   add(static_cast<std::uint64_t>(hw.l1d_bytes));
   add(static_cast<std::uint64_t>(hw.l2_bytes));
@@ -264,11 +273,14 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
   add(static_cast<std::uint64_t>(hw.l1d_ways));
   add(static_cast<std::uint64_t>(hw.l2_ways));
   add(static_cast<std::uint64_t>(hw.page_bytes));
-  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx512 + 0.0));
-  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_avx2 + 0.0));
+  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_512 + 0.0));
+  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_256 + 0.0));
+  add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_128 + 0.0));
   add(hw.name.size());
   h = fnv1a64(hw.name, h);
-  add(static_cast<std::uint64_t>(isa));
+  const std::string_view level = to_string(isa);
+  add(level.size());
+  h = fnv1a64(level, h);
   return h;
 }
 

@@ -53,7 +53,8 @@ inline std::uint64_t ld_class(int64_t ld) noexcept {
 }
 
 // The packed word of a tiny call: bits 0-32 dimensions - 1, 33 column-major, 34-35 transposes,
-// 36-39 / 40-43 the classes of lda / ldb, 44-45 ISA (never 0: the word is never 0), 46 the
+// 36-39 / 40-43 the classes of lda / ldb, 44-45 the level of the fp32 table the call runs
+// (ContextImpl::tiny_isa; never 0, so the word is never 0), 46 the
 // operands in memory, 47-55 threads; 56 bits, so the table keeps a slot's key and payload in
 // one word. 0 when the call is not tiny, its thread count is 512 or more, or its layout or
 // transposes are not plain values.
@@ -75,9 +76,9 @@ inline std::uint64_t tiny_word(int thread_count, Isa isa_path, const TinyArgs& x
   if (dims >= static_cast<std::uint64_t>(kTinyMaxDim) || layout > 1 || ta > 2 || tb > 2 ||
       threads >= (1u << 9) || isa >= 4)
     return 0;
-  return m1 | n1 << 11 | k1 << 22 | std::uint64_t{layout} << 33 |
-         std::uint64_t{ta != 0} << 34 | std::uint64_t{tb != 0} << 35 | ld_class(x.lda) << 36 |
-         ld_class(x.ldb) << 40 | std::uint64_t{isa} << kTinyIsaShift | std::uint64_t{cold} << 46 |
+  return m1 | n1 << 11 | k1 << 22 | std::uint64_t{layout} << 33 | std::uint64_t{ta != 0} << 34 |
+         std::uint64_t{tb != 0} << 35 | ld_class(x.lda) << 36 | ld_class(x.ldb) << 40 |
+         std::uint64_t{isa} << kTinyIsaShift | std::uint64_t{cold} << 46 |
          std::uint64_t{threads} << 47;
 }
 
@@ -127,7 +128,7 @@ inline bool tiny_operands_valid(const TinyArgs& x, bool row, bool ta, bool tb) n
   const bool cold = ctx.cold_call(x.a, x.b, x.c, residency);
   // The word holds the ISA and threads it was looked up with: the payload found under it is
   // for that path, whatever set_isa does meanwhile.
-  const std::uint64_t word = tiny_word(ctx.threads(), ctx.isa(), x, cold);
+  const std::uint64_t word = tiny_word(ctx.threads(), ctx.tiny_isa(ctx.isa()), x, cold);
   if (word == 0) return false;
   const std::uint8_t payload = ctx.small_calls().find(word);
   if (payload == 0) return false;
@@ -140,8 +141,8 @@ inline bool tiny_operands_valid(const TinyArgs& x, bool row, bool ta, bool tb) n
   const ByteOperand C = stored_operand(x.c, x.m, x.n, row, false, x.ldc, 4);
 
   const GemmProblem p = normalised_problem(x.m, x.n, x.k, x.alpha, A, B, C, !row, x.beta);
-  // The ISA the word was made with (read once: set_isa may run meanwhile, and the payload's
-  // tile index is into that ISA's table).
+  // The fp32 table's level the word was made with (read once: set_isa may run meanwhile, and
+  // the payload's tile index is into that table).
   const kernels::IsaKernels* ks = ctx.kernels_of_isa_bits((word >> kTinyIsaShift) & 3);
   if (ks == nullptr) return false;
   ctx.remember_call(x.a, x.b, x.c);

@@ -1,6 +1,7 @@
 #include "exec/epilogue.hpp"
 
 #include "core/post_ops.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore {

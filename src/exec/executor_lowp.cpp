@@ -12,6 +12,7 @@
 #include "exec/epilogue.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/macro_kernel.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore {
 namespace {

@@ -6,6 +6,7 @@
 #include "core/int_math.hpp"
 #include "core/post_ops.hpp"
 #include "exec/grid_tasks.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 namespace adaptcore {
@@ -129,9 +130,8 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   const int64_t depth_blocks = ceil_div(w.quads, block_quads);
   const std::int64_t quad_bytes = int4 ? 64 : 128;
   const std::int64_t a_quad_bytes = static_cast<std::int64_t>(mr) * prob.parts * 4;
-  // The post-ops of the path these kernels belong to (vpdpbusd: AVX-512).
-  const kernels::IsaKernels* post_isa =
-      kernels::kernels_for(ks.native ? Isa::Avx512 : Isa::Generic);
+  // The post-ops of the level these kernels run with.
+  const kernels::IsaKernels* post_isa = kernels::kernels_for(ks.isa);
   const kernels::PostOpsFn post_fn =
       prob.post != nullptr && !prob.post->empty() && post_isa != nullptr ? post_isa->post_ops
                                                                          : nullptr;
@@ -173,7 +173,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
           // 3.07-3.28 against 2.57-2.87 ms). One row is the stream alone, where the prefetches
           // only compete with the hardware prefetcher; int4 panels, half the bytes, are bound
           // by the dot products.
-          const std::uint8_t* next = !last ? args.w + qn * quad_bytes
+          const std::uint8_t* next = !last          ? args.w + qn * quad_bytes
                                      : pnl + 1 < p1 ? w.panel(wp + 1)
                                                     : nullptr;
           const int64_t next_quads = !last ? std::min(block_quads, w.quads - q0 - qn) : block_quads;

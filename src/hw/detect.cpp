@@ -42,14 +42,15 @@ bool transparent_huge_pages_always() {
 void isa_flags_from_cpuid(HardwareProfile& hw) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  hw.fma3 = __builtin_cpu_supports("fma") != 0;
-  hw.avx2 = __builtin_cpu_supports("avx2") != 0;
-  hw.avx512f = __builtin_cpu_supports("avx512f") != 0;
-  hw.avx512bw = __builtin_cpu_supports("avx512bw") != 0;
-  hw.avx512dq = __builtin_cpu_supports("avx512dq") != 0;
-  hw.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
-  hw.avx512_bf16 = __builtin_cpu_supports("avx512bf16") != 0;
-  hw.avx512_vnni = __builtin_cpu_supports("avx512vnni") != 0;
+  FeatureSet& s = hw.features;
+  s.set(Feature::Fma3, __builtin_cpu_supports("fma") != 0);
+  s.set(Feature::Avx2, __builtin_cpu_supports("avx2") != 0);
+  s.set(Feature::Avx512F, __builtin_cpu_supports("avx512f") != 0);
+  s.set(Feature::Avx512BW, __builtin_cpu_supports("avx512bw") != 0);
+  s.set(Feature::Avx512DQ, __builtin_cpu_supports("avx512dq") != 0);
+  s.set(Feature::Avx512VL, __builtin_cpu_supports("avx512vl") != 0);
+  s.set(Feature::Avx512Bf16, __builtin_cpu_supports("avx512bf16") != 0);
+  s.set(Feature::Avx512Vnni, __builtin_cpu_supports("avx512vnni") != 0);
 #else
   (void)hw;
 #endif
@@ -86,19 +87,21 @@ HardwareProfile detect() {
     hw.cores = static_cast<int>(std::max(1u, ci->get_cores_count()));
 #if defined(__x86_64__) || defined(__i386__)
     const cpuinfo_x86_isa& isa = *ci->isa;
-    hw.fma3 = isa.fma3;
-    hw.avx2 = isa.avx2;
-    hw.avx512f = isa.avx512f;
-    hw.avx512bw = isa.avx512bw;
-    hw.avx512dq = isa.avx512dq;
-    hw.avx512vl = isa.avx512vl;
-    hw.avx512_bf16 = isa.avx512bf16;
-    hw.avx512_vnni = isa.avx512vnni;
+    FeatureSet& s = hw.features;
+    s.set(Feature::Fma3, isa.fma3);
+    s.set(Feature::Avx2, isa.avx2);
+    s.set(Feature::Avx512F, isa.avx512f);
+    s.set(Feature::Avx512BW, isa.avx512bw);
+    s.set(Feature::Avx512DQ, isa.avx512dq);
+    s.set(Feature::Avx512VL, isa.avx512vl);
+    s.set(Feature::Avx512Bf16, isa.avx512bf16);
+    s.set(Feature::Avx512Vnni, isa.avx512vnni);
     // No vector unit at all, where the compiler's CPUID reader finds AVX2: the flags cpuinfo
     // filled are not the ones read here (cpuinfo_private.cpp, opened without RTLD_DEEPBIND
     // next to a host's own cpuinfo), so the reader's flags are taken.
     __builtin_cpu_init();
-    if (!hw.avx2 && !hw.fma3 && __builtin_cpu_supports("avx2") != 0) isa_flags_from_cpuid(hw);
+    if (!s.has(Feature::Avx2) && !s.has(Feature::Fma3) && __builtin_cpu_supports("avx2") != 0)
+      isa_flags_from_cpuid(hw);
 #endif
     if (const auto* l1 = ci->get_l1d_cache(0)) {
       hw.l1d_bytes = l1->size;
@@ -132,14 +135,14 @@ HardwareProfile detect() {
   // 512-bit FMAs issue at two per cycle on some cores and one (two halves) on others, e.g.
   // Zen 4. Absolute probe results move with load and clock, so the library compares the two
   // widths in interleaved samples instead: the ratio is stable, and the answer is 1 or 2.
-  hw.fma_per_cycle_avx2 = 2.0;
-  if (hw.supports(Isa::Avx512)) {
+  hw.fma_per_cycle_256 = 2.0;
+  if (fma_loop(512, hw.features) != nullptr && fma_loop(256, hw.features) != nullptr) {
     double zmm = 0.0, ymm = 0.0;
     for (int i = 0; i < 6; ++i) {
-      zmm = std::max(zmm, measure_fma_gflops(Isa::Avx512, 0.0003));
-      ymm = std::max(ymm, measure_fma_gflops(Isa::Avx2, 0.0003));
+      zmm = std::max(zmm, measure_fma_gflops(512, 0.0003));
+      ymm = std::max(ymm, measure_fma_gflops(256, 0.0003));
     }
-    hw.fma_per_cycle_avx512 = ymm > 0.0 && zmm / ymm > 1.5 ? 2.0 : 1.0;
+    hw.fma_per_cycle_512 = ymm > 0.0 && zmm / ymm > 1.5 ? 2.0 : 1.0;
   }
   // A job handed to workers that spin between calls: the round trip (0.2 us measured by
   // `adaptcore calibrate` on a 2-vCPU Zen 4 guest) and the wait for the slower of two short
@@ -156,26 +159,6 @@ const HardwareProfile& detected_hardware() {
   // Never destroyed: GEMM calls from atexit handlers and static destructors still read it.
   static const HardwareProfile* hw = new HardwareProfile(detect());
   return *hw;
-}
-
-int HardwareProfile::fp32_lanes(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Avx512: return 16;
-    case Isa::Avx2: return 8;
-    default: return 4;
-  }
-}
-
-double HardwareProfile::fma_per_cycle(Isa isa) const noexcept {
-  switch (isa) {
-    case Isa::Avx512: return fma_per_cycle_avx512;
-    case Isa::Avx2: return fma_per_cycle_avx2;
-    default: return 2.0;  // a 4-lane multiply and add each issue every cycle
-  }
-}
-
-double HardwareProfile::peak_gflops_per_core(Isa isa) const noexcept {
-  return 2.0 * fp32_lanes(isa) * fma_per_cycle(isa) * freq_ghz;
 }
 
 }  // namespace adaptcore

@@ -4,16 +4,19 @@
 
 namespace adaptcore {
 
-FmaLoop fma_loop(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Avx512: return &probes::fma_loop_avx512;
-    case Isa::Avx2: return &probes::fma_loop_avx2;
-    default: return nullptr;
-  }
+FmaLoop fma_loop(int vector_bits, FeatureSet have) noexcept {
+#if defined(__x86_64__)
+  if (vector_bits == 512 && have.has(Feature::Avx512F)) return &probes::fma_loop_avx512;
+  if (vector_bits == 256 && have.contains(FeatureSet(Feature::Fma3) | Feature::Avx2))
+    return &probes::fma_loop_avx2;
+#else
+  (void)vector_bits, (void)have;
+#endif
+  return nullptr;
 }
 
-double measure_fma_gflops(Isa isa, double seconds) noexcept {
-  const FmaLoop loop = fma_loop(isa);
+double measure_fma_gflops(int vector_bits, double seconds) noexcept {
+  const FmaLoop loop = fma_loop(vector_bits, FeatureSet(~0u));
   if (loop == nullptr) return 0.0;
   // Iterations between clock reads: about 0.1 M FMAs, tens of microseconds, so detection's
   // sub-millisecond windows overshoot by little.

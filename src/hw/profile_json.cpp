@@ -1,5 +1,6 @@
 // JSON round trip of the hardware profile (nlohmann/json, header-only: no runtime dependency).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -20,19 +21,29 @@ constexpr int kFormatVersion = 1;
 // device or a huge file must not be read into memory.
 constexpr std::uint64_t kMaxProfileBytes = std::uint64_t{1} << 20;
 
-// Field table shared by both directions so the two can never drift apart.
+// A profile's features as one boolean field each, named as to_string(Feature) names them.
+struct FeatureFlags {
+  std::array<bool, kFeatureCount> on{};
+
+  explicit FeatureFlags(FeatureSet s) noexcept {
+    for (int i = 0; i < kFeatureCount; ++i) on[static_cast<std::size_t>(i)] = s.has(feature(i));
+  }
+  FeatureSet set() const noexcept {
+    FeatureSet s;
+    for (int i = 0; i < kFeatureCount; ++i) s.set(feature(i), on[static_cast<std::size_t>(i)]);
+    return s;
+  }
+  static Feature feature(int i) noexcept { return static_cast<Feature>(1u << i); }
+};
+
+// Field table shared by both directions so the two can never drift apart. With `aliases`, the
+// older names of two fields too (read before the current ones, which win when both are given).
 template <class F>
-void for_each_field(HardwareProfile& hw, F&& f) {
+void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliases = false) {
   f("name", hw.name);
   f("cores", hw.cores);
-  f("fma3", hw.fma3);
-  f("avx2", hw.avx2);
-  f("avx512f", hw.avx512f);
-  f("avx512bw", hw.avx512bw);
-  f("avx512dq", hw.avx512dq);
-  f("avx512vl", hw.avx512vl);
-  f("avx512_bf16", hw.avx512_bf16);
-  f("avx512_vnni", hw.avx512_vnni);
+  for (int i = 0; i < kFeatureCount; ++i)
+    f(to_string(FeatureFlags::feature(i)), flags.on[static_cast<std::size_t>(i)]);
   f("freq_ghz", hw.freq_ghz);
   f("l1d_bytes", hw.l1d_bytes);
   f("l2_bytes", hw.l2_bytes);
@@ -46,8 +57,13 @@ void for_each_field(HardwareProfile& hw, F&& f) {
   f("bw_l3_gbs", hw.bw_l3_gbs);
   f("bw_dram_core_gbs", hw.bw_dram_core_gbs);
   f("bw_dram_total_gbs", hw.bw_dram_total_gbs);
-  f("fma_per_cycle_avx512", hw.fma_per_cycle_avx512);
-  f("fma_per_cycle_avx2", hw.fma_per_cycle_avx2);
+  if (aliases) {
+    f("fma_per_cycle_avx512", hw.fma_per_cycle_512);
+    f("fma_per_cycle_avx2", hw.fma_per_cycle_256);
+  }
+  f("fma_per_cycle_512", hw.fma_per_cycle_512);
+  f("fma_per_cycle_256", hw.fma_per_cycle_256);
+  f("fma_per_cycle_128", hw.fma_per_cycle_128);
   f("fork_join_us", hw.fork_join_us);
   f("pack_gbs", hw.pack_gbs);
 }
@@ -77,8 +93,9 @@ constexpr FieldRange kRanges[] = {
     {"bw_l3_gbs", 0.1, 1e5, "GB/s"},
     {"bw_dram_core_gbs", 0.1, 1e5, "GB/s"},
     {"bw_dram_total_gbs", 0.1, 1e5, "GB/s"},
-    {"fma_per_cycle_avx512", 0.01, 64, "per cycle"},
-    {"fma_per_cycle_avx2", 0.01, 64, "per cycle"},
+    {"fma_per_cycle_512", 0.01, 64, "per cycle"},
+    {"fma_per_cycle_256", 0.01, 64, "per cycle"},
+    {"fma_per_cycle_128", 0.01, 64, "per cycle"},
     {"fork_join_us", 0, 1e6, "us"},
     {"pack_gbs", 0.1, 1e5, "GB/s"},
 };
@@ -92,7 +109,8 @@ std::string format_number(double v) {
 // "" or why a field of a profile is out of its range, naming the field.
 std::string check_ranges(HardwareProfile& hw) {
   std::string why;
-  for_each_field(hw, [&](const char* key, auto& v) {
+  FeatureFlags flags(hw.features);
+  for_each_field(hw, flags, [&](const char* key, auto& v) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
       if (!why.empty()) return;
@@ -124,7 +142,8 @@ std::string to_json(const HardwareProfile& hw_in) {
   j["format"] = "adaptcore-hardware-profile";
   j["version"] = kFormatVersion;
   j["source"] = hw.source;
-  for_each_field(hw, [&](const char* key, auto& v) { j[key] = v; });
+  FeatureFlags flags(hw.features);
+  for_each_field(hw, flags, [&](const char* key, auto& v) { j[key] = v; });
   return j.dump(2);
 }
 
@@ -149,19 +168,24 @@ Status parse_profile(const std::string& text, const HardwareProfile& base, Hardw
       !why.empty())
     return fail(why);
   HardwareProfile hw = base;
+  FeatureFlags flags(hw.features);
   int fields = 0;
   for (const auto& [key, value] : obj.members()) {
     bool known = std::find_if(std::begin(kMetadataKeys), std::end(kMetadataKeys),
                               [&](const char* k) { return key == k; }) != std::end(kMetadataKeys);
-    for_each_field(hw, [&](const char* k, auto&) {
-      if (key == k) known = true, ++fields;
-    });
+    for_each_field(
+        hw, flags,
+        [&](const char* k, auto&) {
+          if (key == k) known = true, ++fields;
+        },
+        true);
     if (!known) return fail("unknown field '" + key + "'");
   }
   if (fields == 0) return fail("no profile field (an object of metadata only)");
   FieldReader read(obj);
-  for_each_field(hw, read);
+  for_each_field(hw, flags, read, true);
   if (!read.bad.empty()) return fail("field '" + read.bad + "' has the wrong type");
+  hw.features = flags.set();
   // Every rate and capacity within its plausible range, or the model's costs divide by zero or
   // overflow.
   if (const std::string why = check_ranges(hw); !why.empty()) return fail(why);

@@ -1,9 +1,9 @@
-// The kernel table (IsaKernels, ukernel.hpp) of an fp32 path, from its vector traits V and its
-// register tiles: every tile with both A modes and every row count, the 4x4 dot-product tiles,
-// and the path's pack functions. An ISA unit names only what is its own:
+// The kernel table (IsaKernels, ukernel.hpp) of a level's fp32 kernels, from its vector traits V
+// and its register tiles: every tile with both A modes and every row count, the 4x4 dot-product
+// tiles, and the level's pack functions. A level's unit names only what is its own:
 //   using Path = Fp32Kernels<VecAvx2, Tile<6, 2>, Tile<4, 3>>;
 //   constexpr IsaKernels kAvx2 = Path::table(Isa::Avx2, false, &pack_a..., &pack_b...);
-// Included by the fp32 ISA units; the unnamed namespace gives each its own copy.
+// Included by the levels' fp32 units; the unnamed namespace gives each its own copy.
 #pragma once
 
 #include <type_traits>
@@ -42,9 +42,11 @@ struct Fp32Kernels {
 
   // broadcast_is_free: the broadcast of A folds into the FMA's memory operand (AVX-512).
   static constexpr IsaKernels table(Isa isa, bool broadcast_is_free, PackAFn pack_a, PackBFn pack_b,
-                                    TransposeFn transpose = &transpose_block) {
+                                    TransposeFn transpose = &transpose_block,
+                                    PackCosts costs = {}) {
     return {isa,    V::W, broadcast_is_free,   tiles,     pack_a,
-            pack_b, &dot, &RowsKernel<V>::run, transpose, &apply_post_ops};
+            pack_b, &dot, &RowsKernel<V>::run, transpose, &apply_post_ops,
+            costs};
   }
 };
 

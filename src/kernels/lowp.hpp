@@ -137,7 +137,7 @@ using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, 
 // Everything one low-precision path offers.
 struct LowpKernels {
   DType dtype;
-  Isa isa;           // the ISA path it belongs to (the context's)
+  Isa isa;           // the level whose fp32 kernels and post-ops it runs with
   const char* name;  // "avx512-bf16", "avx512-vnni", "fp32-convert", "int32-generic"
   int group;         // k values per 32-bit group: 2, 4 or 1
   int lanes;         // 32-bit lanes per vector of the kernels
@@ -155,15 +155,5 @@ struct LowpKernels {
   // Dot-product kernels (native AVX512-BF16 and AVX512-VNNI paths); null where there are none.
   const LowpDotKernels* dot = nullptr;
 };
-
-// The kernels of a dtype on an ISA path: the native dot-product kernels on the avx512 path when
-// `native` (the caller checked the CPU has AVX512-BF16, or AVX512-VNNI and AVX512BW), else the
-// fallback: bf16 converted to fp32 for that path's fp32 kernels, or a portable int32 kernel for
-// int8. Like kernels_for, checks nothing about the CPU. Null for F32 or a path the binary lacks.
-const LowpKernels* lowp_kernels_for(DType dtype, Isa isa, bool native) noexcept;
-
-// Per-ISA units (null when the build or the CPU lacks the instructions).
-const LowpKernels* bf16_avx512_kernels() noexcept;  // x86_avx512/bf16_avx512.cpp
-const LowpKernels* int8_vnni_kernels() noexcept;    // x86_avx512/int8_vnni.cpp
 
 }  // namespace adaptcore::kernels

@@ -129,10 +129,18 @@ using TransposeFn = void (*)(int64_t rows, int64_t cols, const float* src, int64
 using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int64_t i0, int64_t i1,
                            int64_t j0, int64_t j1);
 
-// Everything one ISA path offers. Tiles are ordered from the largest (compute-bound) to the
-// narrowest; the planner may pick any of them.
+// What the model needs to know of a table's packers beyond its tiles: the share of the profile's
+// packing rate a B packer that transposes reaches, and the cycles per element of the dot plans'
+// block transpose (fitted constants: docs/MODEL.md, "Fitted constants").
+struct PackCosts {
+  double transposing_pack_b_share = 0.5;
+  double dot_pack_cycles = 2.0;
+};
+
+// Everything one level's fp32 kernels offer. Tiles are ordered from the largest
+// (compute-bound) to the narrowest; the planner may pick any of them.
 struct IsaKernels {
-  Isa isa;
+  Isa isa;                 // the level that registers the table
   int lanes;               // fp32 lanes per vector register
   bool broadcast_is_free;  // broadcast folds into the FMA's memory operand (AVX-512)
   std::span<const TileKernels> tiles;
@@ -142,14 +150,7 @@ struct IsaKernels {
   RowsKernelFn rows = nullptr;  // the rank-k row kernel (null: the path has none)
   TransposeFn transpose = nullptr;
   PostOpsFn post_ops = nullptr;
+  PackCosts pack_costs{};
 };
-
-// The kernel table of a path, or nullptr if the binary was built without it. Does not check
-// that the CPU supports it: the caller (the context) does.
-const IsaKernels* kernels_for(Isa isa) noexcept;
-
-const IsaKernels& generic_kernels() noexcept;
-const IsaKernels* avx2_kernels() noexcept;
-const IsaKernels* avx512_kernels() noexcept;
 
 }  // namespace adaptcore::kernels

@@ -76,7 +76,9 @@ using WqQuantizeFn = void (*)(const WqQuantizeArgs&);
 // each with one instantiation per row count 1..mr.
 struct WqKernels {
   const char* name;    // "avx512-vnni", "int32-generic"
-  bool native;         // vpdpbusd (the model's peak); false: the portable kernel
+  Isa isa;             // the level whose fp32 post-ops it runs with
+  bool native;         // a dot-product instruction (the model's peak); false: the portable kernel
+  int dot_bits;        // the width of that instruction's vectors (0: portable)
   int mr_two, mr_one;  // tile rows for two parts / one part
   std::array<WqFn, kWqMaxMr> two_int8{}, one_int8{}, two_int4{}, one_int4{};
   WqQuantizeFn quantize;
@@ -87,10 +89,6 @@ struct WqKernels {
   }
   int mr(int parts) const noexcept { return parts == 2 ? mr_two : mr_one; }
 };
-
-// Per-ISA units: vpdpbusd (null where the build lacks it) and the portable path.
-const WqKernels* wq_vnni_kernels() noexcept;     // x86_avx512/wq_vnni.cpp
-const WqKernels& wq_generic_kernels() noexcept;  // generic/wq_generic.cpp
 
 // The portable quantizer; the native one gives identical bits (same operations, nearest-even
 // rounding, fused residual), so either may quantize for either kernel.

@@ -11,11 +11,13 @@ namespace adaptcore::kernels {
 namespace {
 
 template <template <int, bool> class Tile>
-WqKernels make_wq_kernels(const char* name, bool native, int mr_two, int mr_one,
-                          WqQuantizeFn quantize) {
+constexpr WqKernels make_wq_kernels(const char* name, Isa isa, int dot_bits, int mr_two, int mr_one,
+                                    WqQuantizeFn quantize) {
   WqKernels k{};
   k.name = name;
-  k.native = native;
+  k.isa = isa;
+  k.native = dot_bits > 0;
+  k.dot_bits = dot_bits;
   k.mr_two = mr_two;
   k.mr_one = mr_one;
   k.two_int8 = row_table<WqFn, Tile<2, false>, kWqMaxMr, kWqMaxMr>();

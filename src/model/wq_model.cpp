@@ -26,7 +26,7 @@ constexpr double kSplitPerCycleGeneric = 0.15;
 }  // namespace
 
 double WqModel::dots_per_cycle() const noexcept {
-  return native_ ? hw_.fma_per_cycle(Isa::Avx512) : kGenericDotsPerCycle;
+  return native_ ? hw_.fma_per_cycle_at(dot_bits_) : kGenericDotsPerCycle;
 }
 
 double WqModel::cycles_per_quad(int m, int parts, bool int4) const noexcept {

@@ -13,9 +13,10 @@ namespace adaptcore {
 
 class WqModel {
  public:
-  // native: the kernels issue vpdpbusd (WqKernels::native, the one fact of the kernel table the
-  // model needs); else the portable kernel's rate.
-  WqModel(const HardwareProfile& hw, bool native) : hw_(hw), native_(native) {}
+  // dot_bits: the width of the dot-product vectors the kernels issue (WqKernels::dot_bits, the
+  // one fact of the kernel table the model needs); 0: the portable kernel's rate.
+  WqModel(const HardwareProfile& hw, int dot_bits)
+      : hw_(hw), native_(dot_bits > 0), dot_bits_(dot_bits) {}
   CostBreakdown predict(const ShapeKey& key, const Plan& plan) const noexcept;
 
   // vpdpbusd-equivalent instructions one core issues per cycle (16 lanes x 4 multiply-adds).
@@ -34,6 +35,7 @@ class WqModel {
 
   const HardwareProfile& hw_;
   bool native_;
+  int dot_bits_;
 };
 
 }  // namespace adaptcore

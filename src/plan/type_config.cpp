@@ -37,7 +37,7 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   cfg.group = 1;
   cfg.lanes = ks.lanes;
   cfg.macs_per_lane = 1.0;
-  cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
+  cfg.instr_per_cycle = hw.fma_per_cycle_at(32 * ks.lanes);
   cfg.latency_cycles = kFmaLatency;
   cfg.chained_vectors = kernels::kChainVectors;
   copy_tiles(ks.tiles, cfg);
@@ -48,28 +48,20 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
     if (lanes == ks.lanes) continue;
     TileShape& t = cfg.tiles[static_cast<std::size_t>(i)];
     t.lanes = lanes;
-    t.instr_per_cycle = lanes == HardwareProfile::fp32_lanes(Isa::Avx2)
-                            ? hw.fma_per_cycle(Isa::Avx2)
-                            : cfg.instr_per_cycle;
+    t.instr_per_cycle = hw.fma_per_cycle_at(32 * lanes);
   }
   for (int i = 0; i < cfg.tile_count; ++i)
     cfg.tiles[static_cast<std::size_t>(i)].transposed_c =
         ks.tiles[static_cast<std::size_t>(i)].has_transposed_store();
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = cfg.prefetch_b = true;
+  // A transposing pack of A keeps half the profile's rate on every level: at the full rate the
+  // model prefers packing A for in-place-B shapes where the tile it then takes runs slower
+  // (docs/MODEL.md, "Fitted constants": P1, and "Still wrong").
   cfg.transposing_pack_share = 0.5;
-  // AVX-512's B packer transposes 16 lines in registers, or deinterleaves a few steps stored as
-  // one run: 28-38 GB/s on one core against the profile's 29 (pack_b of 2,000 lines of 3 to
-  // 256 steps). Its A packer measured 20-29 GB/s (8- and 14-row panels of 256 steps), but at
-  // the full rate the model prefers packing A for in-place-B shapes where the tile it then
-  // takes runs slower (27 x 3831 x 1176 warm, one core: 0.75x), so A keeps the half rate
-  // until the tile choice there is priced right (docs/MODEL.md, "Still wrong").
-  cfg.transposing_pack_b_share = ks.isa == Isa::Avx512 ? 1.0 : 0.5;
+  cfg.transposing_pack_b_share = ks.pack_costs.transposing_pack_b_share;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
   cfg.dot_pack_b = ks.dot != nullptr;
-  // The AVX-512 block transpose: 16 rows of B a step, a dense B of at most 8 columns
-  // deinterleaved (19 x 2 x 931 warm, one core: 2.5-2.9 us a call with the copy element by
-  // element, 1.58 with it).
-  cfg.dot_pack_cycles = ks.isa == Isa::Avx512 ? 0.5 : 2.0;
+  cfg.dot_pack_cycles = ks.pack_costs.dot_pack_cycles;
   cfg.rows = ks.rows != nullptr;
   return cfg;
 }
@@ -82,7 +74,7 @@ TypeConfig type_config(const kernels::LowpKernels& ks, const HardwareProfile& hw
   cfg.group = ks.group;
   cfg.lanes = ks.lanes;
   cfg.macs_per_lane = ks.macs_per_lane;
-  cfg.instr_per_cycle = hw.fma_per_cycle(ks.isa);
+  cfg.instr_per_cycle = hw.fma_per_cycle_at(32 * ks.lanes);
   if (ks.dtype == DType::U8S8 && ks.macs_per_lane < 4.0)  // the portable int8 kernel
     cfg.instr_per_cycle = kGenericInt8MacsPerCycle / (ks.lanes * ks.macs_per_lane);
   cfg.latency_cycles = kDotLatency;

@@ -43,9 +43,9 @@ void set_depth_blocking(const ShapeKey& key, const HardwareProfile& hw, Plan& p)
   p.prefetch_b = false;
   const int64_t rows = std::min(p.mc, key.m);
   if (wq_dtype_int4(key.dtype) || rows < 3) return;
-  const double budget = 0.75 * static_cast<double>(hw.l2_bytes) -
-                        static_cast<double>(rows) * wq_dtype_parts(key.dtype) *
-                            static_cast<double>(key.k);
+  const double budget = 0.75 * static_cast<double>(hw.l2_bytes) - static_cast<double>(rows) *
+                                                                      wq_dtype_parts(key.dtype) *
+                                                                      static_cast<double>(key.k);
   auto block_bytes = [](int64_t kc) {
     return static_cast<double>(ceil_div(kc, int64_t{4})) * 128.0;
   };
@@ -106,7 +106,7 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
 Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
                             const kernels::WqKernels& ks) {
   const ShapeClass cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
-  const WqModel model(hw, ks.native);
+  const WqModel model(hw, ks.dot_bits);
   Explanation e = rank_by_model(
       cls, candidates(key, cls, ks, hw), [&](const Plan& p) { return model.predict(key, p); },
       [](Plan& p, const CostBreakdown& c) { p.predicted_us = c.total_us; });

@@ -28,6 +28,7 @@
 #include "dispatch/plan_file.hpp"
 #include "dispatch/planning.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "planner/planner.hpp"
 
@@ -100,9 +101,13 @@ int main(int argc, char** argv) {
   Context ctx(o);
   const HardwareProfile& hw = ctx.hardware();
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512})
-    if (detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr)
+  // Each fp32 table once, the best level (whose low-precision tables the others lack) in place
+  // of the one whose fp32 table it runs.
+  for (const Isa isa : kernels::built_levels())
+    if (detected_hardware().supports(isa) && kernels::kernels_for(isa)->isa == isa)
       isas.push_back(isa);
+  if (kernels::kernels_for(isas.back()) == kernels::kernels_for(detected_hardware().best_isa()))
+    isas.back() = detected_hardware().best_isa();
 
   const DType dtypes[3] = {DType::F32, DType::Bf16, DType::U8S8};
   struct Shape {

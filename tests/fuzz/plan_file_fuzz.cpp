@@ -38,6 +38,7 @@
 #include "exec/executor_wq.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "planner/planner.hpp"
 
@@ -76,9 +77,13 @@ struct State {
   std::vector<Isa> isas;
   State() {
     fresh_context();
-    for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512})
-      if (detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr)
+    // Each fp32 table once, the best level (whose low-precision tables the others lack) in place
+    // of the one whose fp32 table it runs.
+    for (const Isa isa : kernels::built_levels())
+      if (detected_hardware().supports(isa) && kernels::kernels_for(isa)->isa == isa)
         isas.push_back(isa);
+    if (kernels::kernels_for(isas.back()) == kernels::kernels_for(detected_hardware().best_isa()))
+      isas.back() = detected_hardware().best_isa();
   }
   void fresh_context() {
     ContextOptions o;

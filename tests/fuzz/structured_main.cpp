@@ -33,6 +33,7 @@
 #include "core/wq_problem.hpp"
 #include "dispatch/plan_file.hpp"
 #include "dispatch/planning.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
@@ -306,9 +307,13 @@ int main(int argc, char** argv) {
   }
   // The ISA paths in the order the fuzz target lists them.
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512})
-    if (detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr)
+  // Each fp32 table once, the best level (whose low-precision tables the others lack) in place
+  // of the one whose fp32 table it runs.
+  for (const Isa isa : kernels::built_levels())
+    if (detected_hardware().supports(isa) && kernels::kernels_for(isa)->isa == isa)
       isas.push_back(isa);
+  if (kernels::kernels_for(isas.back()) == kernels::kernels_for(detected_hardware().best_isa()))
+    isas.back() = detected_hardware().best_isa();
   ContextOptions o;
   o.threads = 1;
   o.read_environment = false;

@@ -22,6 +22,7 @@
 #include "exec/thread_pool.hpp"
 #include "hw/clock_probe.hpp"
 #include "hw/fma_probe.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/cpus.hpp"
@@ -244,13 +245,9 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   const Budget b = options.quick ? Budget{5, 0.004} : Budget{9, 0.03};
   const int threads = options.threads > 0 ? options.threads : std::max(1, base.cores);
   rep.threads = threads;
-  Isa isa = Isa::Generic;
-  if (real.supports(Isa::Avx512) && base.supports(Isa::Avx512))
-    isa = Isa::Avx512;
-  else if (real.supports(Isa::Avx2) && base.supports(Isa::Avx2))
-    isa = Isa::Avx2;
+  const Isa isa = kernels::best_level(real.features & base.features);
   rep.isa = isa;
-  const ReadFn reader = measure::loops::read_pass_for(isa);
+  const ReadFn reader = measure::loops::read_pass_for(32 * HardwareProfile::fp32_lanes(isa));
   const std::vector<int> cpus = allowed_cpus();
   Buffer big;  // the DRAM buffer, shared by the one-thread and all-thread figures
 
@@ -262,30 +259,30 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
     for (int i = 0; i < (options.quick ? 3 : 7); ++i) ghz.push_back(measure_clock_ghz());
     hw.freq_ghz = median(ghz);
 
-    // FMA issue rate per path: sustained GFLOP/s / (2 flops x lanes x clock), to 0.5.
+    // FMA issue rate per vector width: sustained GFLOP/s / (2 flops x lanes x clock), to 0.5.
     // The probe divides by wall time; rescaled by wall / CPU time of the call, time spent
     // preempted by other processes does not count.
-    auto fma_rate = [&](Isa path) {
+    auto fma_rate = [&](int bits) {
       std::vector<double> g;
-      measure_fma_gflops(path, b.sample_s);  // warm-up (clock ramp, AVX-512 licence)
+      measure_fma_gflops(bits, b.sample_s);  // warm-up (clock ramp, AVX-512 licence)
       for (int i = 0; i < b.samples; ++i) {
         const auto t0 = Clock::now();
         const double c0 = thread_cpu_seconds();
-        const double gflops = measure_fma_gflops(path, b.sample_s);
+        const double gflops = measure_fma_gflops(bits, b.sample_s);
         const double cpu = thread_cpu_seconds() - c0, wall = seconds_since(t0);
         g.push_back(cpu > 0 ? gflops * std::max(1.0, wall / cpu) : gflops);
       }
       return median(g);
     };
-    if (real.supports(Isa::Avx512)) {
-      rep.fma_gflops_avx512 = fma_rate(Isa::Avx512);
-      if (rep.fma_gflops_avx512 > 0)
-        hw.fma_per_cycle_avx512 = round_half(rep.fma_gflops_avx512 / (2.0 * 16 * hw.freq_ghz));
+    if (fma_loop(512, real.features) != nullptr) {
+      rep.fma_gflops_512 = fma_rate(512);
+      if (rep.fma_gflops_512 > 0)
+        hw.fma_per_cycle_512 = round_half(rep.fma_gflops_512 / (2.0 * 16 * hw.freq_ghz));
     }
-    if (real.supports(Isa::Avx2)) {
-      rep.fma_gflops_avx2 = fma_rate(Isa::Avx2);
-      if (rep.fma_gflops_avx2 > 0)
-        hw.fma_per_cycle_avx2 = round_half(rep.fma_gflops_avx2 / (2.0 * 8 * hw.freq_ghz));
+    if (fma_loop(256, real.features) != nullptr) {
+      rep.fma_gflops_256 = fma_rate(256);
+      if (rep.fma_gflops_256 > 0)
+        hw.fma_per_cycle_256 = round_half(rep.fma_gflops_256 / (2.0 * 8 * hw.freq_ghz));
     }
 
     // Read bandwidth of each level: a buffer well inside it (half of L1, a quarter of L2, and
@@ -321,7 +318,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (const double v = median(one); v > 0) hw.bw_dram_core_gbs = v;
     }
 
-    // Packing with the path's pack_b, source and destination in L2.
+    // Packing with the level's pack_b, source and destination in L2.
     if (const kernels::IsaKernels* ks = kernels::kernels_for(isa))
       if (const double v = pack_rate(*ks, base.l2_bytes, b); v > 0) hw.pack_gbs = v;
   }

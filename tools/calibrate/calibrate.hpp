@@ -23,10 +23,10 @@ struct CalibrationOptions {
 
 // What each measurement covered, for the report.
 struct CalibrationReport {
-  int threads = 0;         // threads used for bw_dram_total and fork_join
-  Isa isa = Isa::Generic;  // path of the loads and of pack_b
+  int threads = 0;      // threads used for bw_dram_total and fork_join
+  Isa isa = Isa::Auto;  // the level of the loads and of pack_b
   int64_t l1_buffer = 0, l2_buffer = 0, l3_buffer = 0, dram_buffer = 0;  // bytes read per pass
-  double fma_gflops_avx512 = 0.0, fma_gflops_avx2 = 0.0;  // one thread, raw probe result
+  double fma_gflops_512 = 0.0, fma_gflops_256 = 0.0;  // one thread, raw probe result
   // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
   // other processes ran, and the wall-clock figure is low).
   double dram_total_cpu_share = 0.0;

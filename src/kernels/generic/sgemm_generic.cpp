@@ -1,6 +1,7 @@
 // Portable fp32 micro-kernels and packing: baseline compiler flags only, so they run on any
 // CPU the binary runs on. The path of last resort and the reference for the others' layouts.
 #include "kernels/fp32_kernels.hpp"
+#include "kernels/generic/tables.hpp"
 #include "kernels/generic/vec_generic.hpp"
 #include "kernels/pack_template.hpp"
 #include "kernels/ukernel.hpp"
@@ -18,14 +19,4 @@ constexpr IsaKernels kGeneric = Generic::table(
 
 namespace adaptcore::kernels {
 const IsaKernels& generic_kernels() noexcept { return kGeneric; }
-
-const IsaKernels* kernels_for(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::Generic: return &generic_kernels();
-    case Isa::Avx2: return avx2_kernels();
-    case Isa::Avx512: return avx512_kernels();
-    case Isa::Auto: break;
-  }
-  return nullptr;
-}
 }  // namespace adaptcore::kernels

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/generic/tables.hpp"
 #include "kernels/generic/vec_generic.hpp"
 #include "kernels/tile_epilogue.hpp"
 #include "kernels/wq.hpp"
@@ -129,10 +130,9 @@ void wq_quantize_portable(const WqQuantizeArgs& a) noexcept {
   a.row_factor_out[a.row] = row_factor;
 }
 
-const WqKernels& wq_generic_kernels() noexcept {
-  static const WqKernels ks =
-      make_wq_kernels<Tile>("int32-generic", false, 4, 6, &wq_quantize_portable);
-  return ks;
-}
+constexpr WqKernels kGeneric =
+    make_wq_kernels<Tile>("int32-generic", Isa::Generic, 0, 4, 6, &wq_quantize_portable);
+
+const WqKernels& wq_generic_kernels() noexcept { return kGeneric; }
 
 }  // namespace adaptcore::kernels

@@ -1,8 +1,9 @@
 // AVX2 + FMA3 fp32 micro-kernels and packing. Compiled with -mavx2 -mfma only; reached through
-// avx2_kernels() after the context checked the CPU supports both.
+// the registry (config.cpp) after the context checked the CPU supports both.
 #include "kernels/fp32_kernels.hpp"
 #include "kernels/pack_template.hpp"
 #include "kernels/ukernel.hpp"
+#include "kernels/x86_avx2/tables.hpp"
 #include "kernels/x86_avx2/vec_avx2.hpp"
 
 namespace {
@@ -18,5 +19,5 @@ constexpr IsaKernels kAvx2 =
 }  // namespace
 
 namespace adaptcore::kernels {
-const IsaKernels* avx2_kernels() noexcept { return &kAvx2; }
+const IsaKernels& avx2_kernels() noexcept { return kAvx2; }
 }  // namespace adaptcore::kernels

@@ -9,6 +9,7 @@
 #include "kernels/fp32_kernels.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx512/pack_transpose_avx512.hpp"
+#include "kernels/x86_avx512/tables.hpp"
 #include "kernels/x86_avx512/transposed_store_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
 
@@ -28,10 +29,15 @@ using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2, void, TransposedStoreAvx512>,
                            Tile<8, 3, void, TransposedStoreAvx512>,
                            Tile<6, 4, void, TransposedStoreAvx512>, Tile<8, 1, VecAvx512Half>>;
 
-constexpr IsaKernels kAvx512 = Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512,
-                                             &pack_b_cols_avx512, &transpose_block_avx512);
+// The B packer transposes 16 lines in registers (or deinterleaves a few steps stored as one
+// run), so a transposing pack of B runs at the profile's full packing rate; the block transpose
+// of the dot plans moves 16 rows a step (docs/MODEL.md, "Fitted constants": P1, P2).
+constexpr PackCosts kPackCosts{1.0, 0.5};
+constexpr IsaKernels kAvx512 =
+    Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512, &pack_b_cols_avx512,
+                  &transpose_block_avx512, kPackCosts);
 }  // namespace
 
 namespace adaptcore::kernels {
-const IsaKernels* avx512_kernels() noexcept { return &kAvx512; }
+const IsaKernels& avx512_kernels() noexcept { return kAvx512; }
 }  // namespace adaptcore::kernels

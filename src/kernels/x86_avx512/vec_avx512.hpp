@@ -43,7 +43,7 @@ struct VecAvx512 {
 // Half-width fp32 vectors (ymm, AVX-512VL: 32 registers and k-masks as for zmm) for the
 // narrow tiles of the AVX-512 table: where C has at most 8 columns a 16-lane vector wastes
 // half its lanes, and cores that split a 512-bit FMA in two (Zen 4) issue two 256-bit FMAs a
-// cycle, so the narrow tile doubles the rate (HardwareProfile::fma_per_cycle_avx2).
+// cycle, so the narrow tile doubles the rate (HardwareProfile::fma_per_cycle_256).
 struct VecAvx512Half {
   using reg = __m256;
   using elem = float;

@@ -23,6 +23,7 @@
 #include "kernels/wq_split.hpp"
 #include "kernels/wq_tables.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
+#include "kernels/x86_avx512_vnni/tables.hpp"
 
 namespace adaptcore::kernels {
 namespace {
@@ -420,10 +421,11 @@ void quantize(const WqQuantizeArgs& a) noexcept {
 
 }  // namespace
 
-const WqKernels* wq_vnni_kernels() noexcept {
-  static const WqKernels ks =
-      make_wq_kernels<Tile>("avx512-vnni", true, kTileRows<2>, kTileRows<1>, &quantize);
-  return &ks;
-}
+// A constant: the registry reads it on any CPU, where code built for this unit's flags may not
+// run.
+constexpr WqKernels kVnni =
+    make_wq_kernels<Tile>("avx512-vnni", Isa::Avx512, 512, kTileRows<2>, kTileRows<1>, &quantize);
+
+const WqKernels& wq_vnni_kernels() noexcept { return kVnni; }
 
 }  // namespace adaptcore::kernels

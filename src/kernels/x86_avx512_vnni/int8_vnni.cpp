@@ -1,8 +1,8 @@
 // AVX512-VNNI kernels: vpdpbusd over B packed in groups of 4 k-values per column (u8 x s8 ->
 // s32). Compiled with -mavx512f -mavx512bw -mavx512vnni; reached only after the CPU reported
-// avx512_vnni (lowp_kernels_for). The kernels are the shared ones (tile_kernels.hpp,
-// dot_tile.hpp) over DpbusdStep (x86_avx512/dpbusd_avx512.hpp: exactness, signedness order);
-// this unit picks the tiles and packs B.
+// avx512_vnni (the avx512_vnni level, config.cpp). The kernels are the shared ones
+// (tile_kernels.hpp, dot_tile.hpp) over DpbusdStep (dpbusd_avx512.hpp: exactness, signedness
+// order); this unit picks the tiles and packs B.
 //
 // The tile equals the true sum whenever that fits in int32: always for K <= 65793
 // (65793 * 32640 < 2^31).
@@ -21,9 +21,10 @@
 #include "kernels/lowp.hpp"
 #include "kernels/lowp_pack_template.hpp"
 #include "kernels/tile_kernels.hpp"
-#include "kernels/x86_avx512/dpbusd_avx512.hpp"
 #include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
+#include "kernels/x86_avx512_vnni/dpbusd_avx512.hpp"
+#include "kernels/x86_avx512_vnni/tables.hpp"
 
 namespace {
 
@@ -130,5 +131,5 @@ constexpr LowpKernels kVnni{
 }  // namespace
 
 namespace adaptcore::kernels {
-const LowpKernels* int8_vnni_kernels() noexcept { return &kVnni; }
+const LowpKernels& int8_vnni_kernels() noexcept { return kVnni; }
 }  // namespace adaptcore::kernels

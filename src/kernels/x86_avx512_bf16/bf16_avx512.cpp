@@ -1,7 +1,7 @@
 // AVX512-BF16 kernels: vdpbf16ps over B packed in k-pairs, A broadcast as pairs. Compiled with
 // -mavx512f -mavx512bf16 (and BW/VL for the packing); reached only after the CPU reported
-// avx512_bf16 (lowp_kernels_for). The kernels are the shared ones (tile_kernels.hpp,
-// dot_tile.hpp) over Dpbf16Step; this unit picks the tiles.
+// avx512_bf16 (the avx512_bf16 level, config.cpp). The kernels are the shared ones
+// (tile_kernels.hpp, dot_tile.hpp) over Dpbf16Step; this unit picks the tiles.
 //
 // Per pair of depth steps a 14x32 tile loads 2 B vectors, broadcasts 14 A pairs and issues 28
 // vdpbf16ps, each 16 lanes x 2 multiply-adds: twice the work of the fp32 kernel's FMAs at the
@@ -21,9 +21,10 @@
 #include "kernels/lowp.hpp"
 #include "kernels/lowp_pack_template.hpp"
 #include "kernels/tile_kernels.hpp"
-#include "kernels/x86_avx512/dpbf16_avx512.hpp"
 #include "kernels/x86_avx512/pack_b_words_avx512.hpp"
 #include "kernels/x86_avx512/vec_avx512.hpp"
+#include "kernels/x86_avx512_bf16/dpbf16_avx512.hpp"
+#include "kernels/x86_avx512_bf16/tables.hpp"
 
 namespace {
 
@@ -98,5 +99,5 @@ constexpr LowpKernels kBf16{adaptcore::DType::Bf16,
 }  // namespace
 
 namespace adaptcore::kernels {
-const LowpKernels* bf16_avx512_kernels() noexcept { return &kBf16; }
+const LowpKernels& bf16_avx512_kernels() noexcept { return kBf16; }
 }  // namespace adaptcore::kernels
