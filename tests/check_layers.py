@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-INCLUDE_ROOTS = ["src", "bench", "tools", "include"]
+INCLUDE_ROOTS = ["src", "bench", "tools", "include", "experiments"]
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp")
 PUBLIC = "include/adaptcore"
 # Headers the build generates (not in the source tree), as the folder they belong to: the list of

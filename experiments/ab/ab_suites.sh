@@ -3,12 +3,12 @@
 # timed in ROUNDS pairs (default 2) alternating old, new / new, old (so drifts of the machine
 # hit both alike), adaptcore alone
 # (--libs none), 2 threads. Per-shape results go to OUTDIR/<suite>-<old|new>-<run>/results.csv;
-# `python3 scripts/ab_suites.py OUTDIR` prints the geomean ratios and the shapes below 0.9
+# `python3 experiments/ab/ab_suites.py OUTDIR` prints the geomean ratios and the shapes below 0.9
 # with their same-binary spread.
-#   [ROUNDS=3] bash scripts/ab_suites.sh OLD_BINARY NEW_BINARY OUTDIR
+#   [ROUNDS=3] bash experiments/ab/ab_suites.sh OLD_BINARY NEW_BINARY OUTDIR
 set -euo pipefail
 OLD=$1 NEW=$2 OUT=$3
-SUITES="${ADAPTCORE_SUITES_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../bench/suites" && pwd)}"
+SUITES="${ADAPTCORE_SUITES_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../bench/suites" && pwd)}"
 mkdir -p "$OUT"
 common=(--libs none --threads 2 --rounds 2 --target 0.04 --settle 0 --max-gflop 40)
 run() {  # name binary args...

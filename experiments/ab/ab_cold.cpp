@@ -1,8 +1,8 @@
 // ab_cold.cpp: one shape, operands cold (calls rotate over operand sets filling 256 MiB),
 // through the public API of whichever build it is linked against; the library-level check of
-// a shape scripts/ab_suites.py flags (bench/README.md, "Before/after comparisons"). Build it
+// a shape experiments/ab/ab_suites.py flags (bench/README.md, "Before/after comparisons"). Build it
 // against each tree (-DOLD_API for trees before the context-last argument order and the bf16
-// type), e.g. g++ -std=c++20 -O2 -DOLD_API -IOLD/include scripts/ab_cold.cpp
+// type), e.g. g++ -std=c++20 -O2 -DOLD_API -IOLD/include experiments/ab/ab_cold.cpp
 // OLD/build/src/libadaptcore_core.a -lcpuinfo -lpthread -ldl -o ab_cold_old
 //   ADAPTCORE_NUM_THREADS=2 taskset -c 0,1 ./ab_cold_old f32|bf16|u8s8|w8a16 M N K [reps]
 #include <algorithm>

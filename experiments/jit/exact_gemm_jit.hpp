@@ -1,5 +1,5 @@
 // Exact-size fp32 GEMM kernels generated at run time (Xbyak), for the comparison of generated
-// code against the library's ahead-of-time kernel set (bench/jit/jit_vs_aot.cpp, docs/MODEL.md,
+// code against the library's ahead-of-time kernel set (experiments/jit/jit_vs_aot.cpp, docs/MODEL.md,
 // "Exact-size code"). One kernel computes a whole m x n x k problem, normalised as the library
 // normalises it (C row-major, B rows contiguous, A rows or columns contiguous):
 //

@@ -1,4 +1,4 @@
-# ab_suites.py OUTDIR: reads what scripts/ab_suites.sh wrote (any number of rounds); per suite
+# ab_suites.py OUTDIR: reads what experiments/ab/ab_suites.sh wrote (any number of rounds); per suite
 # the geomean new/old speed of adaptcore's per-shape time (the fastest of each binary's runs),
 # the shapes below 0.9, and whether each is beyond its same-binary spread (the ratio of a
 # binary's slowest to fastest run of that shape): a shape is within noise when the ratio times
