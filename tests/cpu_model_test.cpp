@@ -26,12 +26,8 @@ HardwareProfile zen4_guest() {
   HardwareProfile hw;
   hw.source = "test";
   hw.cores = 2;
-  hw.features.set(Feature::Fma3, true);
-  hw.features.set(Feature::Avx2, true);
-  hw.features.set(Feature::Avx512F, true);
-  hw.features.set(Feature::Avx512BW, true);
-  hw.features.set(Feature::Avx512DQ, true);
-  hw.features.set(Feature::Avx512VL, true);
+  hw.features = FeatureSet(Feature::Fma3) | Feature::Avx2 | Feature::Avx512F | Feature::Avx512BW |
+                Feature::Avx512DQ | Feature::Avx512VL;
   hw.freq_ghz = 3.69;
   hw.l1d_bytes = 32 * 1024;
   hw.l2_bytes = 1024 * 1024;

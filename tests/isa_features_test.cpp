@@ -330,14 +330,7 @@ TEST(IsaFeatures, ExecutorRejectsNativeTileOnFallbackContext) {
 // rule is checked on machines that have every feature too.
 TEST(IsaFeatures, FeatureClaimsCheckedAgainstTheCpu) {
   HardwareProfile all;
-  all.features.set(Feature::Fma3, true);
-  all.features.set(Feature::Avx2, true);
-  all.features.set(Feature::Avx512F, true);
-  all.features.set(Feature::Avx512BW, true);
-  all.features.set(Feature::Avx512DQ, true);
-  all.features.set(Feature::Avx512VL, true);
-  all.features.set(Feature::Avx512Bf16, true);
-  all.features.set(Feature::Avx512Vnni, true);
+  all.features = FeatureSet((1u << kFeatureCount) - 1);  // every feature
   EXPECT_EQ(unsupported_feature_claims(all, all), "");
   EXPECT_EQ(unsupported_feature_claims(HardwareProfile{}, HardwareProfile{}), "");
 
@@ -373,14 +366,7 @@ TEST(IsaFeatures, ProfileClaimingEveryFeatureMatchesTheCpu) {
   const char* text = R"({"fma3": true, "avx2": true, "avx512f": true, "avx512bw": true,
     "avx512dq": true, "avx512vl": true, "avx512_bf16": true, "avx512_vnni": true})";
   HardwareProfile all = detected_hardware();
-  all.features.set(Feature::Fma3, true);
-  all.features.set(Feature::Avx2, true);
-  all.features.set(Feature::Avx512F, true);
-  all.features.set(Feature::Avx512BW, true);
-  all.features.set(Feature::Avx512DQ, true);
-  all.features.set(Feature::Avx512VL, true);
-  all.features.set(Feature::Avx512Bf16, true);
-  all.features.set(Feature::Avx512Vnni, true);
+  all.features = FeatureSet((1u << kFeatureCount) - 1);  // every feature
   const std::string missing = unsupported_feature_claims(all, detected_hardware());
   HardwareProfile out;
   std::string err;

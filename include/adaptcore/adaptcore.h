@@ -345,7 +345,7 @@ AC_API const char* ac_status_string(ac_status_t status) AC_NOEXCEPT;
 AC_API ac_status_t ac_set_num_threads(int threads) AC_NOEXCEPT;
 AC_API int ac_get_num_threads(void) AC_NOEXCEPT;
 
-/* Force an ISA path in the default context (AC_ISA_AUTO restores detection). */
+/* Run the default context at a level (ac_isa_t; AC_ISA_AUTO restores the best one). */
 AC_API ac_status_t ac_set_isa(ac_isa_t isa) AC_NOEXCEPT;
 AC_API ac_isa_t ac_get_isa(void) AC_NOEXCEPT;
 
@@ -396,7 +396,7 @@ AC_API ac_status_t ac_context_init_status(const ac_context* ctx, const char** me
 
 AC_API ac_status_t ac_context_set_num_threads(ac_context* ctx, int threads) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_get_num_threads(const ac_context* ctx, int* threads) AC_NOEXCEPT;
-/* AC_ISA_AUTO restores the best path; get reports the active path, never AC_ISA_AUTO. */
+/* AC_ISA_AUTO restores the best level; get reports the active level, never AC_ISA_AUTO. */
 AC_API ac_status_t ac_context_set_isa(ac_context* ctx, ac_isa_t isa) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_get_isa(const ac_context* ctx, ac_isa_t* isa) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_set_residency(ac_context* ctx, ac_residency_t residency) AC_NOEXCEPT;

@@ -27,7 +27,7 @@ struct InternalAccess;
 
 struct ContextOptions {
   int threads = 0;               // 0: ADAPTCORE_NUM_THREADS if set, else all cores
-  Isa isa = Isa::Auto;           // Auto: ADAPTCORE_ISA if set, else the best supported
+  Isa isa = Isa::Auto;           // Auto: ADAPTCORE_ISA if set, else the best level here
   std::string profile_path;      // JSON hardware profile; empty: ADAPTCORE_HW_PROFILE or detect
   bool read_environment = true;  // honour the ADAPTCORE_* variables above
   std::string plan_file;         // plan file to preload; empty: ADAPTCORE_PLAN_FILE if set
@@ -54,9 +54,10 @@ class Context {
   Status set_threads(int threads) noexcept;
   int threads() const noexcept;
 
-  // Forces a path; UnsupportedIsa if the CPU lacks it. Auto restores the best path.
+  // Runs at a level of the registry (types.hpp, Isa): its kernels and those of the levels below
+  // it; UnsupportedIsa if this CPU or build lacks it. Auto restores the best level.
   Status set_isa(Isa isa) noexcept;
-  Isa isa() const noexcept;  // the active path, never Auto
+  Isa isa() const noexcept;  // the active level, never Auto
 
   // The residency the planner assumes from now on (ContextOptions::residency): a caller that
   // knows its next calls stream data (or reuse it) says so here; plans for both are cached.
@@ -328,7 +329,7 @@ class PackedWeights {
   int64_t k() const noexcept;       // depth (rows of op(B)); 0 when empty
   int64_t n() const noexcept;       // output columns; 0 when empty
   int panel_cols() const noexcept;  // nr, the columns of a panel; 0 when empty
-  Isa isa() const noexcept;         // the path whose tiles the panels are cut for
+  Isa isa() const noexcept;         // the level of the context that packed them
   // Bytes of the panels: fp32 k * n * 4; bf16 ceil(k / 2) * round_up(n, panel_cols()) * 4 (on
   // CPUs without AVX512-BF16, whose bf16 path runs the fp32 kernels: k * round_up(n, nr) * 4);
   // aligned to 64.

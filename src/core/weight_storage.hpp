@@ -12,9 +12,7 @@ namespace adaptcore {
 // `bytes` (rounded up to whole lines) on a 64-byte boundary, zero-filled when `zero`; from 2 MiB
 // on aligned to 2 MiB and advised as transparent huge pages (ignored by a kernel without
 // them). Throws bad_alloc. Huge pages matter for the stream: the prefetchers follow a run
-// beyond 4 KiB boundaries and no page walk interrupts it (one core, fp32 1 x 24576 x 4096
-// from memory: 33 against 24 GB/s; W8A16 4 x 4096 x 4096 panels under the dot products: 972
-// against 836 GOP/s, 992 with the weights in cache).
+// beyond 4 KiB boundaries and no page walk interrupts it (docs/EVIDENCE.md, E8).
 std::unique_ptr<unsigned char, FreeDeleter> weight_bytes(std::size_t bytes, bool zero);
 
 // `count` elements of T in weight_bytes storage.

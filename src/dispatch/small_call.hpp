@@ -26,7 +26,7 @@ namespace adaptcore::detail {
 // Dimensions up to this take the path (11 bits each in the word). Past a few hundred the
 // whole-call saving (~50-80 ns: validation, key, plan-cache probe, executor set-up) matters
 // only on calls of a few hundred nanoseconds, which at 2048 means a depth of a few steps over
-// one or two rows (2 x 1302 x 1: 0.26 -> 0.20 us a call).
+// one or two rows (docs/EVIDENCE.md, E7).
 inline constexpr int64_t kTinyMaxDim = 2048;
 
 struct TinyArgs {

@@ -77,9 +77,8 @@ class F32Op : public F32Operands {
   }
   // Whole mr-row panels, and a last panel of fewer rows as narrow as its rows (args_of reads it
   // with that stride). Padded to mr, a 2-row tile's panel over a depth of 1408 was 79 KB, 7/8
-  // zeros, read a line per step from L2 beside B (2..6 x 2048 x 1408 on prepacked B from the
-  // L3, 2 threads: 74-78 us padded, 61-72 us narrow). A padded tail runs the full tile on the
-  // panel: mr wide.
+  // zeros, read a line per step from L2 beside B (docs/EVIDENCE.md, E3). A padded tail runs the
+  // full tile on the panel: mr wide.
   void pack_a(const unsigned char* src, int64_t mb, int64_t kb, int64_t, unsigned char* out) const {
     const int64_t whole = padded_ ? mb : mb / mr_ * mr_;
     const auto* a_src = reinterpret_cast<const float*>(src);

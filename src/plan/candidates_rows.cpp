@@ -21,10 +21,8 @@ void add_rows_candidates(const ShapeKey& key, const ShapeClass& cls, const Hardw
     if (pm > key.m) continue;
     // A core's C of a small part of its L2 is written back after the call, at no cost to it,
     // by the register tiles' plain stores; non-temporal stores would write it out during the
-    // call (cold, 2 threads: 200 x 200 x 8, 80 KiB a core, 1.7x slower, 344 x 205 x 2 at 140
-    // KiB about even). From a quarter of L2 on, the plain stores' reads for ownership from
-    // memory cost more than they save (127 x 2039 x 1, 500 KiB a core: 105 us against 33-41;
-    // 612 x 699 x 1 1.5x; 1000 x 260 x 1 1.2x); the model weighs the rest.
+    // call. From a quarter of L2 on, the plain stores' reads for ownership from memory cost
+    // more than they save (docs/EVIDENCE.md, E5); the model weighs the rest.
     if (4 * ceil_div(key.m, int64_t{pm}) * key.n <= hw.l2_bytes / 4) continue;
     Plan p;
     p.kind = PlanKind::Rows;

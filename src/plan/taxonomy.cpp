@@ -34,7 +34,8 @@ ShapeClass classify(const ShapeKey& key, const HardwareProfile& hw,
   // woken and joined.
   // Operands in memory (ShapeKey::cold): one core also waits for their bytes at its DRAM rate.
   // So does a core writing a C beyond L1 (a line from L2 and one back per store: a rank-1
-  // update of 70 x 607 takes 3 us for 0.75 us of multiply-adds), counted at the L2 rate.
+  // update's stores take about four times its multiply-adds, docs/EVIDENCE.md E9), counted at
+  // the L2 rate.
   double one_core_us = 2.0 * m * n * k / (cfg.peak_gops_per_core(hw) * 1e3);
   if (key.cold) one_core_us = std::max(one_core_us, footprint / (hw.bw_dram_core_gbs * 1e3));
   if (4.0 * m * n > static_cast<double>(hw.l1d_bytes))

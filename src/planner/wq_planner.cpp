@@ -32,8 +32,7 @@ ShapeClass classify_wq(const ShapeKey& key, const HardwareProfile& hw, int mr) {
 // split activations besides. The whole depth is one block where that fits; a deeper panel is
 // cut into equal blocks of whole activation groups that do (a 14336-deep panel is 458 KB: with
 // 8 rows' activations the next one would evict the current one, so it ran without the
-// prefetch; in two blocks it has it again: 2 threads, 8 x 4096 x 14336 from memory 1547-1696
-// us against 1309-1444, 16 rows 2696-2754 against 2207-2243). Blocks are equal because a short
+// prefetch; in two blocks it has it again: docs/EVIDENCE.md, E4). Blocks are equal because a short
 // last one would issue the next panel's prefetch in a burst. Where not even two blocks of 1024
 // depth values fit beside the activations, one block and no prefetch.
 void set_depth_blocking(const ShapeKey& key, const HardwareProfile& hw, Plan& p) {

@@ -7,6 +7,7 @@
 
 #include "adaptcore/types.hpp"
 #include "kernels/lowp.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/wq.hpp"
 
@@ -30,5 +31,15 @@ struct Bf16ConvertKernels {
   std::array<LowpTile, 8> tiles{};
   LowpKernels table{};
 };
+
+// The Level of an x86 level that adds fp32 kernels (Fp32(), its own) and runs bf16 and int8 over
+// them the portable way; made on first use (its config.cpp's level_<name>()).
+template <Isa Id, const IsaKernels& (*Fp32)() noexcept>
+const Level& fp32_level() noexcept {
+  static const Bf16ConvertKernels bf16(Fp32());
+  static const LowpKernels int8 = portable_int8_kernels(Id);
+  static const Level level{Id, &Fp32(), &bf16.table, &int8};
+  return level;
+}
 
 }  // namespace adaptcore::kernels

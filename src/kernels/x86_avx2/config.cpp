@@ -6,11 +6,6 @@
 
 namespace adaptcore::kernels {
 
-const Level& level_avx2() noexcept {
-  static const Bf16ConvertKernels bf16(avx2_kernels());
-  static const LowpKernels int8 = portable_int8_kernels(Isa::Avx2);
-  static const Level level{Isa::Avx2, &avx2_kernels(), &bf16.table, &int8};
-  return level;
-}
+const Level& level_avx2() noexcept { return fp32_level<Isa::Avx2, &avx2_kernels>(); }
 
 }  // namespace adaptcore::kernels

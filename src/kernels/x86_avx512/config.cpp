@@ -6,11 +6,6 @@
 
 namespace adaptcore::kernels {
 
-const Level& level_avx512() noexcept {
-  static const Bf16ConvertKernels bf16(avx512_kernels());
-  static const LowpKernels int8 = portable_int8_kernels(Isa::Avx512);
-  static const Level level{Isa::Avx512, &avx512_kernels(), &bf16.table, &int8};
-  return level;
-}
+const Level& level_avx512() noexcept { return fp32_level<Isa::Avx512, &avx512_kernels>(); }
 
 }  // namespace adaptcore::kernels

@@ -113,9 +113,9 @@ constexpr LowpDirectTile kDirect{4,
 // vpdpbusd with the u8 side (A, or B when SwapB) as the unsigned operand, its bytes xored with
 // 0x80 when Flip; with a colsum also B's column sums by vpdpbusd against ones (N more per
 // step). Step by step over the tile's columns, as the other types: with the next column tile
-// read ahead (exec/macro_kernel.hpp DotPrefetchRule) that runs 1 x 14336 x 4096 cold on one
-// core in 1812 us against 3790 column by column, the order these tiles had for M <= 2 before
-// it (one accumulator chain per row then moved 64 bytes a dot latency; Zen 5, 2026-12-05).
+// read ahead (exec/macro_kernel.hpp DotPrefetchRule) that is twice as fast as column by column
+// for one or two rows, where one accumulator chain per row moved 64 bytes a dot latency
+// (docs/EVIDENCE.md, E1).
 template <bool SwapB, bool Flip>
 using Dot =
     DotTile<LowpDotArgs, DpbusdStep<SwapB>, std::conditional_t<SwapB, S8Values, U8Values<Flip>>,

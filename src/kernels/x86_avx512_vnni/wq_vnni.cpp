@@ -267,9 +267,8 @@ inline __m512 add_epi32_as_ps(__m512 x, __m512 y) {
 // fused residual, rounding of e * inv2), hence the same bits. Groups go in batches of 16: their
 // maxima, scales (IEEE divisions, as the scalar ones) and compensations are reduced and computed
 // as vectors instead of a horizontal reduction and scalar divisions per group; with the first
-// pass in four chains and the whole vectors of a group unmasked, a row of 4096 values takes
-// 1.26-1.36 us against 1.70-1.77 group by group (one Zen 5 core; the same two changes without
-// the batches: 1.85-1.95).
+// pass in four chains and the whole vectors of a group unmasked, about a quarter faster than
+// group by group (docs/EVIDENCE.md, E2).
 template <int PARTS>
 void quantize_parts(const WqQuantizeArgs& a) noexcept {
   // max |x| and the poison sum in four chains (one chain is bound by the add's latency).
