@@ -3,8 +3,10 @@
 // tables). Where it does not, the test is skipped only if the CPU really lacks the feature, as
 // the compiler's own CPUID reader sees it (apart from the library's detection); where the CPU has
 // it, the test fails: a build without the kernels, or detection that lost a flag, cannot pass as
-// "not on this CPU". At the end of the run each test program prints which levels it exercised
-// and which it skipped.
+// "not on this CPU". A build configured for fewer levels (-DADAPTCORE_LEVELS, which defines
+// ADAPTCORE_LEVELS_RESTRICTED for the tests) skips the levels it was told not to build, saying
+// so. At the end of the run each test program prints which levels it exercised and which it
+// skipped.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +15,9 @@
 #include <mutex>
 #include <set>
 #include <string>
+
+#include "adaptcore/types.hpp"
+#include "kernels/registry.hpp"
 
 namespace adaptcore::test {
 
@@ -26,6 +31,27 @@ inline const char* feature_name(CpuFeature f) {
     case CpuFeature::Avx512Vnni: return "avx512_vnni";
   }
   return "?";
+}
+
+// The registry level that offers a feature's kernels.
+inline Isa level_of(CpuFeature f) {
+  switch (f) {
+    case CpuFeature::Avx2: return Isa::Avx2;
+    case CpuFeature::Avx512: return Isa::Avx512;
+    case CpuFeature::Avx512Bf16: return Isa::Avx512Bf16;
+    case CpuFeature::Avx512Vnni: return Isa::Avx512Vnni;
+  }
+  return Isa::Generic;
+}
+
+// Whether the build was configured without the level (ADAPTCORE_LEVELS), not lost it.
+inline bool left_out_of_build(CpuFeature f) {
+#if defined(ADAPTCORE_LEVELS_RESTRICTED)
+  return !kernels::built(level_of(f));
+#else
+  (void)f;
+  return false;
+#endif
 }
 
 // The CPU's answer (GCC's / Clang's CPUID reader, which also asks whether the OS saves the
@@ -87,6 +113,9 @@ inline const bool kFeatureLogRegistered = (FeatureLog::get(), true);
     const bool adaptcore_available_ = (available);                                            \
     ::adaptcore::test::FeatureLog::get().note(feature, adaptcore_available_);                 \
     if (!adaptcore_available_) {                                                              \
+      if (::adaptcore::test::left_out_of_build(feature))                                      \
+        GTEST_SKIP() << ::adaptcore::test::feature_name(feature)                              \
+                     << " is not built (ADAPTCORE_LEVELS)";                                   \
       if (::adaptcore::test::cpu_has(feature))                                                \
         FAIL() << ::adaptcore::test::feature_name(feature)                                    \
                << ": the CPU has it, but the library does not offer it (build or detection)"; \
