@@ -402,3 +402,86 @@ TEST(IsaFeatures, DetectionWithoutCpuinfoAgrees) {
 
 }  // namespace
 }  // namespace adaptcore
+
+namespace adaptcore::test {
+namespace {
+
+// The lattice: each level after the one below it, containing its needs; names round-trip.
+TEST(Registry, LatticeIsOrderedAndNamed) {
+  std::vector<Isa> seen;
+  for (const kernels::LatticeRow& row : kernels::lattice()) {
+    if (row.below != Isa::Auto) {
+      ASSERT_NE(std::find(seen.begin(), seen.end(), row.below), seen.end()) << row.name;
+      EXPECT_TRUE(row.needs.contains(kernels::lattice_row(row.below)->needs)) << row.name;
+      EXPECT_NE(row.needs, kernels::lattice_row(row.below)->needs) << row.name;
+    }
+    seen.push_back(row.id);
+    Isa parsed = Isa::Auto;
+    EXPECT_TRUE(parse_isa(row.name, parsed));
+    EXPECT_EQ(parsed, row.id);
+    EXPECT_STREQ(to_string(row.id), row.name);
+  }
+  Isa parsed = Isa::Generic;
+  EXPECT_FALSE(parse_isa("avx1024", parsed));
+  EXPECT_TRUE(parse_isa(" AVX512-BF16 ", parsed));
+  EXPECT_EQ(parsed, Isa::Avx512Bf16);
+  EXPECT_EQ(kernels::lattice_row(static_cast<Isa>(9)), nullptr);
+  EXPECT_STREQ(to_string(static_cast<Isa>(9)), "unknown");
+}
+
+// Every built level runs a table of every kind: its own, or the one of the level below it.
+TEST(Registry, BuiltLevelsResolveEveryTable) {
+  ASSERT_FALSE(kernels::built_levels().empty());
+  EXPECT_EQ(kernels::built_levels().front(), Isa::Generic);
+  for (const Isa isa : kernels::built_levels()) {
+    SCOPED_TRACE(to_string(isa));
+    const kernels::LatticeRow* row = kernels::lattice_row(isa);
+    ASSERT_NE(row, nullptr);
+    ASSERT_NE(kernels::kernels_for(isa), nullptr);
+    ASSERT_NE(kernels::lowp_kernels_for(DType::Bf16, isa), nullptr);
+    ASSERT_NE(kernels::lowp_kernels_for(DType::U8S8, isa), nullptr);
+    ASSERT_NE(kernels::wq_kernels_for(isa), nullptr);
+    EXPECT_EQ(kernels::lowp_kernels_for(DType::F32, isa), nullptr);
+    if (row->below == Isa::Auto) continue;
+    EXPECT_TRUE(kernels::built(row->below));
+    // A level adds something: a table of its own of some kind.
+    const Isa b = row->below;
+    EXPECT_TRUE(kernels::kernels_for(isa) != kernels::kernels_for(b) ||
+                kernels::lowp_kernels_for(DType::Bf16, isa) !=
+                    kernels::lowp_kernels_for(DType::Bf16, b) ||
+                kernels::lowp_kernels_for(DType::U8S8, isa) !=
+                    kernels::lowp_kernels_for(DType::U8S8, b) ||
+                kernels::wq_kernels_for(isa) != kernels::wq_kernels_for(b));
+  }
+  for (const kernels::LatticeRow& row : kernels::lattice())
+    if (!kernels::built(row.id)) EXPECT_EQ(kernels::kernels_for(row.id), nullptr) << row.name;
+}
+
+// best_level and clamp_level: the highest built level a feature set allows, at most the asked.
+TEST(Registry, BestAndClampedLevels) {
+  EXPECT_EQ(kernels::best_level(FeatureSet{}), Isa::Generic);
+  EXPECT_EQ(kernels::clamp_level(Isa::Auto, FeatureSet{}), Isa::Generic);
+  const FeatureSet all((1u << kFeatureCount) - 1);
+  const Isa top = kernels::built_levels().back();
+  EXPECT_EQ(kernels::best_level(all), top);
+  for (const Isa isa : kernels::built_levels()) {
+    SCOPED_TRACE(to_string(isa));
+    EXPECT_EQ(kernels::clamp_level(isa, all), isa);
+    const FeatureSet needs = kernels::lattice_row(isa)->needs;
+    EXPECT_EQ(kernels::best_level(needs), isa) << "exactly its needs";
+    EXPECT_EQ(kernels::clamp_level(top, needs), isa);
+    if (isa != Isa::Generic) {
+      const Isa below = kernels::lattice_row(isa)->below;
+      EXPECT_EQ(kernels::clamp_level(isa, kernels::lattice_row(below)->needs), below);
+    }
+  }
+  // A profile with AVX512-BF16 but without VNNI is below the bf16 level.
+  if (kernels::built(Isa::Avx512Bf16)) {
+    FeatureSet no_vnni = all;
+    no_vnni.set(Feature::Avx512Vnni, false);
+    EXPECT_EQ(kernels::best_level(no_vnni), Isa::Avx512);
+  }
+}
+
+}  // namespace
+}  // namespace adaptcore::test
