@@ -109,9 +109,11 @@ ReReadLevel reread_level(const HardwareProfile& hw, double block, int ld_log2, d
 // most panels is the one every other core waits for.
 BlockedShare CpuModel::blocked_share(const ShapeKey& key, const Plan& p) const noexcept {
   BlockedShare s;
-  s.m = static_cast<double>(key.m), s.n = static_cast<double>(key.n),
+  s.m = static_cast<double>(key.m);
+  s.n = static_cast<double>(key.n);
   s.k = static_cast<double>(key.k);
-  s.mr = p.mr, s.nr = p.nr;
+  s.mr = p.mr;
+  s.nr = p.nr;
   s.threads = p.threads();
   s.eb = cfg_.in_bytes;
   s.pw = cfg_.packed_bytes_per_k();
