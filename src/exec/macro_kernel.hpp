@@ -162,9 +162,9 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         // A read in place: the block's rows in row tiles of even heights (13 rows of a 6-row
         // tile as 5 + 4 + 4, not 6 + 6 + 1), as the kernels run any height up to mr; a
         // one-row tile reads the same B vectors per step for one row's multiply-adds, and
-        // waits on them (6x64, one row, k = 32, B rows 20 KiB apart: 233 ns against 285 for
-        // six rows). Packed A keeps whole mr-row panels. Worked out once per block of rows,
-        // not per column tile, where its divisions were a tenth of a 1 x 7076 x 2 call.
+        // waits on them. Packed A keeps whole mr-row panels. Worked out once per block of
+        // rows, not per column tile, where its divisions were a visible part of a short call
+        // (docs/MODEL.md M6).
         const int64_t row_tiles = ceil_div(mb, int64_t{mr});
         const int64_t even = p.pack_a ? mr : ceil_div(mb, row_tiles);
         const int64_t taller = p.pack_a ? row_tiles : mb - (even - 1) * row_tiles;
@@ -174,8 +174,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         // bookkeeping takes, and its B block is small enough to stay close in any order: each
         // row tile sweeps the columns in one call of the Op, the kernel arguments made once,
         // and C is written row panel by row panel instead of in column strips that touch a
-        // page per row (one core, warm: 1 x 7076 x 2 1.67 -> 1.05 us, 114 x 850 x 2 10.8 ->
-        // 8.8 us; 1303 x 5431 x 1 3.0 -> 0.9 ms).
+        // page per row (docs/MODEL.md M7).
         // Row tile `it`, starting at row ir of the block and column j of the panel.
         auto place_row_tile = [&](int64_t it, int64_t ir, int64_t j) {
           t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
@@ -208,8 +207,8 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           if (kb_next > 0) {
             const unsigned char* next = op.b.at(pc + kb, jc + jr);
             const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
-            // Rows closer than a line share lines: one prefetch per line, not per row
-            // (1 x 4 x 488 warm: a prefetch per 16-byte row was a quarter of the call).
+            // Rows closer than a line share lines: one prefetch per line, not per row, whose
+            // extra instructions a short call would notice (docs/MODEL.md M8).
             const int64_t r_step = std::max<int64_t>(1, 64 / std::max<int64_t>(row_bytes, 1));
             for (int64_t r = 0; r < kb_next; r += r_step)
               for (int64_t col = 0; col < bytes; col += 64)
@@ -237,15 +236,12 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
 // the hardware prefetchers reach it): the next column tile. Its columns are asked for by the
 // first row tile; where they are short (kDotPrefetchShareBytes), shared out among the row
 // tiles instead, so that the lines are asked for over the whole tile's time and not in one
-// burst that the core's outstanding misses cap (one core, fp32, weights from memory: 12 / 16 x
-// 1536 x 576 1.28x / 1.22x, but 16 x 2048 x 1536 0.89x and 12 x 2048 x 2048 0.92x shared,
-// where the last columns are then asked for too late). A larger tile: the first row tile
-// reads its own columns kDotPrefetchAheadBytes ahead (slightly better than the next tile for
-// 4 x 4096 x 4096), and the later ones find them cached. A lone fp32 single-row tile reads
-// none: at M = 1 its loads alone keep enough lines in flight (1 x 1536 x 576 was 0.93x with
-// it, 1 x 2048 x 512 0.85x). The bf16 and int8 ones do (their loads are masked, every step,
-// and fall behind: one core, cold, bf16 1 x 7143 x 110 159 -> 52 us, 1 x 4096 x 4096 1384 ->
-// 953 us; int8 1 x 1536 x 576 92 -> 32 us, 1 x 14336 x 4096 5049 -> 3669 us).
+// burst that the core's outstanding misses cap; past that share the last columns would be
+// asked for too late. A larger tile: the first row tile reads its own columns
+// kDotPrefetchAheadBytes ahead, and the later ones find them cached. A lone fp32 single-row
+// tile reads none: at M = 1 its loads alone keep enough lines in flight, and the prefetches
+// only cost. The bf16 and int8 ones do: their loads are masked, every step, and fall behind.
+// (Measured: docs/MODEL.md M9.)
 inline constexpr int64_t kDotPrefetchTileMaxBytes = 48 * 1024;
 inline constexpr int64_t kDotPrefetchShareBytes = 4 * 1024;
 inline constexpr int64_t kDotPrefetchAheadBytes = 2048;

@@ -13,6 +13,9 @@
 
 namespace adaptcore {
 
+struct BlockedShare;
+struct BlockedTraffic;
+
 struct CostBreakdown {
   double compute_us = 0;  // FMA issue, load-port and latency bound of the busiest core
   double memory_us = 0;   // slowest memory level's traffic of the busiest core
@@ -22,9 +25,15 @@ struct CostBreakdown {
   const char* bound = "compute";  // which term dominates
 };
 
+// The combination rule of docs/MODEL.md, "Terms": the prefetchers overlap the overlapped memory
+// traffic with the FMAs, the exposed traffic, packing and synchronisation add to it:
+//   total = max(compute, overlapped) + exposed + pack + sync
+// Sets memory_us (overlapped + exposed), bound and total_us from the other terms of c.
+void combine_terms(CostBreakdown& c, double overlapped_us, double exposed_us) noexcept;
+
 // Share of the DRAM bandwidth a core gets when it reads `rows` rows of a matrix side by side,
 // each a separate stream (an in-place B sliver kc rows deep): past about 8 streams the hardware
-// prefetchers lose some, (8 / rows)^0.25 as fitted on Zen 4 (docs/MODEL.md); 1 for 8 or fewer.
+// prefetchers lose some, (8 / rows)^0.25 (fitted: docs/MODEL.md F3); 1 for 8 or fewer.
 double dram_row_stream_efficiency(double rows) noexcept;
 // Whether a block of rows (row_bytes each, 2^stride_log2 bytes apart) stays in a cache of
 // cache_bytes and `ways` while other data streams through: within half the capacity its set
@@ -75,6 +84,30 @@ class CpuModel {
   // capped share (l3_bytes) that blocking within a call counts on.
   double source_gbs(const ShapeKey& key, double bytes, int threads) const noexcept;
   CostBreakdown predict_blocked(const ShapeKey& key, const Plan& plan) const noexcept;
+  // The blocked plan's terms (blocked_terms.cpp; docs/MODEL.md, "Terms"), each of the busiest
+  // core: its share and blocking, the compute term, packing, memory traffic by operand (added
+  // to the overlapped or the exposed part) and synchronisation.
+  BlockedShare blocked_share(const ShapeKey& key, const Plan& p) const noexcept;
+  double blocked_compute_us(const BlockedShare& s, const Plan& p) const noexcept;
+  double prefetch_c_us(const BlockedShare& s) const noexcept;
+  double pack_gbs(double src_gbs, bool transposing, double run, double share,
+                  int threads) const noexcept;
+  double pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
+  double pack_a_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
+  void prepacked_b_traffic(const ShapeKey& key, const BlockedShare& s,
+                           BlockedTraffic& t) const noexcept;
+  void packed_b_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
+  double b_stream_share(const ShapeKey& key, const BlockedShare& s, const Plan& p) const noexcept;
+  double tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
+  void in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
+                          BlockedTraffic& t) const noexcept;
+  void packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
+  void in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
+                          BlockedTraffic& t) const noexcept;
+  void c_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
+                 BlockedTraffic& t) const noexcept;
+  double split_k_reduction_us(const BlockedShare& s, const Plan& p) const noexcept;
+  double blocked_sync_us(const ShapeKey& key, const BlockedShare& s, const Plan& p) const noexcept;
   CostBreakdown predict_dot(const ShapeKey& key, const Plan& plan) const noexcept;
   CostBreakdown predict_rows(const ShapeKey& key, const Plan& plan) const noexcept;
 

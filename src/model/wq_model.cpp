@@ -6,24 +6,10 @@
 
 #include "core/wq_problem.hpp"
 #include "core/wq_weights.hpp"
+#include "model/model_constants.hpp"
 
 namespace adaptcore {
-namespace {
-
-constexpr double kLoadsPerCycle = 2.0;
-// Vector integer / conversion ops of the flush and the int4 unpack per cycle beside the dot
-// unit (taken as not overlapping it: they share Zen 4's vector pipes).
-constexpr double kVectorOpsPerCycle = 2.0;
-constexpr double kKernelEfficiency = 0.94;
-// The portable int32 kernel: about a quarter of a 4-lane vector's multiply-adds per cycle,
-// i.e. 1/64 of a vpdpbusd (used only where nothing else exists; it ranks its own candidates).
-constexpr double kGenericDotsPerCycle = 1.0 / 64.0;
-// The activation split, elements per cycle and core (vectorised: a few passes of 16 lanes;
-// portable: scalar), measured order of magnitude on Zen 4.
-constexpr double kSplitPerCycleNative = 2.0;
-constexpr double kSplitPerCycleGeneric = 0.15;
-
-}  // namespace
+using namespace model_constants;
 
 double WqModel::dots_per_cycle() const noexcept {
   return native_ ? hw_.fma_per_cycle_at(dot_bits_) : kGenericDotsPerCycle;
@@ -72,9 +58,12 @@ CostBreakdown WqModel::predict(const ShapeKey& key, const Plan& p) const noexcep
   // Compute: every tile x panel of the busiest core; the last tile of a core may be short.
   const double m_last = std::fmod(std::min(m, tiles_t * mr), mr);
   const int rows_last = m_last == 0.0 ? p.mr : static_cast<int>(m_last);
+  // Per tile: its quad steps, its groups' flushes, and a fixed part per row of its two output
+  // vectors (kWqNr = 32 columns).
   auto tile_cycles = [&](int rows) {
     return quads * cycles_per_quad(rows, parts, int4) +
-           groups * cycles_per_flush(rows, parts, key.wq_group > 0) + 2.0 * rows * 6.0;
+           groups * cycles_per_flush(rows, parts, key.wq_group > 0) +
+           2.0 * rows * kWqEpilogueCyclesPerVector;
   };
   const double cycles = panels_t * ((tiles_t - 1.0) * tile_cycles(p.mr) + tile_cycles(rows_last));
   c.compute_us = cycles / (ghz * 1e3) / kKernelEfficiency;

@@ -19,8 +19,8 @@ namespace {
 // docs/MODEL.md, "Memory, exposed").
 constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 // In-place B beyond decode: a middle depth, whose B sliver (kc x nr) stays in L1 while every
-// row tile of the block meets it (64 x 11008 x 4096 cold, 2 threads, 6x64: kc = 64 or 128
-// 163 GFLOP/s, kc = 256 149, packing B 148).
+// row tile of the block meets it, and its row streams from DRAM are few enough
+// (docs/MODEL.md M10).
 constexpr int64_t kKcInPlace = 64;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
@@ -44,8 +44,7 @@ bool may_prefetch_b(const ShapeKey& key, const TypeConfig& cfg, const Plan& p) {
 // HardwareProfile::l3_warm_bytes) and the blocks are several. A core with one or two rows
 // over B rows of 16 KiB and more is the exception: its tile issues B's loads as fast as the
 // core can, the prefetchers follow such long row streams, and the prefetch instructions only
-// take load slots (one core, cold: 1 and 2 x 4096..28672 x 1408..8192 1.05-1.24x faster
-// without them; 3 and 4 rows 0.7-0.9x, 1 x 684 x 1951 0.54x).
+// take load slots; from three rows on the prefetches win again (docs/MODEL.md M11).
 bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg,
                   const Plan& p, int64_t m_t, int64_t n_t) {
   if (!may_prefetch_b(key, cfg, p)) return false;
@@ -117,13 +116,13 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     const int mr = cfg.tile(ti).mr, nr = cfg.tile(ti).nr;
     // Transposed: a tile whose rows hold all of C's columns (key.m here), so that a densely
     // stored C gets the store's run of rows; a C split over row tiles of C^T is stored row by
-    // row (2000 x 7 x 1 over 6x64: 4.7 us, over 8x48 2.4).
+    // row, slower than the plain plan (docs/MODEL.md M12).
     if (transposed && (!cfg.tile(ti).transposed_c || mr < key.m)) continue;
     // Prepacked B: the tiles of the panels' width, which read them in place.
     if (panels && nr != key.b_panel_nr) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
-    // less than that (1533 x 18 x 6082 cold: 8x8 2.3x slower than 8x48).
+    // less than that (docs/MODEL.md M13).
     // (Panels of a narrow tile's width have no other tile to read them.)
     if (cfg.lanes_of(cfg.tile(ti)) < cfg.lanes && key.n > nr && !panels) continue;
     const std::vector<CoreGrid> grids = core_grids(threads, key.m, key.n, key.k, mr, nr, split_k);
@@ -177,8 +176,7 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
           used[n_used++] = kc;
           for (const CoreGrid& g : grids) {
             // Prepacked weights split over M would have every core stream all of them: with
-            // columns enough for every core, split N or K (two threads, 64 x 4096 x 4096 cold
-            // split over M, 8x48: 11.2 ms; over N, 6x64: 9.8 ms, oneDNN's 9.8).
+            // columns enough for every core, split N or K (docs/MODEL.md M14).
             if (panels && g.pm > 1 && key.n >= int64_t{threads} * nr) continue;
             const int64_t m_t = core_share(key.m, mr, g.pm);
             const int64_t n_t = core_share(key.n, nr, g.pn);
@@ -219,9 +217,8 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             // Prepacked panels over a deep block with a few row tiles more than the A block's
             // third of L2 holds: all the core's rows in one block when they and two of the
             // panels' runs fit in L2, so each run read from memory is met by every row tile
-            // while it is in L2 (bf16, 4096 x 4096 cold, two threads, every candidate timed in
-            // one process: 16 rows 900 -> 828 us, where as 14 + 2 rows the 2-row block re-read
-            // the runs from L3; 24 rows 1186 -> 1033 us; 32 rows 1554 -> 1388 us).
+            // while it is in L2; split as mc allows, a short second block re-reads the runs
+            // from L3 (docs/MODEL.md M15).
             if (panels && p.pack_a && m_t > p.mc &&
                 pw * (round_up(m_t, int64_t{mr}) + 2 * nr) * p.kc <= hw.l2_bytes) {
               Plan q = p;

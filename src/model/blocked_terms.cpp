@@ -1,0 +1,407 @@
+// The terms of a blocked (register-tile) plan's predicted time, one function per term of
+// docs/MODEL.md, "Terms": the busiest core's share, compute, memory per operand and level,
+// packing, synchronisation, and the combination in CpuModel::predict_blocked.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/int_math.hpp"
+#include "model/cpu_model.hpp"
+#include "model/model_constants.hpp"
+
+namespace adaptcore {
+
+using namespace model_constants;
+
+// The busiest core's share of the problem and the plan's blocking within it (docs/MODEL.md,
+// "Notation"): the model prices that core, the others finish no later.
+struct BlockedShare {
+  double m = 0, n = 0, k = 0;  // the problem
+  double mr = 0, nr = 0;       // the register tile
+  int threads = 1;
+  double eb = 0;   // source bytes per element
+  double pw = 0;   // packed bytes per k value
+  double grp = 0;  // k values per packed step
+  double m_t = 0, n_t = 0, k_t = 0;
+  double kc = 0, mc = 0, nc = 0;
+  double k_blocks = 0, m_blocks = 0, n_blocks = 0;
+  double steps = 0;  // packed steps of the depth loop
+  double row_tiles = 0, col_tiles = 0;
+  bool direct_b = false;  // B in place by a tile of its own (TypeConfig::in_place_b false)
+};
+
+// Memory traffic of the busiest core: what the prefetchers overlap with the FMAs, and what the
+// core waits for.
+struct BlockedTraffic {
+  double overlapped_us = 0;
+  double exposed_us = 0;
+};
+
+namespace {
+
+double transfer_us(double bytes, double gbs) { return bytes / (gbs * 1e3); }
+
+// A packed block's extent along its operand's contiguous direction, in bytes: the run a read
+// from DRAM restarts the prefetchers on. A block spanning the core's whole share is one
+// stream (the cores read a row's shares side by side): no run.
+double run_bytes(double eb, double block, double share) {
+  return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
+}
+
+// Cycles of the store at the end of a kernel call, per tile of `rows` rows and `live` vectors.
+// A row store costs per vector; the transposed store interleaves the tile's rows (C's columns)
+// per live vector, with permutes that grow with the row count up to the wide form's fixed
+// register transpose.
+double store_cycles(double rows, double live, bool transposed) {
+  if (!transposed) return kStoreCyclesPerVector * rows * live;
+  if (rows > kTransposedStoreWideRows)
+    return (kTransposedStoreWideFixedCycles + kTransposedStoreWideRowCycles * rows) * live;
+  return (kTransposedStoreFixedCycles +
+          kTransposedStorePermuteCycles * rows * std::ceil(rows / 2)) *
+         live;
+}
+
+// A kernel call's own cycles, once per depth block: set-up and the C tile's load and store.
+double call_cycles(double rows, double live, bool transposed) {
+  return kCallCycles + store_cycles(rows, live, transposed);
+}
+
+// The row tiles of one column of the share: `tall_count` tiles of `tall_rows` and
+// `short_count` of `short_rows`. Packed A runs whole mr-row panels and the tail; A read in
+// place runs tiles of even heights (the executor's split: 13 rows of 6 as 5 + 4 + 4).
+struct RowSplit {
+  double tall_count, tall_rows, short_count, short_rows;
+};
+
+RowSplit row_split(const BlockedShare& s, const Plan& p, double full_rows, double tail_rows,
+                   double tail_m) {
+  RowSplit r{full_rows, s.mr, tail_rows > 0 ? 1.0 : 0.0, tail_m};
+  if (!p.pack_a) {
+    r.tall_rows = std::ceil(s.m_t / s.row_tiles);
+    r.tall_count = s.m_t - (r.tall_rows - 1.0) * s.row_tiles;
+    r.short_count = s.row_tiles - r.tall_count;
+    r.short_rows = r.tall_rows - 1.0;
+  }
+  return r;
+}
+
+// Where a re-read block lies: the smallest cache whose effective capacity (set conflicts of
+// rows `2^ld_log2` bytes apart) keeps it, overlapped with the FMAs; else L3, as it was just
+// read (the victim of L2), a latency-bound re-read.
+struct ReReadLevel {
+  double gbs;
+  bool cached;
+};
+
+ReReadLevel reread_level(const HardwareProfile& hw, double block, int ld_log2, double row_bytes) {
+  const double page = static_cast<double>(hw.page_bytes);
+  if (stays_resident(block, static_cast<double>(hw.l1d_bytes), hw.l1d_ways, ld_log2, row_bytes,
+                     page))
+    return {hw.bw_l1_gbs, true};
+  if (stays_resident(block, static_cast<double>(hw.l2_bytes), hw.l2_ways, ld_log2, row_bytes, page))
+    return {hw.bw_l2_gbs, true};
+  return {hw.bw_l3_gbs, false};
+}
+
+}  // namespace
+
+// The busiest core's share: the grid hands out whole register panels, so the core with the
+// most panels is the one every other core waits for.
+BlockedShare CpuModel::blocked_share(const ShapeKey& key, const Plan& p) const noexcept {
+  BlockedShare s;
+  s.m = static_cast<double>(key.m);
+  s.n = static_cast<double>(key.n);
+  s.k = static_cast<double>(key.k);
+  s.mr = p.mr;
+  s.nr = p.nr;
+  s.threads = p.threads();
+  s.eb = cfg_.in_bytes;
+  s.pw = cfg_.packed_bytes_per_k();
+  s.grp = cfg_.group;
+  // Whole register panels, rounded up.
+  s.m_t = std::min(s.m, ceil_div(ceil_div(s.m, s.mr), p.pm) * s.mr);
+  s.n_t = std::min(s.n, ceil_div(ceil_div(s.n, s.nr), p.pn) * s.nr);
+  s.k_t = ceil_div(s.k, p.pk);
+  s.kc = std::min(static_cast<double>(p.kc), s.k_t);
+  s.mc = std::min(static_cast<double>(p.mc), s.m_t);
+  s.nc = std::min(static_cast<double>(p.nc), s.n_t);
+  s.k_blocks = ceil_div(s.k_t, s.kc);
+  s.m_blocks = ceil_div(s.m_t, s.mc);
+  s.n_blocks = ceil_div(s.n_t, s.nc);
+  // Whole groups per depth block, the last block's short.
+  const double last_kc = s.k_t - (s.k_blocks - 1.0) * s.kc;
+  s.steps = (s.k_blocks - 1.0) * ceil_div(s.kc, s.grp) + ceil_div(last_kc, s.grp);
+  s.row_tiles = ceil_div(s.m_t, s.mr);
+  s.col_tiles = ceil_div(s.n_t, s.nr);
+  s.direct_b = !p.pack_b && !cfg_.in_place_b;
+  return s;
+}
+
+// Every register tile of the share, each depth step at its tile's rate, plus each kernel
+// call's set-up and store once per depth block. A row tail (masked) runs a kernel of its own
+// row count; a column tail of B read in place loads and multiplies only its live vectors
+// (packed panels are padded: every vector is used).
+double CpuModel::blocked_compute_us(const BlockedShare& s, const Plan& p) const noexcept {
+  const double full_rows = std::floor(s.m_t / s.mr);
+  const double tail_rows = s.m_t - full_rows * s.mr;
+  const double full_cols = std::floor(s.n_t / s.nr);
+  const double tail_cols = p.pack_b || s.direct_b ? s.nr : s.n_t - full_cols * s.nr;
+  const double tail_m = p.tail == TailStrategy::Masked ? tail_rows : s.mr;
+  // The tile's vectors (a narrow tile of a wide path has fewer lanes, at its own rate).
+  const TileShape shape = p.tile >= 0 && p.tile < cfg_.tile_count ? cfg_.tile(p.tile) : TileShape{};
+  const double lanes = cfg_.lanes_of(shape), rate = cfg_.rate_of(shape);
+  const RowSplit r = row_split(s, p, full_rows, tail_rows, tail_m);
+  const bool has_short = r.short_count > 0 && r.short_rows > 0;
+  const bool chained = ceil_div(s.kc, s.grp) >= static_cast<double>(kernels::kChainedMinSteps);
+  // One step, and one call, of every row tile of a column `cols` wide.
+  auto step_cycles = [&](double cols) {
+    return r.tall_count * cycles_per_step(r.tall_rows, cols, lanes, rate, chained) +
+           (has_short ? r.short_count * cycles_per_step(r.short_rows, cols, lanes, rate, chained)
+                      : 0.0);
+  };
+  auto column_call_cycles = [&](double cols) {
+    const double live = std::ceil(cols / lanes);
+    return r.tall_count * call_cycles(r.tall_rows, live, p.transpose_c) +
+           (has_short ? r.short_count * call_cycles(r.short_rows, live, p.transpose_c) : 0.0);
+  };
+  double row_cycles = full_cols * step_cycles(s.nr);  // one step of every tile of the share
+  double calls = full_cols * column_call_cycles(s.nr);
+  if (s.col_tiles > full_cols) {
+    row_cycles += step_cycles(tail_cols);
+    calls += column_call_cycles(tail_cols);
+  }
+  // The direct-B tile's row loads and interleaving of each step and column tile, which every
+  // row tile of the block repeats.
+  if (s.direct_b) row_cycles += s.row_tiles * s.col_tiles * cfg_.direct_b_cycles;
+  double cycles = s.steps * row_cycles + s.k_blocks * calls;
+  if (p.tail == TailStrategy::Padded) {
+    const double edge_tiles =
+        (tail_rows > 0 ? s.col_tiles : 0) + (std::fmod(s.n_t, s.nr) > 0 ? s.row_tiles : 0);
+    cycles += s.k_blocks * edge_tiles * s.mr * s.nr / lanes * kCopyOutCyclesPerVector;
+  }
+  return cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+}
+
+// Plan::prefetch_c issues a prefetch per line of the core's C and per tile, on top of the
+// kernels' instructions.
+double CpuModel::prefetch_c_us(const BlockedShare& s) const noexcept {
+  return s.m_t * std::ceil(4 * s.n_t / 64 + s.col_tiles) * kPrefetchCycles / (hw_.freq_ghz * 1e3);
+}
+
+// A packer reads its source at the packing rate, at most the source's bandwidth. A copy out
+// of DRAM also write-allocates its destination, and each run of `run` bytes restarts the
+// prefetchers. A transposing packer runs at its measured share of the rate.
+double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double share,
+                          int threads) const noexcept {
+  const double dram_bw = dram_gbs(threads);
+  double src = src_gbs;
+  if (src_gbs == dram_bw) src = dram_bw / kPackWriteAllocateDivisor / (1 + kDramRunRampBytes / run);
+  return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
+}
+
+// B packed once per core, from where it starts the call (ShapeKey::cold: DRAM), in runs along
+// its contiguous direction (row-major: nc elements; column-major, a transposing copy: kc).
+double CpuModel::pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
+  const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
+  const double run = key.b_row_unit ? run_bytes(s.eb, s.nc, s.n_t) : run_bytes(s.eb, s.kc, s.k_t);
+  return transfer_us(s.eb * s.k_t * s.n_t, pack_gbs(b_src_bw, !key.b_row_unit, run,
+                                                    cfg_.transposing_pack_b_share, s.threads));
+}
+
+// A packed once per column panel (nc), in runs along its contiguous direction (row-major, a
+// transposing copy: kc; column-major: mc).
+double CpuModel::pack_a_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
+  const double a_src_bw = source_gbs(key, s.eb * s.m_t * s.k_t, s.threads);
+  const double run = key.a_row_unit ? run_bytes(s.eb, s.kc, s.k_t) : run_bytes(s.eb, s.mc, s.m_t);
+  return transfer_us(
+      s.n_blocks * s.eb * s.m_t * s.k_t,
+      pack_gbs(a_src_bw, key.a_row_unit, run, cfg_.transposing_pack_share, s.threads));
+}
+
+// Prepacked panels (PackedWeights) read in place: a depth block of a panel is one contiguous
+// run of kc x nr values, which the prefetchers stream under the FMAs, losing a ramp per run
+// from DRAM. The later A blocks re-read the kc x nc block from the level holding it, as a
+// packed B's. The other row tiles of an A block meet each run again: from L1 or L2 while it
+// stays there, else from L3 or memory, which the tile waits for.
+void CpuModel::prepacked_b_traffic(const ShapeKey& key, const BlockedShare& s,
+                                   BlockedTraffic& t) const noexcept {
+  const double dram_bw = dram_gbs(s.threads);
+  const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
+  const double run = s.eb * s.kc * s.nr;
+  t.overlapped_us +=
+      transfer_us(s.eb * s.k_t * s.n_t,
+                  b_src_bw == dram_bw ? b_src_bw / (1 + kPanelRunRampBytes / run) : b_src_bw);
+  if (s.m_blocks > 1)
+    t.overlapped_us += transfer_us((s.m_blocks - 1) * s.pw * s.k_t * s.n_t,
+                                   level_gbs(s.pw * s.kc * s.nc, s.threads));
+  const double reuse = (ceil_div(s.mc, s.mr) - 1.0) * s.m_blocks * s.eb * s.k_t * s.n_t;
+  if (reuse > 0) {
+    const double l1 = static_cast<double>(hw_.l1d_bytes), l2 = static_cast<double>(hw_.l2_bytes);
+    if (run <= kResidentShare * l1)
+      t.overlapped_us += transfer_us(reuse, hw_.bw_l1_gbs);
+    else if (run <= kResidentShare * l2)
+      t.overlapped_us += transfer_us(reuse, hw_.bw_l2_gbs);
+    else
+      t.exposed_us += transfer_us(reuse, level_gbs(run, s.threads));
+  }
+}
+
+// The packed B panel is read once per A block, from L2 or L3 depending on nc.
+void CpuModel::packed_b_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept {
+  t.overlapped_us +=
+      transfer_us(s.m_blocks * s.pw * s.k_t * s.n_t, level_gbs(s.pw * s.kc * s.nc, s.threads));
+}
+
+// Share of B's source bandwidth an in-place B's first read gets as kc concurrent row streams
+// (docs/MODEL.md, "Memory, exposed"): from DRAM, or from L3 for a warm core of one or two rows
+// without software prefetches, whose little compute does not cover the streams. Past
+// kStreamsTracked the prefetchers lose some; with one row panel every run of the core's n_t
+// columns also restarts them (with more, their compute covers the restarts). Rows closer than
+// kSeparateRowBytes are one stream.
+double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
+                                const Plan& p) const noexcept {
+  const double dram_bw = dram_gbs(s.threads);
+  const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
+  const bool warm_l3 =
+      !key.cold && !p.prefetch_b && b_src_bw < hw_.bw_l2_gbs && s.m_t <= kWarmStreamingRows;
+  // The direct-B tile prefetches along every row in software: its rows lose the hardware
+  // streams only when B is too large for any cache.
+  const bool b_streams =
+      warm_l3 || (s.direct_b ? level_gbs(s.eb * s.k_t * s.n_t, s.threads) : b_src_bw) == dram_bw;
+  double streams = 1.0;
+  if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
+    streams = dram_row_stream_efficiency(s.kc);
+    if (s.row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
+  }
+  return streams;
+}
+
+// Rows a page or more apart: once a re-read sliver spans more pages than the first-level TLB
+// holds, every row of every re-read misses it. The direct-B tile's row loads feed several
+// cycles of interleaving each, which cover the miss.
+double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
+  if (s.direct_b || key.b_ld_log2 < 12 || s.kc <= kDtlbEntries) return 0.0;
+  return (s.row_tiles - 1) * s.col_tiles * s.k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
+}
+
+// B read in place: the kc x nr sliver comes from B's level for the first row panel, then from
+// the level that keeps it for the others. A B that does not stay in L2 is read as kc rows ldb
+// apart, a new TLB entry and prefetch stream per depth step that the core cannot overlap with
+// its FMAs: exposed. The direct-B tile prefetches along B's rows in software, so its streams
+// and its re-reads from L3 overlap the kernel (docs/LOWP.md, "In-place B").
+void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
+                                  BlockedTraffic& t) const noexcept {
+  const double bytes = s.eb * s.k_t * s.n_t;
+  const double b_src_bw = source_gbs(key, bytes, s.threads);
+  const bool cached = !key.cold && s.eb * s.k * s.n <= static_cast<double>(hw_.l2_bytes);
+  (cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
+      transfer_us(bytes, b_src_bw * b_stream_share(key, s, p));
+  const ReReadLevel level = reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr);
+  (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
+      transfer_us((s.row_tiles - 1) * bytes, level.gbs);
+  t.exposed_us += tlb_miss_us(key, s);
+}
+
+// The packed A block is read once per column tile, from L1 when it fits there, else L2.
+void CpuModel::packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept {
+  const double a_bw =
+      level_gbs(s.pw * s.mc * s.kc, s.threads) == hw_.bw_l1_gbs ? hw_.bw_l1_gbs : hw_.bw_l2_gbs;
+  t.overlapped_us += transfer_us(s.col_tiles * s.pw * s.m_t * s.k_t, a_bw);
+}
+
+// A read in place, once from its level and again for every column panel. Rows of an A that
+// does not stay in L2 are separate streams the prefetchers lose track of: exposed like
+// in-place B. From DRAM a row-major A is read in runs of a depth block per row, and every run
+// restarts the prefetchers like a packer's (split over K, a core's run ends where the other's
+// begins: runs of kc against the whole row k).
+void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
+                                  BlockedTraffic& t) const noexcept {
+  const double dram_bw = dram_gbs(s.threads);
+  const double bytes = s.eb * s.m_t * s.k_t;
+  const double a_src_bw = source_gbs(key, bytes, s.threads);
+  const bool cached = !key.cold && s.eb * s.m * s.k <= static_cast<double>(hw_.l2_bytes);
+  const double a_bw = a_src_bw == dram_bw && key.a_row_unit
+                          ? dram_bw / (1 + kDramRunRampBytes / run_bytes(s.eb, s.kc, s.k))
+                          : a_src_bw;
+  (cached ? t.overlapped_us : t.exposed_us) += transfer_us(bytes, a_bw);
+  // Re-reads: the m_t x kc block, rows lda apart for a row-major A (packed-like contiguous
+  // columns otherwise).
+  const double block = s.eb * s.m_t * s.kc;
+  const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
+  const double row_bytes = key.a_row_unit ? s.eb * s.kc : block;
+  const ReReadLevel level = reread_level(hw_, block, ld, row_bytes);
+  (level.cached ? t.overlapped_us : t.exposed_us) +=
+      transfer_us((s.col_tiles - 1) * bytes, level.gbs);
+}
+
+// C (32-bit accumulators), read and written once per depth block. A core's share of C that
+// stays in its L2 streams alongside the kernels; a larger one is reloaded tile by tile at the
+// start of each kernel call, a latency-bound burst the core waits for. A shallow depth block
+// ends before the C lines it stores could arrive from beyond L2, so C's traffic is exposed
+// unless the executor prefetches the next tile's lines (Plan::prefetch_c). Rows of C closer
+// than kSeparateRowBytes are one stream the hardware prefetches by itself (stored transposed,
+// C's rows are the key's m columns of C^T). The first pass finds C where the residency puts it
+// (cold: DRAM, charged by cold_c_bytes); the later passes in the level holding the share.
+void CpuModel::c_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
+                         BlockedTraffic& t) const noexcept {
+  const double c_share = 4 * s.m_t * s.n_t;
+  const double c_pass = 8 * s.m_t * s.n_t;  // C read and written once per depth block
+  const bool c_fits = c_stays_in_l2(c_share);
+  const bool shallow = s.k_blocks == 1 && s.steps <= static_cast<double>(kPrefetchCSteps);
+  const bool c_one_stream = 4 * (p.transpose_c ? s.m : s.n) < kSeparateRowBytes;
+  const bool first_hidden =
+      (c_fits && !key.cold) || c_one_stream || (s.k_blocks == 1 && (!shallow || p.prefetch_c));
+  const double c_first = key.cold ? cold_c_bytes(c_share) : c_pass;
+  (first_hidden ? t.overlapped_us : t.exposed_us) +=
+      transfer_us(c_first, key.cold ? dram_gbs(s.threads) : level_gbs(c_share, s.threads));
+  if (s.k_blocks > 1)
+    (c_fits || c_one_stream ? t.overlapped_us : t.exposed_us) +=
+        transfer_us((s.k_blocks - 1) * c_pass, level_gbs(c_share, s.threads));
+}
+
+// Split-K's second pass: another fork/join, and the deterministic reduction reading the pk
+// partial results and writing C, over the threads, at L2 rate.
+double CpuModel::split_k_reduction_us(const BlockedShare& s, const Plan& p) const noexcept {
+  const double bytes = 4 * s.m * s.n * (p.pk + 1) / s.threads;
+  return hw_.fork_join_us + transfer_us(bytes, hw_.bw_l2_gbs);
+}
+
+// Waking the pool's workers, the lines C's rows share at an N split's boundary, and split-K's
+// reduction.
+double CpuModel::blocked_sync_us(const ShapeKey& key, const BlockedShare& s,
+                                 const Plan& p) const noexcept {
+  double us = s.threads > 1 ? hw_.fork_join_us : 0.0;
+  us += n_split_sharing_us(key, p, s.m_t, s.k_blocks);
+  if (p.pk > 1) us += split_k_reduction_us(s, p);
+  return us;
+}
+
+// The terms in the order the formula adds them up (docs/MODEL.md, "Terms"); each operand's
+// traffic is added to the overlapped or the exposed part as its function decides.
+CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) const noexcept {
+  const BlockedShare s = blocked_share(key, p);
+  CostBreakdown c;
+  c.compute_us = blocked_compute_us(s, p);
+  BlockedTraffic t;
+  if (key.b_panel_nr != 0) {
+    prepacked_b_traffic(key, s, t);
+  } else if (p.pack_b) {
+    c.pack_us += pack_b_us(key, s);
+    packed_b_traffic(s, t);
+  } else {
+    in_place_b_traffic(key, s, p, t);
+  }
+  if (p.pack_a) {
+    c.pack_us += pack_a_us(key, s);
+    packed_a_traffic(s, t);
+  } else {
+    in_place_a_traffic(key, s, t);
+  }
+  c_traffic(key, s, p, t);
+  if (p.prefetch_c) c.compute_us += prefetch_c_us(s);
+  c.sync_us = blocked_sync_us(key, s, p);
+  combine_terms(c, t.overlapped_us, t.exposed_us);
+  return c;
+}
+
+}  // namespace adaptcore

@@ -1,0 +1,89 @@
+// The numbers of the analytical models (cpu_model.cpp, blocked_terms.cpp, wq_model.cpp) that are
+// not in the hardware profile: a few facts of the x86 cores the library targets, and the
+// constants fitted to measurements. Each fitted one names its experiment in docs/MODEL.md
+// ("Fitted constants"), which records what was measured, the command and the host.
+#pragma once
+
+namespace adaptcore::model_constants {
+
+// --- Micro-architecture, the same on every x86 core this library targets.
+
+// Vector loads (broadcasts included) a core issues per cycle.
+inline constexpr double kLoadsPerCycle = 2.0;
+// Vector integer / conversion ops per cycle beside the dot unit (the quantized flush and
+// unpack; taken as not overlapping it, as they share the vector pipes).
+inline constexpr double kVectorOpsPerCycle = 2.0;
+// First-level data TLB entries: a sliver whose rows are a page or more apart touches one page
+// per depth step.
+inline constexpr double kDtlbEntries = 64.0;
+
+// --- Fitted (docs/MODEL.md, "Fitted constants").
+
+// Share of the kernels' issue bound they reach: loop overhead, front end, C-tile stalls. F1.
+inline constexpr double kKernelEfficiency = 0.94;
+// Share of a cache's conflict-free capacity a block may use and still count as resident: the
+// other operands and C stream through the same sets. F2.
+inline constexpr double kResidentShare = 0.5;
+// Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth; past it a
+// core gets (kStreamsTracked / rows)^(1/4) of the bandwidth. F3.
+inline constexpr double kStreamsTracked = 8.0;
+// Cycles of a first-level TLB miss that hits the second level, not covered by the FMAs. F4.
+inline constexpr double kDtlbMissCycles = 7.0;
+// Bytes of bandwidth a read from DRAM loses at the start of every contiguous run: the
+// prefetchers restart on each run and its first lines arrive at memory latency. F5.
+inline constexpr double kDramRunRampBytes = 800.0;
+// The same for a register tile streaming prepacked panels, run by run (kc x nr values): its
+// loads wait for the stream to start again. F6.
+inline constexpr double kPanelRunRampBytes = 24.0 * 1024;
+// A packer copying out of DRAM write-allocates its destination: the source bandwidth is
+// divided by this. F7.
+inline constexpr double kPackWriteAllocateDivisor = 2.0;
+// A cache line written by two cores in turn: the transfer and the store waiting for it. F8.
+inline constexpr double kFalseSharingCycles = 80.0;
+// Rows of an operand closer than this are one prefetch stream, not one per row. F9.
+inline constexpr double kSeparateRowBytes = 1024.0;
+// Rows of a core up to which a warm B read in place from L3 is bound by its row streams: the
+// compute of more rows covers them. F10.
+inline constexpr double kWarmStreamingRows = 2.0;
+// Issue cost of one software prefetch instruction, in cycles. F11.
+inline constexpr double kPrefetchCycles = 0.5;
+// The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor
+// does without. F12.
+inline constexpr double kExecutorSetupUs = 0.05;
+// A register-tile kernel call's fixed cycles (arguments, loop set-up) and its row store's
+// cycles per row and live vector (C tile load and store), once per depth block. F13.
+inline constexpr double kCallCycles = 12.0;
+inline constexpr double kStoreCyclesPerVector = 1.5;
+// The padded tail strategy's copy-out of a scratch tile, cycles per vector of the full tile.
+// F14.
+inline constexpr double kCopyOutCyclesPerVector = 2.0;
+// The transposed store (Plan::transpose_c) per live vector, for a tile of r rows (columns of
+// C): a fixed part and r * ceil(r / 2) two-source permutes and masked moves. F15.
+inline constexpr double kTransposedStoreFixedCycles = 4.0;
+inline constexpr double kTransposedStorePermuteCycles = 2.0;
+// Past this many columns of C the transposed store is the 16 x 16 register transpose and 16
+// masked row stores per vector, whatever the count, plus a little per column. F16.
+inline constexpr int kTransposedStoreWideRows = 8;
+inline constexpr double kTransposedStoreWideFixedCycles = 44.0;
+inline constexpr double kTransposedStoreWideRowCycles = 2.8;
+// A dot-product tile's horizontal sums: cycles per output (the sums of a tile overlap) and per
+// tile. F17.
+inline constexpr double kDotSumCycles = 4.0;
+inline constexpr double kDotTileCycles = 8.0;
+// The dot-product loop's set-up per core and call (operand views, output target). F18.
+inline constexpr double kDotLoopCycles = 40.0;
+// A row of the rank-k row kernel beyond its lines: its set-up and the two partial lines at its
+// ends, whose reads for ownership come from memory. F19.
+inline constexpr double kRowsRowCycles = 250.0;
+// Weight-quantized plans. The activation split, elements per cycle and core: vectorised (a few
+// passes of 16 lanes) and portable (scalar). F20.
+inline constexpr double kSplitPerCycleNative = 2.0;
+inline constexpr double kSplitPerCycleGeneric = 0.15;
+// The portable int32 kernel's vpdpbusd-equivalents per cycle (a quarter of a 4-lane vector's
+// multiply-adds; used only where nothing else exists, and it ranks only its own candidates).
+// F21.
+inline constexpr double kGenericDotsPerCycle = 1.0 / 64.0;
+// A quantized tile's fixed cycles per row and output vector, beside its steps and flushes. F22.
+inline constexpr double kWqEpilogueCyclesPerVector = 6.0;
+
+}  // namespace adaptcore::model_constants
