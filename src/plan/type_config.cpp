@@ -56,7 +56,7 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   cfg.in_place_a = cfg.in_place_b = cfg.split_k = cfg.padded_tail = cfg.prefetch_b = true;
   // A transposing pack of A keeps half the profile's rate on every level: at the full rate the
   // model prefers packing A for in-place-B shapes where the tile it then takes runs slower
-  // (docs/MODEL.md, "Fitted constants": P1, and "Still wrong").
+  // (docs/MODEL.md, "Fitted constants": F23, and "Still wrong").
   cfg.transposing_pack_share = 0.5;
   cfg.transposing_pack_b_share = ks.pack_costs.transposing_pack_b_share;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};

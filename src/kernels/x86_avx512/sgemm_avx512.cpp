@@ -31,7 +31,7 @@ using Avx512 = Fp32Kernels<VecAvx512, Tile<14, 2, void, TransposedStoreAvx512>,
 
 // The B packer transposes 16 lines in registers (or deinterleaves a few steps stored as one
 // run), so a transposing pack of B runs at the profile's full packing rate; the block transpose
-// of the dot plans moves 16 rows a step (docs/MODEL.md, "Fitted constants": P1, P2).
+// of the dot plans moves 16 rows a step (docs/MODEL.md, "Fitted constants": F23, F24).
 constexpr PackCosts kPackCosts{1.0, 0.5};
 constexpr IsaKernels kAvx512 =
     Avx512::table(adaptcore::Isa::Avx512, true, &pack_a_rows_avx512, &pack_b_cols_avx512,
