@@ -85,12 +85,21 @@ const Registry& registry() noexcept {
 
 const Resolved& slot(Isa isa) noexcept { return registry().slots[index(isa)]; }
 
+// Each Isa value's lattice row (the index into kLattice plus one; 0: none), so the calls that
+// walk the lattice on every low-precision call (clamp_level) look rows up directly.
+constexpr std::array<unsigned char, kSlots> kRowOf = [] {
+  std::array<unsigned char, kSlots> t{};
+  for (std::size_t i = 0; i < std::size(kLattice); ++i)
+    t[index(kLattice[i].id)] = static_cast<unsigned char>(i + 1);
+  return t;
+}();
+
 }  // namespace
 
 const LatticeRow* lattice_row(Isa isa) noexcept {
-  for (const LatticeRow& row : kLattice)
-    if (row.id == isa) return &row;
-  return nullptr;
+  const auto v = static_cast<unsigned>(isa);
+  if (v >= kSlots || kRowOf[v] == 0) return nullptr;
+  return &kLattice[kRowOf[v] - 1];
 }
 
 std::span<const LatticeRow> lattice() noexcept { return kLattice; }
