@@ -1,7 +1,9 @@
 // `adaptcore bench`: the project's main job. Runs a shape suite on adaptcore and the vendor
 // libraries, grades every shape (correctness, time, speedup, fraction of the hardware limit)
 // and writes results.json, results.csv and a self-contained report.html into --out.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -20,6 +22,33 @@
 namespace adaptcore::cli {
 namespace {
 
+// The cold pool by default: twice the last-level cache the kernel reports for CPU 0 (sysfs; the
+// whole L3 it shares, which on a server part is hundreds of MiB and would hold a 64 MiB pool),
+// at least 64 MiB, so that no call of a "cold" shape finds its operands in any cache. sysfs,
+// not sysconf: glibc's _SC_LEVEL3_CACHE_SIZE said 320 MiB for a 32 MiB L3 on an AMD EPYC guest.
+double auto_pool_mib() {
+  double l3_mib = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || !(size_file >> size) || size.empty()) continue;
+    double v = std::atof(size.c_str());
+    if (size.back() == 'K')
+      v /= 1024.0;
+    else if (size.back() == 'M')
+      v *= 1.0;
+    else if (size.back() == 'G')
+      v *= 1024.0;
+    else
+      v /= 1024.0 * 1024.0;
+    if (level >= 3) l3_mib = std::max(l3_mib, v);
+  }
+  return std::max(64.0, 2.0 * l3_mib);
+}
+
 namespace fs = std::filesystem;
 using adaptcore::bench::RunOptions;
 
@@ -30,7 +59,7 @@ struct BenchArgs {
   std::string out = "bench-out";
   bool list = false;
   std::string operands = "cold";
-  double pool_mib = 64;
+  double pool_mib = 0;  // 0: auto_pool_mib()
 };
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -186,7 +215,7 @@ void run_bench(BenchArgs& a) {
         "design)");
   a.run.vendors = a.libs != "none";
   a.run.warm = a.operands == "warm";
-  a.run.pool_bytes = a.pool_mib * 1024 * 1024;
+  a.run.pool_bytes = (a.pool_mib > 0 ? a.pool_mib : auto_pool_mib()) * 1024 * 1024;
   if (a.libs != "all" && a.libs != "none") {
     std::stringstream ss(a.libs);
     std::string name;
@@ -282,8 +311,10 @@ void register_bench(CLI::App& app) {
                   "previous one's data cached); warm: every call reuses the same buffers")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
-  cmd->add_option("--pool-mib", a->pool_mib, "cold operands: MiB the rotating sets fill at least")
-      ->check(finite_number() & CLI::Range(1e-3, 1e6))
+  cmd->add_option("--pool-mib", a->pool_mib,
+                  "cold operands: MiB the rotating sets fill at least (0: twice the largest "
+                  "cache the OS reports, at least 64)")
+      ->check(finite_number() & CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_flag("--packed", a->run.packed,
                 "f32, bf16, u8s8, s8s8: weights (B) packed once ahead of the timed calls: "

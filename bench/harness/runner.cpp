@@ -326,8 +326,10 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
           if (progress != nullptr && (tty || elapsed - last_report >= 10)) {
             last_report = elapsed;
             const double frac = total_weight > 0 ? done_weight / total_weight : 0;
-            *progress << (tty ? "\r" : "") << "[" << idx + 1 << '/' << kept.size() << "] "
-                      << std::setw(3) << static_cast<int>(100 * frac) << "%  eta "
+            // The chunk's shapes (monotonic: the libraries and rounds revisit a chunk's shapes).
+            *progress << (tty ? "\r" : "") << "[shapes " << begin + 1 << '-' << end << '/'
+                      << kept.size() << "] " << std::setw(3) << static_cast<int>(100 * frac)
+                      << "%  eta "
                       << (frac > 0.01 ? duration_text(elapsed / frac - elapsed) : std::string("?"))
                       << "  " << detail::shape_text(s) << ' ' << contenders[li]
                       << (tty ? "          " : "\n") << std::flush;

@@ -5,7 +5,8 @@
 # (--libs none), 2 threads. Per-shape results go to OUTDIR/<suite>-<old|new>-<run>/results.csv;
 # `python3 experiments/ab/ab_suites.py OUTDIR` prints the geomean ratios and the shapes below 0.9
 # with their same-binary spread.
-#   [ROUNDS=3] bash experiments/ab/ab_suites.sh OLD_BINARY NEW_BINARY OUTDIR
+#   [ROUNDS=3] [AB_ONLY="f32-random w8a16-quant"] bash experiments/ab/ab_suites.sh OLD NEW OUTDIR
+# (AB_ONLY: only the suites named, from the list at the end).
 set -euo pipefail
 OLD=$1 NEW=$2 OUT=$3
 SUITES="${ADAPTCORE_SUITES_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../bench/suites" && pwd)}"
@@ -19,6 +20,7 @@ run() {  # name binary args...
 }
 ROUNDS=${ROUNDS:-2}
 while read -r name args; do
+  if [[ -n "${AB_ONLY:-}" && " $AB_ONLY " != *" $name "* ]]; then continue; fi
   for r in $(seq 1 "$ROUNDS"); do
     # shellcheck disable=SC2086
     if ((r % 2)); then

@@ -3,7 +3,7 @@
 // or, where a parse function reads the same names, as one constexpr table both use.
 //
 // A value's first entry is its name; a later entry for the same value is an alias that
-// parse_name accepts and name_of never returns (e.g. "portable" for Isa::Generic).
+// parse_name accepts and name_of never returns (an older spelling of a value).
 #pragma once
 
 #include <cstddef>
