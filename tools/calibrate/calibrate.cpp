@@ -245,7 +245,8 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   const Budget b = options.quick ? Budget{5, 0.004} : Budget{9, 0.03};
   const int threads = options.threads > 0 ? options.threads : std::max(1, base.cores);
   rep.threads = threads;
-  const Isa isa = kernels::best_level(real.features & base.features);
+  // The best level both allow, reported as the level whose fp32 table (loads, pack_b) it runs.
+  const Isa isa = kernels::kernels_for(kernels::best_level(real.features & base.features))->isa;
   rep.isa = isa;
   const ReadFn reader = measure::loops::read_pass_for(32 * HardwareProfile::fp32_lanes(isa));
   const std::vector<int> cpus = allowed_cpus();

@@ -24,7 +24,7 @@ struct CalibrationOptions {
 // What each measurement covered, for the report.
 struct CalibrationReport {
   int threads = 0;      // threads used for bw_dram_total and fork_join
-  Isa isa = Isa::Auto;  // the level of the loads and of pack_b
+  Isa isa = Isa::Auto;  // the level of the fp32 table whose loads and pack_b were measured
   int64_t l1_buffer = 0, l2_buffer = 0, l3_buffer = 0, dram_buffer = 0;  // bytes read per pass
   double fma_gflops_512 = 0.0, fma_gflops_256 = 0.0;  // one thread, raw probe result
   // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
