@@ -154,5 +154,31 @@ TEST_F(Calibration, ContextAppliesTheProfile) {
   std::remove(path.c_str());
 }
 
+// Profile files written before the rates were named by vector width still load; where a file
+// gives both names, the current one wins.
+TEST(ProfileKeys, OlderRateNamesStillLoad) {
+  HardwareProfile out;
+  std::string err;
+  ASSERT_EQ(profile_from_json(R"({"fma_per_cycle_avx512": 1.5, "fma_per_cycle_avx2": 1.0})",
+                              detected_hardware(), out, &err),
+            Status::Ok)
+      << err;
+  EXPECT_EQ(out.fma_per_cycle_512, 1.5);
+  EXPECT_EQ(out.fma_per_cycle_256, 1.0);
+  ASSERT_EQ(profile_from_json(R"({"fma_per_cycle_avx512": 1.5, "fma_per_cycle_512": 2.0})",
+                              detected_hardware(), out, &err),
+            Status::Ok)
+      << err;
+  EXPECT_EQ(out.fma_per_cycle_512, 2.0);
+  // Out of range under the old name is refused like under the new one.
+  EXPECT_EQ(profile_from_json(R"({"fma_per_cycle_avx2": 1000})", detected_hardware(), out, &err),
+            Status::InvalidProfile);
+  // The feature flags keep their names.
+  const std::string text = to_json(detected_hardware());
+  for (int i = 0; i < kFeatureCount; ++i)
+    EXPECT_NE(text.find(std::string("\"") + to_string(static_cast<Feature>(1u << i)) + "\""),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace adaptcore
