@@ -16,10 +16,8 @@ namespace adaptcore {
 namespace detail {
 
 ContextImpl::ContextImpl(const ContextOptions& options) {
-  for (const Isa i : kernels::built_levels()) {
+  for (const Isa i : kernels::built_levels())
     fp32_kernels_[static_cast<std::size_t>(i)] = kernels::kernels_for(i);
-    fp32_levels_[static_cast<std::size_t>(i)] = kernels::kernels_for(i)->isa;
-  }
   const bool env = options.read_environment;
   const char* env_threads = env ? std::getenv("ADAPTCORE_NUM_THREADS") : nullptr;
   const char* env_isa = env ? std::getenv("ADAPTCORE_ISA") : nullptr;

@@ -150,7 +150,8 @@ class ContextImpl final : public ForkAware {
   // The level whose fp32 table a level runs (its own, or the one below it registering it): what
   // a tiny-call word holds, so that every level over one fp32 table fits its two ISA bits.
   Isa tiny_isa(Isa level) const noexcept {
-    return fp32_levels_[static_cast<unsigned>(level) & 15u];
+    const kernels::IsaKernels* ks = kernels_of_isa_bits(static_cast<std::uint64_t>(level));
+    return ks != nullptr ? ks->isa : Isa::Auto;
   }
   static const kernels::LowpKernels* lowp_kernels(const Config& cfg, DType dtype) noexcept {
     return lowp_kernels_for(*cfg.hw, dtype, cfg.isa);
@@ -202,7 +203,6 @@ class ContextImpl final : public ForkAware {
   std::atomic<bool> threads_explicit_{false};
   std::atomic<Isa> isa_{Isa::Generic};
   std::array<const kernels::IsaKernels*, 16> fp32_kernels_{};  // kernels_for(Isa(i))
-  std::array<Isa, 16> fp32_levels_{};                          // kernels_for(Isa(i))->isa
   std::atomic<Residency> residency_{Residency::Auto};
   bool verbose_ = false;
   PlanCache cache_;
