@@ -42,6 +42,10 @@ HardwareProfile zen4_guest() {
   hw.fma_per_cycle_256 = 2.0;
   hw.fork_join_us = 0.6;
   hw.pack_gbs = 29.6;
+  // Its row-stream probe (src/hw/profiles/amd-zen4.json).
+  hw.l3_row_streams = 8;
+  hw.l3_row_share_paged = 0.57;
+  hw.l3_row_share = 0.92;
   return hw;
 }
 
@@ -109,6 +113,22 @@ TEST_F(CpuModelRules, WarmRowStreamsFromL3CostOnlyCoresOfFewRows) {
   EXPECT_LT(best(hw, one_row, depth(8)), best(hw, one_row, depth(256)));
   const ShapeKey eight_rows = key_of(8, 2048, 1408, false, 1, false);
   EXPECT_LT(best(hw, eight_rows, depth(256)), best(hw, eight_rows, depth(8)));
+}
+
+// The same eight rows on a core that fetches untracked rows from L3 slowly (the profile's
+// row-stream share: 0.19 measured on an Emerald Rapids guest, 0.57 on the Zen 4 one): deep
+// blocks of rows 8 KiB apart lose to shallow ones there; rows whose stride is not a multiple
+// of 4 KiB keep their own, higher share.
+TEST_F(CpuModelRules, SlowL3RowStreamsMakeDeepInPlaceBlocksLose) {
+  HardwareProfile hw = zen4_guest();
+  hw.l3_row_share_paged = 0.19;
+  const auto depth = [](int64_t kc) {
+    return [kc](const Plan& p) { return in_place_tile(p) && p.pk == 1 && p.kc == kc; };
+  };
+  const ShapeKey eight_rows = key_of(8, 2048, 1408, false, 1, false);
+  EXPECT_LT(best(hw, eight_rows, depth(8)), best(hw, eight_rows, depth(256)));
+  const ShapeKey odd_stride = key_of(8, 2040, 1408, false, 1, false);
+  EXPECT_LT(best(hw, odd_stride, depth(256)), best(hw, odd_stride, depth(8)));
 }
 
 // A dot plan's streams from L1 and L2 run under its FMAs with warm operands; cold, every stream

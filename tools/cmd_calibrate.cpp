@@ -22,7 +22,8 @@ struct CalibrateArgs {
 };
 
 void run_calibrate(const CalibrateArgs& args) {
-  const HardwareProfile& detected = detected_hardware();
+  // Against the profile a context starts from (detection and the shipped profile).
+  const HardwareProfile& detected = default_hardware();
   CalibrationOptions opt;
   opt.threads = args.threads;
   opt.quick = args.quick;
@@ -61,7 +62,17 @@ void run_calibrate(const CalibrateArgs& args) {
       {"pack_gbs", detected.pack_gbs, hw.pack_gbs, "GB/s",
        std::string(to_string(rep.isa)) + " pack_b, source in L2"},
       {"fork_join_us", detected.fork_join_us, hw.fork_join_us, "us",
-       "median empty ThreadPool::run, " + std::to_string(std::max(2, rep.threads)) + " threads"},
+       rep.fork_join_busy ? "measured " + format_fixed(rep.fork_join_measured_us, 0) +
+                                " us: CPUs busy, default kept"
+                          : "least of 4 batch medians, empty ThreadPool::run, " +
+                                std::to_string(std::max(2, rep.threads)) + " threads"},
+      {"l3_row_streams", detected.l3_row_streams, hw.l3_row_streams, "rows",
+       "most rows at once at 85% of one row's " + format_fixed(rep.row_gbs_one, 1) +
+           " GB/s, from L3"},
+      {"l3_row_share_paged", detected.l3_row_share_paged, hw.l3_row_share_paged, "share",
+       "256 rows 16 KiB apart: " + format_fixed(rep.row_gbs_paged_256, 1) + " GB/s"},
+      {"l3_row_share", detected.l3_row_share, hw.l3_row_share, "share",
+       "256 rows 19 KiB apart: " + format_fixed(rep.row_gbs_256, 1) + " GB/s"},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

@@ -406,7 +406,8 @@ AC_API ac_status_t ac_context_get_residency(const ac_context* ctx,
 /* File operations. A NULL path is AC_STATUS_INVALID_ARGUMENT (as for ac_load_plan_file). On
  * failure the reason is copied into error (at most error_size - 1 characters and a NUL) when
  * error is not NULL and error_size > 0; on success error holds "". Replacing the hardware
- * profile clears the plan cache. Loading a plan file adds all of its plans or none (the reason
+ * profile clears the plan cache; its fields go over the shipped profile of the CPU's
+ * microarchitecture, and the path "detected" takes detection alone. Loading a plan file adds all of its plans or none (the reason
  * also goes to stderr); saving writes the cached plans of the active ISA path. */
 AC_API ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path, char* error,
                                                     size_t error_size) AC_NOEXCEPT;

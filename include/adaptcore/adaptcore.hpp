@@ -66,7 +66,9 @@ class Context {
 
   const HardwareProfile& hardware() const noexcept;
   // Replaces the profile (and clears the plans made for the old one); the reference from
-  // hardware() stays valid until then.
+  // hardware() stays valid until then. A file's fields go over default_hardware() (the shipped
+  // profile of this CPU's microarchitecture over detection); the path "detected"
+  // (kDetectedProfile) takes detection alone.
   Status load_hardware_profile(const std::string& path, std::string* error = nullptr) noexcept;
 
   std::size_t cached_plans() const noexcept;

@@ -99,6 +99,16 @@ struct HardwareProfile {
   double fma_per_cycle_128 = 2.0;
   // Cost of waking the thread pool and joining it, microseconds (fork + join).
   double fork_join_us = 3.0;
+  // A core reading B in place from L3: kc rows a row stride apart, a few lines of each per
+  // column tile. Up to l3_row_streams rows the prefetchers follow them at the full L3 rate;
+  // past it the share falls as l3_row_streams / rows down to a floor, the rate at which the
+  // core fetches rows nothing prefetches (its outstanding misses over the L3 latency):
+  // l3_row_share_paged for a stride that is a multiple of 4 KiB (the rows also share a few
+  // L1 sets), l3_row_share for others. Measured by `adaptcore calibrate` (its row-stream
+  // probe); the defaults are the worst measured on any host (docs/MODEL.md, "Profile fields").
+  double l3_row_streams = 8.0;
+  double l3_row_share_paged = 0.19;
+  double l3_row_share = 0.19;
   // Packing throughput per core, GB/s of source data read.
   double pack_gbs = 20.0;
 
@@ -119,8 +129,17 @@ struct HardwareProfile {
 
 // Detects the running machine. Thread-safe; result cached after the first call.
 const HardwareProfile& detected_hardware();
+// The profile a context starts from: detected_hardware() with the measured fields of the
+// profile shipped for this CPU's microarchitecture (keyed by CPUID vendor, family and model;
+// the nearest of the vendor's when none matches) over it; `source` names the shipped profile.
+// Thread-safe; cached after the first call.
+const HardwareProfile& default_hardware();
 
-// JSON round trip. Missing keys keep the detected values, so a file may override a few fields.
+// The profile path that names detection alone, without the shipped profile
+// (Context::load_hardware_profile, ADAPTCORE_HW_PROFILE).
+inline constexpr const char* kDetectedProfile = "detected";
+
+// JSON round trip. Missing keys keep the base's values, so a file may override a few fields.
 // A profile is one JSON object and nothing after it, at most 1 MiB, in a regular file; it may
 // not claim an ISA feature the running CPU lacks. Failures are InvalidProfile (OutOfMemory when
 // an allocation fails) with the reason in `error`; nothing throws.

@@ -26,7 +26,7 @@ ContextImpl::ContextImpl(const ContextOptions& options) {
   const char* env_residency = env ? std::getenv("ADAPTCORE_RESIDENCY") : nullptr;
   verbose_ = env && verbose_from_environment();
 
-  profile_ = std::make_unique<HardwareProfile>(detected_hardware());
+  profile_ = std::make_unique<HardwareProfile>(default_hardware());
   hw_.store(profile_.get(), std::memory_order_release);
   auto note = [&](Status s, const std::string& msg) {
     if (init_status == Status::Ok) init_status = s;
@@ -173,9 +173,12 @@ Status ContextImpl::set_isa(Isa isa) noexcept {
 
 Status ContextImpl::load_profile(const std::string& path, std::string* error) noexcept {
   try {
-    auto hw = std::make_unique<HardwareProfile>();
-    const Status s = load_profile_file(path, detected_hardware(), *hw, error);
-    if (s != Status::Ok) return s;
+    // "detected": detection alone, without the shipped profile (kDetectedProfile).
+    auto hw = std::make_unique<HardwareProfile>(detected_hardware());
+    if (path != kDetectedProfile) {
+      const Status s = load_profile_file(path, default_hardware(), *hw, error);
+      if (s != Status::Ok) return s;
+    }
     std::lock_guard lock(config_);
     // Plans were made for the old profile. The old profile and plans are freed once no call
     // can still read them.
@@ -280,7 +283,7 @@ Residency Context::residency() const noexcept {
   return impl_->residency();
 }
 const HardwareProfile& Context::hardware() const noexcept {
-  ADAPTCORE_CTX_OR(detected_hardware());
+  ADAPTCORE_CTX_OR(default_hardware());
   return impl_->hardware();
 }
 Status Context::load_hardware_profile(const std::string& path, std::string* error) noexcept {

@@ -66,6 +66,9 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("fma_per_cycle_128", hw.fma_per_cycle_128);
   f("fork_join_us", hw.fork_join_us);
   f("pack_gbs", hw.pack_gbs);
+  f("l3_row_streams", hw.l3_row_streams);
+  f("l3_row_share_paged", hw.l3_row_share_paged);
+  f("l3_row_share", hw.l3_row_share);
 }
 
 // The physically plausible range of each numeric field: a value outside it is a broken or
@@ -98,6 +101,9 @@ constexpr FieldRange kRanges[] = {
     {"fma_per_cycle_128", 0.01, 64, "per cycle"},
     {"fork_join_us", 0, 1e6, "us"},
     {"pack_gbs", 0.1, 1e5, "GB/s"},
+    {"l3_row_streams", 1, 4096, "rows"},
+    {"l3_row_share_paged", 0.01, 1, "of bw_l3_gbs"},
+    {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},
 };
 
 std::string format_number(double v) {
@@ -131,8 +137,15 @@ std::string check_ranges(HardwareProfile& hw) {
 }
 
 // Members of a profile besides its fields: what the writer and `adaptcore calibrate` add.
-constexpr const char* kMetadataKeys[] = {"format",     "version",       "source",
-                                         "calibrated", "calibrated_at", "calibration_threads"};
+// A shipped profile (hw/shipped_profiles.hpp) also says which CPUs it is for and how it was
+// measured.
+constexpr const char* kMetadataKeys[] = {"format",        "version",
+                                         "source",        "calibrated",
+                                         "calibrated_at", "calibration_threads",
+                                         "cpu_vendor",    "cpu_family",
+                                         "cpu_models",    "microarchitecture",
+                                         "measured_on",   "measured_at",
+                                         "measured_by",   "notes"};
 
 }  // namespace
 

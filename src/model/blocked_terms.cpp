@@ -272,6 +272,8 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
     streams = dram_row_stream_efficiency(s.kc);
     if (s.row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
+  } else if (!key.cold && b_src_bw == hw_.bw_l3_gbs && s.eb * s.n >= kSeparateRowBytes) {
+    streams = l3_row_stream_share(hw_, s.kc, key.b_ld_log2 >= 12);
   }
   return streams;
 }

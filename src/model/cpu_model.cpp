@@ -51,6 +51,11 @@ double dram_row_stream_efficiency(double rows) noexcept {
   return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
 }
 
+double l3_row_stream_share(const HardwareProfile& hw, double rows, bool paged) noexcept {
+  if (rows <= hw.l3_row_streams) return 1.0;
+  return std::max(paged ? hw.l3_row_share_paged : hw.l3_row_share, hw.l3_row_streams / rows);
+}
+
 bool CpuModel::c_stays_in_l2(double c_bytes) const noexcept {
   return c_bytes <= kResidentShare * static_cast<double>(hw_.l2_bytes);
 }

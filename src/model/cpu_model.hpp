@@ -35,6 +35,10 @@ void combine_terms(CostBreakdown& c, double overlapped_us, double exposed_us) no
 // each a separate stream (an in-place B sliver kc rows deep): past about 8 streams the hardware
 // prefetchers lose some, (8 / rows)^0.25 (fitted: docs/MODEL.md F3); 1 for 8 or fewer.
 double dram_row_stream_efficiency(double rows) noexcept;
+// Share of the L3 read rate a core gets reading `rows` rows of B in place at once, each a
+// separate stream (HardwareProfile::l3_row_streams and the shares after it); `paged`: the row
+// stride is a multiple of 4 KiB.
+double l3_row_stream_share(const HardwareProfile& hw, double rows, bool paged) noexcept;
 // Whether a block of rows (row_bytes each, 2^stride_log2 bytes apart) stays in a cache of
 // cache_bytes and `ways` while other data streams through: within half the capacity its set
 // conflicts leave it (rows a page apart pile into few sets; see cpu_model.cpp).

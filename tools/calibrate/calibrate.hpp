@@ -21,6 +21,10 @@ struct CalibrationOptions {
   bool quick = false;  // fewer and shorter repeats: under 10 s (tests)
 };
 
+// A fork/join round trip above this is another process holding a CPU, not the pool (whose
+// spinning workers answer in about a microsecond).
+inline constexpr double kForkJoinBusyUs = 50.0;
+
 // What each measurement covered, for the report.
 struct CalibrationReport {
   int threads = 0;      // threads used for bw_dram_total and fork_join
@@ -30,6 +34,12 @@ struct CalibrationReport {
   // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
   // other processes ran, and the wall-clock figure is low).
   double dram_total_cpu_share = 0.0;
+  // The row-stream probe from L3 (GB/s): one row at a time (4 KiB-multiple stride), 256 rows
+  // at a time at that stride and at one that is not a multiple of 4 KiB.
+  double row_gbs_one = 0.0, row_gbs_paged_256 = 0.0, row_gbs_256 = 0.0;
+  // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
+  bool fork_join_busy = false;
+  double fork_join_measured_us = 0.0;
   double seconds = 0.0;   // wall time of the whole calibration
   std::string timestamp;  // UTC, ISO 8601
 };

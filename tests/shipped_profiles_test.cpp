@@ -1,0 +1,120 @@
+// The profiles shipped per microarchitecture (hw/shipped_profiles.hpp): each loads, says which
+// CPUs it is for and how it was measured; a CPU gets its own or its vendor's nearest, never
+// another vendor's; a context starts from it and "detected" takes detection alone. And the
+// model term they carry: the L3 row-stream share.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "adaptcore/adaptcore.hpp"
+#include "core/flat_json.hpp"
+#include "hw/cpu_identity.hpp"
+#include "hw/shipped_profiles.hpp"
+#include "model/cpu_model.hpp"
+
+namespace adaptcore {
+namespace {
+
+TEST(ShippedProfiles, EachLoadsAndSaysWhatItIsForAndHowItWasMeasured) {
+  ASSERT_GE(shipped_profiles().size(), 2u);
+  for (const ShippedProfile& p : shipped_profiles()) {
+    SCOPED_TRACE(p.file);
+    HardwareProfile out;
+    std::string err;
+    EXPECT_EQ(profile_from_json(p.text, detected_hardware(), out, &err), Status::Ok) << err;
+    FlatJsonObject obj;
+    ASSERT_EQ(obj.parse(p.text, "adaptcore-hardware-profile", 1), "");
+    for (const char* key : {"microarchitecture", "cpu_vendor", "cpu_models", "measured_on",
+                            "measured_at", "measured_by"}) {
+      const auto* v = obj.find(key);
+      ASSERT_NE(v, nullptr) << key;
+      EXPECT_EQ(v->kind, FlatJsonObject::Kind::String) << key;
+      EXPECT_FALSE(v->s.empty()) << key;
+    }
+    ASSERT_NE(obj.find("cpu_family"), nullptr);
+    // Rates and model terms only: sizes, cores and features stay as detected on every host.
+    for (const char* key : {"name", "cores", "l1d_bytes", "l2_bytes", "l3_bytes", "l3_warm_bytes",
+                            "avx512f", "avx2", "freq_ghz"})
+      EXPECT_EQ(obj.find(key), nullptr) << key;
+  }
+}
+
+TEST(ShippedProfiles, ACpuGetsItsOwnProfileOrItsVendorsNearest) {
+  const ShippedMatch zen4 = match_shipped_profile({"AuthenticAMD", 25, 17});
+  ASSERT_NE(zen4.profile, nullptr);
+  EXPECT_EQ(std::string(zen4.profile->file), "amd-zen4.json");
+  EXPECT_TRUE(zen4.exact);
+  const ShippedMatch emr = match_shipped_profile({"GenuineIntel", 6, 207});
+  ASSERT_NE(emr.profile, nullptr);
+  EXPECT_EQ(std::string(emr.profile->file), "intel-emerald-rapids.json");
+  EXPECT_TRUE(emr.exact);
+  // Zen 5 (family 26) until it has its own: the nearest AMD family.
+  const ShippedMatch zen5 = match_shipped_profile({"AuthenticAMD", 26, 2});
+  ASSERT_NE(zen5.profile, nullptr);
+  EXPECT_EQ(std::string(zen5.profile->file), "amd-zen4.json");
+  EXPECT_FALSE(zen5.exact);
+  const ShippedMatch icelake = match_shipped_profile({"GenuineIntel", 6, 106});
+  ASSERT_NE(icelake.profile, nullptr);
+  EXPECT_EQ(std::string(icelake.profile->file), "intel-emerald-rapids.json");
+  EXPECT_FALSE(icelake.exact);
+  EXPECT_EQ(match_shipped_profile({"HygonGenuine", 24, 0}).profile, nullptr);
+  EXPECT_EQ(match_shipped_profile({}).profile, nullptr);
+}
+
+TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
+  HardwareProfile base = detected_hardware();
+  base.l2_bytes = 3 * 1024 * 1024;
+  base.bw_l3_gbs = 1.0;
+  const HardwareProfile emr = apply_shipped_profile(base, {"GenuineIntel", 6, 207});
+  EXPECT_EQ(emr.l2_bytes, base.l2_bytes);
+  EXPECT_EQ(to_string(emr.features), to_string(base.features));
+  EXPECT_DOUBLE_EQ(emr.bw_l3_gbs, 27.6);
+  EXPECT_NE(emr.source.find("intel-emerald-rapids.json"), std::string::npos) << emr.source;
+  const HardwareProfile none = apply_shipped_profile(base, {"HygonGenuine", 24, 0});
+  EXPECT_DOUBLE_EQ(none.bw_l3_gbs, 1.0);
+  EXPECT_NE(none.source.find("no shipped profile"), std::string::npos) << none.source;
+}
+
+TEST(ShippedProfiles, AContextStartsFromTheDefaultProfileAndDetectedTakesDetectionAlone) {
+  const CpuIdentity& id = cpu_identity();
+#if defined(__x86_64__)
+  EXPECT_FALSE(id.vendor.empty());
+  EXPECT_GT(id.family, 0);
+  EXPECT_GE(id.model, 0);
+#endif
+  EXPECT_EQ(to_json(default_hardware()), to_json(apply_shipped_profile(detected_hardware(), id)));
+  ContextOptions o;
+  o.read_environment = false;
+  o.threads = 1;
+  Context ctx(o);
+  EXPECT_EQ(to_json(ctx.hardware()), to_json(default_hardware()));
+  ASSERT_EQ(ctx.load_hardware_profile(kDetectedProfile), Status::Ok);
+  EXPECT_EQ(to_json(ctx.hardware()), to_json(detected_hardware()));
+  // A file's fields go over the default profile: what it leaves out is the default's.
+  const std::string path =
+      testing::TempDir() + "adaptcore_shipped_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << R"({"bw_l1_gbs": 123.0})";
+  ASSERT_EQ(ctx.load_hardware_profile(path), Status::Ok);
+  EXPECT_DOUBLE_EQ(ctx.hardware().bw_l1_gbs, 123.0);
+  EXPECT_DOUBLE_EQ(ctx.hardware().l3_row_share_paged, default_hardware().l3_row_share_paged);
+  std::remove(path.c_str());
+}
+
+TEST(L3RowStreams, FullRateUpToTheTrackedRowsThenFallingToTheFloor) {
+  HardwareProfile hw;
+  hw.l3_row_streams = 8;
+  hw.l3_row_share_paged = 0.2;
+  hw.l3_row_share = 0.9;
+  EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 8, true), 1.0);
+  EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 16, true), 0.5);
+  EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 256, true), 0.2);
+  EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 256, false), 0.9);
+  EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 1, false), 1.0);
+}
+
+}  // namespace
+}  // namespace adaptcore
