@@ -26,6 +26,6 @@ if [[ $HAS_OUT -eq 0 ]]; then set -- "$@" --out "$ROOT/out/bench-$(date -u +%Y%m
 echo -20 2>/dev/null >/proc/self/autogroup || true
 
 echo
-"$BUILD_DIR/tools/adaptcore" hw | head -5
+"$BUILD_DIR/tools/adaptcore" hw | head -9  # the CPU graded, the shipped profile it uses
 echo
 env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$BUILD_DIR/tools/adaptcore" bench "$@"

@@ -368,8 +368,11 @@ TEST(IsaFeatures, FeatureClaimsCheckedAgainstTheCpu) {
 
 // On this CPU: a profile claiming every feature loads exactly when the CPU has them all.
 TEST(IsaFeatures, ProfileClaimingEveryFeatureMatchesTheCpu) {
-  const char* text = R"({"fma3": true, "avx2": true, "avx512f": true, "avx512bw": true,
-    "avx512dq": true, "avx512vl": true, "avx512_bf16": true, "avx512_vnni": true})";
+  std::string text = "{";
+  for (int i = 0; i < kFeatureCount; ++i)
+    text += std::string(i == 0 ? "" : ", ") + "\"" + to_string(static_cast<Feature>(1u << i)) +
+            "\": true";
+  text += "}";
   HardwareProfile all = detected_hardware();
   all.features = FeatureSet((1u << kFeatureCount) - 1);  // every feature
   const std::string missing = unsupported_feature_claims(all, detected_hardware());
@@ -451,12 +454,11 @@ TEST(Registry, BuiltLevelsResolveEveryTable) {
     EXPECT_TRUE(kernels::built(row->below));
     // A level adds something: a table of its own of some kind.
     const Isa b = row->below;
-    EXPECT_TRUE(kernels::kernels_for(isa) != kernels::kernels_for(b) ||
-                kernels::lowp_kernels_for(DType::Bf16, isa) !=
-                    kernels::lowp_kernels_for(DType::Bf16, b) ||
-                kernels::lowp_kernels_for(DType::U8S8, isa) !=
-                    kernels::lowp_kernels_for(DType::U8S8, b) ||
-                kernels::wq_kernels_for(isa) != kernels::wq_kernels_for(b));
+    EXPECT_TRUE(
+        kernels::kernels_for(isa) != kernels::kernels_for(b) ||
+        kernels::lowp_kernels_for(DType::Bf16, isa) != kernels::lowp_kernels_for(DType::Bf16, b) ||
+        kernels::lowp_kernels_for(DType::U8S8, isa) != kernels::lowp_kernels_for(DType::U8S8, b) ||
+        kernels::wq_kernels_for(isa) != kernels::wq_kernels_for(b));
   }
   for (const kernels::LatticeRow& row : kernels::lattice())
     if (!kernels::built(row.id)) EXPECT_EQ(kernels::kernels_for(row.id), nullptr) << row.name;

@@ -14,7 +14,10 @@
 #include "core/flat_json.hpp"
 #include "hw/cpu_identity.hpp"
 #include "hw/shipped_profiles.hpp"
+#include "kernels/registry.hpp"
 #include "model/cpu_model.hpp"
+#include "model/wq_model.hpp"
+#include "plan/type_config.hpp"
 
 namespace adaptcore {
 namespace {
@@ -74,6 +77,11 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_EQ(to_string(emr.features), to_string(base.features));
   EXPECT_DOUBLE_EQ(emr.bw_l3_gbs, 27.6);
   EXPECT_NE(emr.source.find("intel-emerald-rapids.json"), std::string::npos) << emr.source;
+  // The nearest of the vendor's: its row-stream terms, not its rates.
+  const HardwareProfile spr_like = apply_shipped_profile(base, {"GenuineIntel", 6, 106});
+  EXPECT_DOUBLE_EQ(spr_like.bw_l3_gbs, 1.0);
+  EXPECT_DOUBLE_EQ(spr_like.l3_row_share_paged, emr.l3_row_share_paged);
+  EXPECT_NE(spr_like.source.find("nearest"), std::string::npos) << spr_like.source;
   const HardwareProfile none = apply_shipped_profile(base, {"HygonGenuine", 24, 0});
   EXPECT_DOUBLE_EQ(none.bw_l3_gbs, 1.0);
   EXPECT_NE(none.source.find("no shipped profile"), std::string::npos) << none.source;
@@ -114,6 +122,25 @@ TEST(L3RowStreams, FullRateUpToTheTrackedRowsThenFallingToTheFloor) {
   EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 256, true), 0.2);
   EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 256, false), 0.9);
   EXPECT_DOUBLE_EQ(l3_row_stream_share(hw, 1, false), 1.0);
+}
+
+// The dot-product instructions are priced at their own measured rates, not the FMA's.
+TEST(DotRates, TheLowPrecisionTilesIssueAtTheProfilesDotRates) {
+  HardwareProfile hw;
+  hw.fma_per_cycle_512 = 2.0;
+  hw.dot_bf16_per_cycle = 0.5;
+  hw.dot_int8_per_cycle = 1.5;
+  if (const kernels::LowpKernels* bf16 = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512Bf16);
+      bf16 != nullptr && bf16->macs_per_lane == 2.0)
+    EXPECT_DOUBLE_EQ(type_config(*bf16, hw).instr_per_cycle, 0.5);
+  if (const kernels::LowpKernels* int8 = kernels::lowp_kernels_for(DType::U8S8, Isa::Avx512Vnni);
+      int8 != nullptr && int8->macs_per_lane == 4.0)
+    EXPECT_DOUBLE_EQ(type_config(*int8, hw).instr_per_cycle, 1.5);
+  EXPECT_DOUBLE_EQ(WqModel(hw, 512).dots_per_cycle(), 1.5);
+  EXPECT_DOUBLE_EQ(WqModel(hw, 256).dots_per_cycle(), hw.fma_per_cycle_256);
+  // Detection starts them at the 512-bit FMA rate.
+  EXPECT_DOUBLE_EQ(detected_hardware().dot_bf16_per_cycle, detected_hardware().fma_per_cycle_512);
+  EXPECT_DOUBLE_EQ(detected_hardware().dot_int8_per_cycle, detected_hardware().fma_per_cycle_512);
 }
 
 }  // namespace

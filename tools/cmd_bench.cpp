@@ -105,7 +105,8 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   if (const auto hw = doc.find("hardware"); hw != doc.end() && hw->contains("name"))
     os << "\nhost " << (*hw)["name"].get<std::string>() << " ("
        << (hw->contains("cores") ? std::to_string((*hw)["cores"].get<int>()) : std::string("?"))
-       << " cores)";
+       << " cores; profile: "
+       << (hw->contains("source") ? (*hw)["source"].get<std::string>() : std::string("?")) << ")";
   os << "\nsuite " << m.suite << ", " << m.rows.size() << " shapes, " << fixed(m.threads, 0)
      << " threads; peak " << fixed(m.peak_gflops, 0) << " GFLOP/s, DRAM " << fixed(m.dram_gbs, 0)
      << " GB/s\n";
@@ -144,6 +145,16 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
      << (wrong == 0 ? "every checked result within the bound"
                     : std::to_string(wrong) + " wrong or failed results (see the report)")
      << '\n';
+  // A result faster than its limit means the limit is wrong for this host (a bandwidth or peak
+  // of the profile below what the code reached): said, never hidden by clamping.
+  int over = 0;
+  for (const auto& r : m.rows)
+    over += (std::isfinite(r.ac_limit_fraction) && r.ac_limit_fraction > 1.0) +
+            (std::isfinite(r.best_limit_fraction) && r.best_limit_fraction > 1.0);
+  if (over > 0)
+    os << "  limits: " << over
+       << " results above 1.0 of their hardware limit: the profile's bandwidth or peak is below "
+          "what ran here (`adaptcore calibrate`)\n";
 }
 
 // The weight-quantized comparison table (quant_summary): adaptcore's two-part GEMM against

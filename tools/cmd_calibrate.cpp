@@ -47,6 +47,12 @@ void run_calibrate(const CalibrateArgs& args) {
       {"fma_per_cycle_256", detected.fma_per_cycle_256, hw.fma_per_cycle_256, "/cycle",
        rep.fma_gflops_256 > 0 ? format_fixed(rep.fma_gflops_256, 1) + " GFLOP/s, 1 thread"
                               : std::string("path not supported: default kept")},
+      {"dot_bf16_per_cycle", detected.dot_bf16_per_cycle, hw.dot_bf16_per_cycle, "/cycle",
+       rep.dot_bf16_measured ? std::string("vdpbf16ps loop, 1 thread")
+                             : std::string("no AVX512-BF16: default kept")},
+      {"dot_int8_per_cycle", detected.dot_int8_per_cycle, hw.dot_int8_per_cycle, "/cycle",
+       rep.dot_int8_measured ? std::string("vpdpbusd loop, 1 thread")
+                             : std::string("no AVX512-VNNI: default kept")},
       {"bw_l1_gbs", detected.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
        format_bytes(rep.l1_buffer) + " buffer, 1 thread"},
       {"bw_l2_gbs", detected.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",
@@ -54,11 +60,18 @@ void run_calibrate(const CalibrateArgs& args) {
       {"bw_l3_gbs", detected.bw_l3_gbs, hw.bw_l3_gbs, "GB/s",
        format_bytes(rep.l3_buffer) + " buffer, 1 thread"},
       {"bw_dram_core_gbs", detected.bw_dram_core_gbs, hw.bw_dram_core_gbs, "GB/s",
-       format_bytes(rep.dram_buffer) + " buffer, 1 thread"},
+       format_bytes(rep.dram_buffer) +
+           " buffer, 1 thread: " + format_fixed(rep.dram_core_plain_gbs, 1) + " plain, " +
+           format_fixed(rep.dram_core_prefetch_gbs, 1) + " prefetching"},
       {"bw_dram_total_gbs", detected.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
        format_bytes(rep.dram_buffer) + " buffer, " + std::to_string(rep.threads) +
            " threads, on CPU " + format_fixed(100.0 * rep.dram_total_cpu_share, 0) +
            "% of the time"},
+      {"l3_warm_bytes", static_cast<double>(detected.l3_warm_bytes) / (1 << 20),
+       static_cast<double>(hw.l3_warm_bytes) / (1 << 20), "MiB",
+       rep.l3_seen_bytes > 0
+           ? "L3 sweep: " + format_bytes(rep.l3_seen_bytes) + " read at L3 speed by one thread"
+           : std::string("L3 sweep found no L3: default kept")},
       {"pack_gbs", detected.pack_gbs, hw.pack_gbs, "GB/s",
        std::string(to_string(rep.isa)) + " pack_b, source in L2"},
       {"fork_join_us", detected.fork_join_us, hw.fork_join_us, "us",

@@ -7,6 +7,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "hw/cpu_identity.hpp"
+#include "hw/shipped_profiles.hpp"
 #include "kernels/lowp.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
@@ -58,11 +60,24 @@ void run_hw(const HwArgs& args) {
     }
     j["peak_gflops_per_core_by_isa"] = paths;
     j["levels"] = levels;
+    j["cpu"] = to_string(cpu_identity());
+    nlohmann::ordered_json shipped = nlohmann::ordered_json::array();
+    for (const ShippedProfile& p : shipped_profiles()) shipped.push_back(p.file);
+    j["shipped_profiles"] = shipped;
     std::cout << j.dump(2) << '\n';
     return;
   }
 
-  std::cout << "adaptcore " << version() << "\n\nhardware profile (" << hw.source << ")\n";
+  std::cout << "adaptcore " << version() << "\n\nCPU            " << to_string(cpu_identity())
+            << "\nshipped        ";
+  const ShippedMatch match = match_shipped_profile(cpu_identity());
+  bool any = false;
+  for (const ShippedProfile& p : shipped_profiles()) {
+    std::cout << (any ? ", " : "") << p.file
+              << (&p == match.profile ? (match.exact ? " (this CPU's)" : " (nearest)") : "");
+    any = true;
+  }
+  std::cout << "\n\nhardware profile (" << hw.source << ")\n";
   // Every field of the profile, in the JSON file's order and names, so this listing and a
   // profile file always agree.
   for (const auto& [key, value] : profile.items()) {

@@ -17,6 +17,7 @@
 #include "dispatch/internal_access.hpp"
 #include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
+#include "hw/cpu_identity.hpp"
 #include "measure/bench_util.hpp"
 #include "model_validation.hpp"
 
@@ -208,6 +209,9 @@ void run_validate(const ValidateArgs& args) {
   std::cerr << '\n';
 
   const validation::Summary sum = validation::summarize(results);
+  // Regret is per host: name the CPU and the profile the model priced with.
+  std::cout << "host                   " << ctx->hardware().name << " ("
+            << to_string(cpu_identity()) << "); profile: " << ctx->hardware().source << '\n';
   std::cout << std::fixed << std::setprecision(3) << "shapes                 " << sum.shapes
             << " (threads " << ctx->threads() << ", isa " << to_string(ctx->isa()) << ")\n"
             << "geomean regret         " << sum.geomean_regret << " (selection pass alone "
@@ -239,6 +243,7 @@ void run_validate(const ValidateArgs& args) {
     j["threads"] = ctx->threads();
     j["isa"] = to_string(ctx->isa());
     j["hardware"] = nlohmann::json::parse(to_json(ctx->hardware()));
+    j["cpu"] = to_string(cpu_identity());
     j["summary"] = {{"shapes", sum.shapes},
                     {"geomean_regret", sum.geomean_regret},
                     {"geomean_selection_regret", sum.geomean_selection_regret},

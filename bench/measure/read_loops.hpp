@@ -14,6 +14,12 @@ float read_pass_avx512(const float* p, std::int64_t n) noexcept;  // -mavx512f
 float read_pass_avx2(const float* p, std::int64_t n) noexcept;    // -mavx2
 float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
 
+// The same pass with software prefetches kReadPrefetchBytes ahead of the loads: from DRAM the
+// hardware prefetchers alone leave a core short of what a kernel that prefetches (in-place B,
+// Plan::prefetch_b) reads, and a limit below what ran is no limit.
+inline constexpr std::int64_t kReadPrefetchBytes = 8192;
+float read_pass_prefetch(const float* p, std::int64_t n) noexcept;  // baseline
+
 using ReadPass = float (*)(const float* p, std::int64_t n) noexcept;
 // The loop with loads of a vector width (512, 256; below: SSE). The caller checks the CPU has
 // them.

@@ -36,4 +36,6 @@ f32-random --suite random --seed 1 --count 100
 bf16-llm --suite $SUITES/llm.txt --dtype bf16
 u8s8-llm --suite $SUITES/llm.txt --dtype u8s8
 w8a16-quant --suite $SUITES/quant.txt --dtype w8a16
+f32-llm-warm --suite $SUITES/llm.txt --operands warm
+f32-random-warm --suite random --seed 1 --count 100 --operands warm
 LIST

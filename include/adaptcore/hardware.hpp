@@ -22,8 +22,13 @@ enum class Feature : std::uint32_t {
   Avx512VL = 1u << 5,
   Avx512Bf16 = 1u << 6,
   Avx512Vnni = 1u << 7,
+  // The AMX tile unit (CPU and OS; the process's permission is asked when a plan first uses
+  // it: hw/amx_support.hpp).
+  AmxTile = 1u << 8,
+  AmxBf16 = 1u << 9,
+  AmxInt8 = 1u << 10,
 };
-inline constexpr int kFeatureCount = 8;
+inline constexpr int kFeatureCount = 11;
 
 struct FeatureSet {
   std::uint32_t bits = 0;
@@ -50,7 +55,8 @@ struct FeatureSet {
 };
 
 // The feature's name as profile files write it ("fma3", "avx2", "avx512f", "avx512bw",
-// "avx512dq", "avx512vl", "avx512_bf16", "avx512_vnni"); parse_feature reads it back.
+// "avx512dq", "avx512vl", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8");
+// parse_feature reads it back.
 const char* to_string(Feature f) noexcept;
 bool parse_feature(std::string_view name, Feature& out) noexcept;
 // The names of a set's features, space-separated, in Feature order.
@@ -97,6 +103,12 @@ struct HardwareProfile {
   double fma_per_cycle_512 = 2.0;
   double fma_per_cycle_256 = 2.0;
   double fma_per_cycle_128 = 2.0;
+  // 512-bit dot-product instructions one core sustains per cycle: vdpbf16ps (bf16 pairs) and
+  // vpdpbusd (int8 quads). Detection takes the 512-bit FMA rate; some cores issue them at
+  // another (an Emerald Rapids core: vdpbf16ps at half a cycle's worth, vpdpbusd at 1.5, against
+  // two 512-bit FMAs), which `adaptcore calibrate` measures.
+  double dot_bf16_per_cycle = 2.0;
+  double dot_int8_per_cycle = 2.0;
   // Cost of waking the thread pool and joining it, microseconds (fork + join).
   double fork_join_us = 3.0;
   // A core reading B in place from L3: kc rows a row stride apart, a few lines of each per
@@ -131,8 +143,8 @@ struct HardwareProfile {
 const HardwareProfile& detected_hardware();
 // The profile a context starts from: detected_hardware() with the measured fields of the
 // profile shipped for this CPU's microarchitecture (keyed by CPUID vendor, family and model;
-// the nearest of the vendor's when none matches) over it; `source` names the shipped profile.
-// Thread-safe; cached after the first call.
+// the row-stream terms of the vendor's nearest when none matches) over it; `source` names the
+// shipped profile. Thread-safe; cached after the first call.
 const HardwareProfile& default_hardware();
 
 // The profile path that names detection alone, without the shipped profile

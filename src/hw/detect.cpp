@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "adaptcore/hardware.hpp"
+#include "hw/amx_support.hpp"
 #include "hw/clock_probe.hpp"
 #include "hw/cpuinfo_private.hpp"
 #include "hw/detect_fallback.hpp"
@@ -118,6 +119,12 @@ HardwareProfile detect() {
   } else {
     detect_without_cpuinfo(hw);
   }
+  // The tile unit where the CPU has it and the OS saves its state (CPUID and XCR0, whichever
+  // reader found the rest): the process's permission is asked only by a plan that uses it.
+  const bool amx = amx_capability().cpu && amx_capability().os;
+  hw.features.set(Feature::AmxTile, amx);
+  hw.features.set(Feature::AmxBf16, amx);
+  hw.features.set(Feature::AmxInt8, amx);
   hw.page_bytes = transparent_huge_pages_always() ? 2 * 1024 * 1024 : 4096;
   // To 0.1 GHz: the probe moves by 1-2% between processes (4.26-4.32 GHz on one host), and the
   // profile derives every default rate from it, so near-tied plans (a prepacked panel width,
@@ -144,6 +151,7 @@ HardwareProfile detect() {
     }
     hw.fma_per_cycle_512 = ymm > 0.0 && zmm / ymm > 1.5 ? 2.0 : 1.0;
   }
+  hw.dot_bf16_per_cycle = hw.dot_int8_per_cycle = hw.fma_per_cycle_512;
   // A job handed to workers that spin between calls: the round trip (0.2 us measured by
   // `adaptcore calibrate` on a 2-vCPU Zen 4 guest) and the wait for the slower of two short
   // halves. Sleeping workers cost far more; the pool runs short jobs on the caller then

@@ -22,6 +22,9 @@ constexpr std::array<Named, kFeatureCount> kNames = {{
     {Feature::Avx512VL, "avx512vl"},
     {Feature::Avx512Bf16, "avx512_bf16"},
     {Feature::Avx512Vnni, "avx512_vnni"},
+    {Feature::AmxTile, "amx_tile"},
+    {Feature::AmxBf16, "amx_bf16"},
+    {Feature::AmxInt8, "amx_int8"},
 }};
 
 }  // namespace

@@ -85,9 +85,21 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
       out.source = base.source + " (no shipped profile for " + to_string(id) + ")";
       return out;
     }
-    if (profile_from_json(m.profile->text, base, out) != Status::Ok) return base;
+    HardwareProfile shipped;
+    if (profile_from_json(m.profile->text, base, shipped) != Status::Ok) return base;
+    if (m.exact) {
+      out = shipped;
+    } else {
+      // Another microarchitecture's rates (GB/s, instructions a cycle) say little of this one's,
+      // whose detected defaults at least follow its own clock; how its prefetchers treat row
+      // streams is the behaviour a neighbour most likely shares.
+      out.l3_row_streams = shipped.l3_row_streams;
+      out.l3_row_share_paged = shipped.l3_row_share_paged;
+      out.l3_row_share = shipped.l3_row_share;
+    }
     out.source = base.source + " + shipped " + m.profile->file + " (" + m.microarchitecture +
-                 (m.exact ? "" : ", the nearest known") + "; this CPU: " + to_string(id) + ")";
+                 (m.exact ? "" : ", the nearest known: its row-stream terms only") +
+                 "; this CPU: " + to_string(id) + ")";
     return out;
   } catch (...) {
     return base;

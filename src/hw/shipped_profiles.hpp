@@ -2,8 +2,8 @@
 // library (src/hw/profiles/*.json, embedded by cmake/ShippedProfiles.cmake) and keyed by CPUID
 // vendor, family and model. A context starts from the detected profile with the matching
 // shipped profile's measured fields over it (default_hardware()); a CPU none matches exactly
-// takes the nearest of its vendor. docs/MODEL.md, "Shipped profiles", says how each was
-// measured.
+// takes the row-stream terms of the nearest of its vendor's. docs/MODEL.md, "Shipped profiles",
+// says how each was measured.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +34,10 @@ struct ShippedMatch {
 // family).
 ShippedMatch match_shipped_profile(const CpuIdentity& id);
 
-// `base` with the shipped profile's fields over it and `source` naming it (base unchanged, with
-// a source that says no profile matched, when none does). Never throws; a shipped profile that
-// does not load (a build error the tests catch) leaves base.
+// `base` with the shipped profile's fields over it and `source` naming it: all of them for the
+// CPU's own profile, only the row-stream terms (l3_row_*) for the nearest of its vendor's; base
+// unchanged, with a source that says no profile matched, when none does. Never throws; a shipped
+// profile that does not load (a build error the tests catch) leaves base.
 HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIdentity& id);
 
 }  // namespace adaptcore

@@ -12,7 +12,8 @@ namespace adaptcore {
 using namespace model_constants;
 
 double WqModel::dots_per_cycle() const noexcept {
-  return native_ ? hw_.fma_per_cycle_at(dot_bits_) : kGenericDotsPerCycle;
+  if (!native_) return kGenericDotsPerCycle;
+  return dot_bits_ == 512 ? hw_.dot_int8_per_cycle : hw_.fma_per_cycle_at(dot_bits_);
 }
 
 double WqModel::cycles_per_quad(int m, int parts, bool int4) const noexcept {

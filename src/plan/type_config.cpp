@@ -75,6 +75,11 @@ TypeConfig type_config(const kernels::LowpKernels& ks, const HardwareProfile& hw
   cfg.lanes = ks.lanes;
   cfg.macs_per_lane = ks.macs_per_lane;
   cfg.instr_per_cycle = hw.fma_per_cycle_at(32 * ks.lanes);
+  // The dot-product instructions issue at their own rates (HardwareProfile::dot_*_per_cycle).
+  if (ks.lanes == 16 && ks.dtype == DType::Bf16 && ks.macs_per_lane == 2.0)
+    cfg.instr_per_cycle = hw.dot_bf16_per_cycle;
+  if (ks.lanes == 16 && ks.dtype == DType::U8S8 && ks.macs_per_lane == 4.0)
+    cfg.instr_per_cycle = hw.dot_int8_per_cycle;
   if (ks.dtype == DType::U8S8 && ks.macs_per_lane < 4.0)  // the portable int8 kernel
     cfg.instr_per_cycle = kGenericInt8MacsPerCycle / (ks.lanes * ks.macs_per_lane);
   cfg.latency_cycles = kDotLatency;

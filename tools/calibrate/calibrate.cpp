@@ -26,6 +26,7 @@
 #include "kernels/ukernel.hpp"
 #include "measure/bench_util.hpp"
 #include "measure/cpus.hpp"
+#include "measure/peak_loops.hpp"
 #include "measure/read_loops.hpp"
 #include "measure/row_walk.hpp"
 
@@ -333,6 +334,20 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
         hw.fma_per_cycle_256 = round_half(rep.fma_gflops_256 / (2.0 * 8 * hw.freq_ghz));
     }
 
+    // The dot-product instructions of the low-precision kernels, per cycle (to 0.5): flops
+    // of the probe loop over 64 (vdpbf16ps: 16 lanes x 2 multiply-adds) or 128 (vpdpbusd: 16
+    // lanes x 4) per instruction and the clock.
+    auto dot_rate = [&](std::uint64_t (*loop)(std::uint64_t), double ops_per_instr) {
+      const double flops = median_rate(b, [&] { return static_cast<double>(loop(1 << 16)); });
+      return flops > 0 ? round_half(flops / (ops_per_instr * hw.freq_ghz * 1e9)) : 0.0;
+    };
+    if (kernels::best_level(real.features & base.features) >= Isa::Avx512Vnni)
+      if (const double v = dot_rate(&measure::loops::dot_int8_vnni, 128.0); v > 0)
+        hw.dot_int8_per_cycle = v, rep.dot_int8_measured = true;
+    if (kernels::best_level(real.features & base.features) >= Isa::Avx512Bf16)
+      if (const double v = dot_rate(&measure::loops::dot_bf16_avx512, 64.0); v > 0)
+        hw.dot_bf16_per_cycle = v, rep.dot_bf16_measured = true;
+
     // Read bandwidth of each level: a buffer well inside it (half of L1, a quarter of L2, and
     // 8 MiB or half of the L3 the cores share, whichever is smaller, but at least 4 x L2).
     auto round512 = [](std::int64_t x) { return std::max<std::int64_t>(512, x / 512 * 512); };
@@ -346,24 +361,58 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
     if (const double v = read_bandwidth(reader, rep.l3_buffer, b); v > 0) hw.bw_l3_gbs = v;
 
     // DRAM: a buffer far larger than every cache (256 MiB, or 8 x the whole L3 if larger,
-    // capped at 2 GiB), read by one thread and then by all threads at once.
-    rep.dram_buffer = round512(std::clamp<std::int64_t>(8 * l3_total, 256LL << 20, 2LL << 30));
+    // capped at 2 GiB), read by one thread and then by all threads at once. The whole L3 is the
+    // one the CPU reports (a 300 MiB part's, not the capped share: 256 MiB would fit in it).
+    const std::int64_t l3_whole =
+        std::max(l3_total, base.l3_warm_bytes * static_cast<std::int64_t>(std::max(1, base.cores)));
+    rep.dram_buffer = round512(std::clamp<std::int64_t>(8 * l3_whole, 256LL << 20, 2LL << 30));
     big = make_buffer(rep.dram_buffer);
     if (!big) {
       rep.dram_buffer = 0;
     } else {
       const std::int64_t n = rep.dram_buffer / 4;
       const int dram_samples = options.quick ? 3 : 5;
-      std::vector<double> one;
-      float sink = reader(big.get(), n);  // warm-up (TLB, clock)
-      for (int s = 0; s < dram_samples; ++s) {
-        const double c0 = thread_cpu_seconds();
-        sink += reader(big.get(), n);
-        const double t = thread_cpu_seconds() - c0;
-        if (t > 0) one.push_back(static_cast<double>(rep.dram_buffer) / t * 1e-9);
+      // With the hardware prefetchers alone and with software prefetches ahead: the faster is
+      // what a kernel can reach (the in-place kernels prefetch).
+      double best = 0.0;
+      for (const ReadFn fn : {reader, &measure::loops::read_pass_prefetch}) {
+        std::vector<double> one;
+        float sink = fn(big.get(), n);  // warm-up (TLB, clock)
+        for (int s = 0; s < dram_samples; ++s) {
+          const double c0 = thread_cpu_seconds();
+          sink += fn(big.get(), n);
+          const double t = thread_cpu_seconds() - c0;
+          if (t > 0) one.push_back(static_cast<double>(rep.dram_buffer) / t * 1e-9);
+        }
+        g_sink.store(sink, std::memory_order_relaxed);
+        const double v = median(one);
+        if (fn != reader)
+          rep.dram_core_prefetch_gbs = v;
+        else
+          rep.dram_core_plain_gbs = v;
+        best = std::max(best, v);
       }
-      g_sink.store(sink, std::memory_order_relaxed);
-      if (const double v = median(one); v > 0) hw.bw_dram_core_gbs = v;
+      if (best > 0) hw.bw_dram_core_gbs = best;
+    }
+
+    // The L3 a core's hot loop keeps, as the running code sees it (other tenants fill the rest
+    // of a shared L3): buffers doubling from 4 x L2 to twice the L3 the CPU reports, read
+    // again and again; the largest that still reads at the geometric mean of the L3 and DRAM
+    // rates or faster is in L3: l3_warm_bytes, the L3 one core's hot loop keeps (a call on T
+    // threads counts T times it, as it does detection's share).
+    if (hw.bw_dram_core_gbs < hw.bw_l3_gbs) {
+      const double mid = std::sqrt(hw.bw_l3_gbs * hw.bw_dram_core_gbs);
+      const Budget sweep = options.quick ? Budget{3, 0.002} : Budget{5, 0.01};
+      std::int64_t seen = 0;
+      for (std::int64_t s = round512(base.l2_bytes * 4);
+           s <= std::min<std::int64_t>(2 * l3_whole, 1LL << 30); s *= 2) {
+        const double v = read_bandwidth(reader, s, sweep);
+        rep.l3_sweep.emplace_back(s, v);
+        if (v < mid) break;
+        seen = s;
+      }
+      rep.l3_seen_bytes = seen;
+      if (seen > 0) hw.l3_warm_bytes = std::max<std::int64_t>(base.l2_bytes, seen);
     }
 
     // Row streams from L3, as a register tile reads B in place.
@@ -386,10 +435,14 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   // each thread pins itself to its own CPU).
   if (big) {
     const int passes = options.quick ? 1 : 2;
-    if (const double v = all_core_bandwidth(reader, big.get(), rep.dram_buffer, threads, passes,
-                                            options.quick ? 3 : 5, &rep.dram_total_cpu_share);
-        v > 0)
-      hw.bw_dram_total_gbs = v;
+    double best = 0.0;
+    for (const ReadFn fn : {reader, &measure::loops::read_pass_prefetch}) {
+      double share = 0.0;
+      const double v = all_core_bandwidth(fn, big.get(), rep.dram_buffer, threads, passes,
+                                          options.quick ? 3 : 5, &share);
+      if (v > best) best = v, rep.dram_total_cpu_share = share;
+    }
+    if (best > 0) hw.bw_dram_total_gbs = best;
     // All cores together never read slower than one of them alone; a lower figure means
     // other processes held the CPUs (see dram_total_cpu_share).
     hw.bw_dram_total_gbs = std::max(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs);

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adaptcore/hardware.hpp"
 
@@ -30,10 +32,18 @@ struct CalibrationReport {
   int threads = 0;      // threads used for bw_dram_total and fork_join
   Isa isa = Isa::Auto;  // the level of the fp32 table whose loads and pack_b were measured
   int64_t l1_buffer = 0, l2_buffer = 0, l3_buffer = 0, dram_buffer = 0;  // bytes read per pass
-  double fma_gflops_512 = 0.0, fma_gflops_256 = 0.0;  // one thread, raw probe result
+  double fma_gflops_512 = 0.0, fma_gflops_256 = 0.0;          // one thread, raw probe result
+  bool dot_bf16_measured = false, dot_int8_measured = false;  // the CPU has the instruction
+  // One thread's DRAM read rate with the hardware prefetchers alone and with software
+  // prefetches ahead (bw_dram_core_gbs is the faster).
+  double dram_core_plain_gbs = 0.0, dram_core_prefetch_gbs = 0.0;
   // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
   // other processes ran, and the wall-clock figure is low).
   double dram_total_cpu_share = 0.0;
+  // The L3 sweep: (buffer bytes, GB/s) read by one thread, and the largest buffer still read
+  // at L3 speed (0: none, or the sweep was skipped).
+  std::vector<std::pair<std::int64_t, double>> l3_sweep;
+  std::int64_t l3_seen_bytes = 0;
   // The row-stream probe from L3 (GB/s): one row at a time (4 KiB-multiple stride), 256 rows
   // at a time at that stride and at one that is not a multiple of 4 KiB.
   double row_gbs_one = 0.0, row_gbs_paged_256 = 0.0, row_gbs_256 = 0.0;

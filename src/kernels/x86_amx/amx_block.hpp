@@ -1,0 +1,117 @@
+// The AMX block kernel: a C block of TM x TN tiles (16 x 16 fp32 or s32 each) over packed A and
+// B panels (amx_layout.hpp), written once over an Ops type that either runs the instructions
+// (amx_ops_native.hpp, on AMX hosts) or the scalar model (ModelOps below, on every host). Tile
+// numbers are template arguments because the instructions take them as immediates.
+//
+// Registers: C tiles 0 .. TM*TN-1, A tiles next, then two B tiles used in turn; TM*TN + TM + 2
+// <= 8 (2 x 2: the four C tiles, two A, two B; 1 x 4: four C, one A, one B at a time).
+// The tiles end in a scratch block and the epilogue writes the valid m x n of it:
+//   bf16 inputs: C = alpha * acc + beta * C (beta == 0: C not read)
+//   int8 inputs: C = acc + ibeta * C modulo 2^32 (ibeta == 0: C not read)
+// the contract of the other low-precision kernels (kernels/lowp.hpp, LowpArgs).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/x86_amx/amx_layout.hpp"
+#include "kernels/x86_amx/tile_model.hpp"
+
+namespace adaptcore::kernels::amx {
+
+enum class Dot { Bf16, U8S8, S8U8 };  // S8U8: A signed, B unsigned (a column-major C's swap)
+
+struct BlockArgs {
+  std::int64_t blocks;     // depth blocks (amx_layout.hpp)
+  const std::uint32_t* a;  // packed A panel of TM tiles
+  const std::uint32_t* b;  // packed B panel of TN tiles
+  void* c;                 // fp32 (bf16 inputs) or s32 (int8) C, row-major
+  std::int64_t ldc;
+  float alpha = 1.0f, beta = 0.0f;
+  std::int32_t ibeta = 0;
+  int m = 0, n = 0;  // valid rows and columns, 1..TM*16 and 1..TN*16
+};
+
+// The scalar model as Ops.
+struct ModelOps {
+  TileModel unit;
+  template <int T>
+  void zero() noexcept {
+    unit.zero(T);
+  }
+  template <int T>
+  void load(const void* p, std::int64_t stride) noexcept {
+    unit.load(T, p, stride);
+  }
+  template <int T>
+  void store(void* p, std::int64_t stride) noexcept {
+    unit.store(T, p, stride);
+  }
+  template <Dot D, int C, int A, int B>
+  void dot() noexcept {
+    if constexpr (D == Dot::Bf16)
+      unit.dpbf16ps(C, A, B);
+    else if constexpr (D == Dot::U8S8)
+      unit.dpbusd(C, A, B);
+    else
+      unit.dpbsud(C, A, B);
+  }
+};
+
+namespace detail {
+template <int N, class F>
+inline void static_for(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }
+  (std::make_integer_sequence<int, N>{});
+}
+}  // namespace detail
+
+template <Dot D, int TM, int TN, class Ops>
+void block(Ops& ops, const BlockArgs& x) noexcept {
+  static_assert(TM >= 1 && TN >= 1 && TM * TN + TM + 2 <= kTiles, "eight tiles");
+  using detail::static_for;
+  constexpr int kA = TM * TN, kB = kA + TM;
+  static_for<TM * TN>([&](auto t) { ops.template zero<decltype(t)::value>(); });
+  for (std::int64_t kb = 0; kb < x.blocks; ++kb) {
+    const std::uint32_t* a = x.a + kb * TM * kTileWords;
+    const std::uint32_t* b = x.b + kb * TN * kTileWords;
+    static_for<TM>([&](auto tm) {
+      constexpr int m = decltype(tm)::value;
+      ops.template load<kA + m>(a + m * kTileWords, 64);
+    });
+    static_for<TN>([&](auto tn) {
+      constexpr int n = decltype(tn)::value, bt = kB + n % 2;
+      ops.template load<bt>(b + n * kTileWords, 64);
+      static_for<TM>([&](auto tm) {
+        constexpr int m = decltype(tm)::value;
+        ops.template dot<D, m * TN + n, kA + m, bt>();
+      });
+    });
+  }
+  // 32-bit accumulators of the whole block, then the valid part into C.
+  using Acc = std::conditional_t<D == Dot::Bf16, float, std::int32_t>;
+  alignas(64) Acc acc[TM * 16][TN * 16];
+  static_for<TM>([&](auto tm) {
+    static_for<TN>([&](auto tn) {
+      constexpr int m = decltype(tm)::value, n = decltype(tn)::value;
+      ops.template store<m * TN + n>(&acc[m * 16][n * 16], TN * 64);
+    });
+  });
+  for (int i = 0; i < x.m; ++i) {
+    Acc* c = static_cast<Acc*>(x.c) + i * x.ldc;
+    for (int j = 0; j < x.n; ++j) {
+      if constexpr (D == Dot::Bf16) {
+        c[j] = x.beta == 0.0f ? x.alpha * acc[i][j] : x.alpha * acc[i][j] + x.beta * c[j];
+      } else {
+        const auto sum =
+            static_cast<std::uint32_t>(acc[i][j]) +
+            (x.ibeta == 0 ? 0u
+                          : static_cast<std::uint32_t>(x.ibeta) * static_cast<std::uint32_t>(c[j]));
+        c[j] = static_cast<std::int32_t>(sum);
+      }
+    }
+  }
+}
+
+}  // namespace adaptcore::kernels::amx

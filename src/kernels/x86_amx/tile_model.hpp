@@ -1,0 +1,119 @@
+// A scalar model of the AMX tile unit (Intel SDM vol. 2, TILELOADD, TILESTORED, TILEZERO,
+// TDPBF16PS, TDPBUSD/TDPBSSD/TDPBSUD/TDPBUUD; palette 1: eight tiles of up to 16 rows of 64
+// bytes). It gives the AMX kernels (amx_block.hpp) an implementation that runs on any CPU, so
+// their packing, blocking, tails and epilogues are tested on every host; on a host with AMX the
+// same kernels run on the instructions (amx_ops_native.hpp) and are compared with this model.
+//
+// Semantics modelled: a load reads `rows` rows of `colsb` bytes, `stride` bytes apart, and
+// zeroes the rest of the tile (as the hardware's configured shape does); TDPBF16PS adds, per
+// output, the two bf16 products of each pair to the fp32 accumulator one at a time, each sum
+// rounded to nearest even, with input and output denormals flushed to zero (DAZ, FTZ; MXCSR is
+// not consulted); the int8 products are exact and the 32-bit sums wrap.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace adaptcore::kernels::amx {
+
+inline constexpr int kTiles = 8;
+inline constexpr int kTileRows = 16;
+inline constexpr int kTileBytes = 64;  // bytes a tile row holds
+
+class TileModel {
+ public:
+  void zero(int t) noexcept {
+    Tile& d = tile(t);
+    d.bytes = {};
+  }
+  // Rows of `colsb` bytes from p, `stride` bytes apart; the rest of the tile is zero.
+  void load(int t, const void* p, std::int64_t stride, int rows = kTileRows,
+            int colsb = kTileBytes) noexcept {
+    Tile& d = tile(t);
+    d.bytes = {};
+    const auto* src = static_cast<const unsigned char*>(p);
+    for (int r = 0; r < rows; ++r) std::memcpy(d.bytes[r].data(), src + r * stride, colsb);
+  }
+  void store(int t, void* p, std::int64_t stride, int rows = kTileRows,
+             int colsb = kTileBytes) const noexcept {
+    const Tile& s = tiles_[static_cast<std::size_t>(t)];
+    auto* dst = static_cast<unsigned char*>(p);
+    for (int r = 0; r < rows; ++r) std::memcpy(dst + r * stride, s.bytes[r].data(), colsb);
+  }
+
+  // c (fp32) += a (rows x 16 bf16 pairs) . b (16 rows of 16 bf16 pairs).
+  void dpbf16ps(int c, int a, int b) noexcept {
+    Tile& tc = tile(c);
+    const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
+    for (int m = 0; m < kTileRows; ++m)
+      for (int n = 0; n < kTileBytes / 4; ++n) {
+        float acc = flush(read<float>(tc, m, n));
+        for (int k = 0; k < kTileBytes / 4; ++k)
+          for (int h = 0; h < 2; ++h) {
+            const float x = bf16(read<std::uint16_t>(ta, m, 2 * k + h));
+            const float y = bf16(read<std::uint16_t>(tb, k, 2 * n + h));
+            // The product of two bf16 values is exact in fp32: one rounding, the sum's.
+            acc = flush(std::fma(x, y, acc));
+          }
+        write(tc, m, n, acc);
+      }
+  }
+
+  // c (s32) += a (rows x 16 quads of bytes) . b (16 rows of 16 quads); signedness of each
+  // side: TDPBUSD is <false, true> (a unsigned, b signed), TDPBSSD <true, true>, ...
+  template <bool ASigned, bool BSigned>
+  void dpb(int c, int a, int b) noexcept {
+    Tile& tc = tile(c);
+    const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
+    for (int m = 0; m < kTileRows; ++m)
+      for (int n = 0; n < kTileBytes / 4; ++n) {
+        auto acc = static_cast<std::uint32_t>(read<std::int32_t>(tc, m, n));
+        for (int k = 0; k < kTileBytes / 4; ++k)
+          for (int q = 0; q < 4; ++q) {
+            const std::int32_t x = byte<ASigned>(ta, m, 4 * k + q);
+            const std::int32_t y = byte<BSigned>(tb, k, 4 * n + q);
+            acc += static_cast<std::uint32_t>(x * y);  // modulo 2^32, as the hardware
+          }
+        write(tc, m, n, static_cast<std::int32_t>(acc));
+      }
+  }
+  void dpbusd(int c, int a, int b) noexcept { dpb<false, true>(c, a, b); }
+  void dpbssd(int c, int a, int b) noexcept { dpb<true, true>(c, a, b); }
+  void dpbsud(int c, int a, int b) noexcept { dpb<true, false>(c, a, b); }
+
+ private:
+  struct Tile {
+    std::array<std::array<unsigned char, kTileBytes>, kTileRows> bytes{};
+  };
+  std::array<Tile, kTiles> tiles_{};
+
+  Tile& tile(int t) noexcept { return tiles_[static_cast<std::size_t>(t)]; }
+  template <class T>
+  static T read(const Tile& t, int row, int index) noexcept {
+    T v;
+    std::memcpy(&v, t.bytes[static_cast<std::size_t>(row)].data() + index * sizeof(T), sizeof v);
+    return v;
+  }
+  template <class T>
+  static void write(Tile& t, int row, int index, T v) noexcept {
+    std::memcpy(t.bytes[static_cast<std::size_t>(row)].data() + index * sizeof(T), &v, sizeof v);
+  }
+  template <bool Signed>
+  static std::int32_t byte(const Tile& t, int row, int index) noexcept {
+    const unsigned char b = t.bytes[static_cast<std::size_t>(row)][static_cast<std::size_t>(index)];
+    return Signed ? static_cast<std::int32_t>(static_cast<signed char>(b))
+                  : static_cast<std::int32_t>(b);
+  }
+  static float bf16(std::uint16_t bits) noexcept {
+    return flush(std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16));
+  }
+  // Denormals to a zero of the same sign (DAZ on inputs, FTZ on results).
+  static float flush(float x) noexcept {
+    return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
+  }
+};
+
+}  // namespace adaptcore::kernels::amx
