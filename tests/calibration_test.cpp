@@ -80,6 +80,24 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
   EXPECT_LT(p.bw_l1_gbs, 4 * 64 * p.freq_ghz * 1.5);
   EXPECT_GT(p.fork_join_us, 0.0);
   EXPECT_LT(p.fork_join_us, 10000.0);
+  // The terms that decide plans: the row streams and their shares from L3, the L3 a core
+  // keeps, the dot-product rates (rounded like the FMA rates).
+  EXPECT_GE(p.l3_row_streams, 1.0);
+  EXPECT_LE(p.l3_row_streams, 64.0);
+  for (double share : {p.l3_row_share_paged, p.l3_row_share}) {
+    EXPECT_GE(share, 0.01);
+    EXPECT_LE(share, 1.0);
+  }
+  EXPECT_GT(report_.row_gbs_one, 0.0);
+  EXPECT_GE(p.l3_warm_bytes, p.l2_bytes);
+  for (double d : {p.dot_bf16_per_cycle, p.dot_int8_per_cycle}) {
+    EXPECT_GE(d, 0.5);
+    EXPECT_LE(d, 4.0);
+    EXPECT_EQ(d * 2.0, std::round(d * 2.0));
+  }
+  EXPECT_GE(report_.dram_core_prefetch_gbs, 0.0);
+  EXPECT_EQ(p.bw_dram_core_gbs,
+            std::max(report_.dram_core_plain_gbs, report_.dram_core_prefetch_gbs));
   // Fields calibration does not measure come from the base profile.
   const HardwareProfile& d = detected_hardware();
   EXPECT_EQ(p.l1d_bytes, d.l1d_bytes);
@@ -100,6 +118,10 @@ TEST_F(Calibration, RoundTripsThroughJson) {
   base.bw_dram_core_gbs = base.bw_dram_total_gbs = base.pack_gbs = 1.0;
   base.fma_per_cycle_512 = base.fma_per_cycle_256 = 3.5;
   base.fork_join_us = 777.0;
+  base.l3_row_streams = 333.0;
+  base.l3_row_share_paged = base.l3_row_share = 0.011;
+  base.dot_bf16_per_cycle = base.dot_int8_per_cycle = 9.5;
+  base.l3_warm_bytes = 12345678;
   HardwareProfile back;
   std::string err;
   ASSERT_EQ(profile_from_json(text, base, back, &err), Status::Ok) << err;

@@ -21,11 +21,13 @@
 #include "harness/quant_summary.hpp"
 #include "harness/runner_parts.hpp"
 #include "measure/bench_util.hpp"
+#include "measure/read_bandwidth.hpp"
 
 namespace adaptcore::bench {
 namespace detail {
 
-double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes) {
+double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes,
+                     double measured_dram_gbs) {
   const double t = threads;
   if (resident_bytes <= static_cast<double>(hw.l2_bytes) * t) return hw.bw_l2_gbs * t;
   // The L3 the operands stay in between calls is the one a hot loop keeps (l3_warm_bytes, the
@@ -34,7 +36,7 @@ double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_byt
   // against DRAM put results above 1.0 of their limit.
   if (resident_bytes <= static_cast<double>(std::max(hw.l3_bytes, hw.l3_warm_bytes)) * t)
     return hw.bw_l3_gbs * t;
-  return std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t);
+  return std::max(measured_dram_gbs, std::min(hw.bw_dram_total_gbs, hw.bw_dram_core_gbs * t));
 }
 
 Bytes make_bytes(std::size_t count) {
@@ -210,7 +212,9 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   const int threads = ctx.threads();
   const HardwareProfile& hw = ctx.hardware();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
-  const double dram_bw = detail::bandwidth_gbs(hw, threads, INFINITY);
+  // The DRAM limit is the faster of the profile's and what this run's threads read now.
+  const double measured_dram = am::measure_read_bandwidth(threads);
+  const double dram_bw = detail::bandwidth_gbs(hw, threads, INFINITY, measured_dram);
 
   Json doc;
   doc["format"] = "adaptcore-bench";
@@ -223,6 +227,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["date"] = utc_now();
   doc["peak_gflops"] = peak;
   doc["dram_gbs"] = dram_bw;
+  doc["dram_measured_gbs"] = measured_dram;
   doc["hardware"] = Json::parse(to_json(hw));
   doc["options"] = {{"target_s", o.target_s},
                     {"min_reps", o.min_reps},
@@ -255,7 +260,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
     vendor_entries.push_back({{"name", name}, {"version", lb.lib->version()}, {"status", "ok"}});
     loaded.push_back(std::move(lb.lib));
   }
-  detail::RunEnv env{o, ctx, {}};
+  detail::RunEnv env{o, ctx, {}, measured_dram};
   for (const auto& lib : loaded) env.vendors.push_back(lib.get());
   std::unique_ptr<DtypeBench> bench;
   switch (o.dtype) {

@@ -226,7 +226,7 @@ class F32Bench final : public DtypeBench {
   }
   const std::vector<std::string>& names() const override { return names_; }
   HardwareLimit limit(const SuiteShape& s) const override {
-    return f32_shape_limit(env_.ctx, s, env_.options.effective_pool_bytes());
+    return f32_shape_limit(env_.ctx, s, env_.options.effective_pool_bytes(), env_.dram_gbs);
   }
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
     return std::make_unique<F32Shape>(s, env_.options.effective_pool_bytes(), libs_, env_.ctx);
@@ -262,12 +262,13 @@ ModelView model_view(Context& ctx, const SuiteShape& s, bool cold, int panel_nr)
   return ModelView{describe(chosen.plan), to_string(e.cls), chosen.cost.total_us};
 }
 
-HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes) {
+HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes,
+                              double measured_dram_gbs) {
   const int threads = ctx.threads();
   const SetElems e = set_elems(s);
   const double resident = static_cast<double>(pool_sets(e.bytes(), pool_bytes)) * e.bytes();
   return hardware_limit(s.m, s.n, s.k, ctx.hardware().peak_gflops_per_core(ctx.isa()) * threads,
-                        bandwidth_gbs(ctx.hardware(), threads, resident));
+                        bandwidth_gbs(ctx.hardware(), threads, resident, measured_dram_gbs));
 }
 
 std::unique_ptr<DtypeBench> make_f32_bench(const RunEnv& env) {

@@ -330,8 +330,9 @@ class LowpBench final : public DtypeBench {
                        4.0 * static_cast<double>(s.m * s.ldc);
     const double resident =
         static_cast<double>(pool_sets(set, env_.options.effective_pool_bytes())) * set;
-    return hardware_limit(s.m, s.n, s.k, peak_,
-                          bandwidth_gbs(env_.ctx.hardware(), env_.ctx.threads(), resident), eb);
+    return hardware_limit(
+        s.m, s.n, s.k, peak_,
+        bandwidth_gbs(env_.ctx.hardware(), env_.ctx.threads(), resident, env_.dram_gbs), eb);
   }
   std::unique_ptr<ShapeBench> shape(const SuiteShape& s) override {
     return std::make_unique<LowpShape>(s, lowp_type(dtype_), env_);

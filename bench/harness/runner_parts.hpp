@@ -55,6 +55,7 @@ struct RunEnv {
   const RunOptions& options;
   Context& ctx;
   std::vector<Baseline*> vendors;  // the loaded vendor libraries, in the order asked for
+  double dram_gbs = 0.0;           // DRAM read rate measured at the start of the run, all threads
 };
 
 std::unique_ptr<DtypeBench> make_f32_bench(const RunEnv& env);
@@ -75,7 +76,8 @@ struct ModelView {
 // The plan and prediction for the shape's calls, with operands in memory (cold) or cached;
 // panel_nr > 0: on weights prepacked in panels of that width (--packed).
 ModelView model_view(Context& ctx, const SuiteShape& s, bool cold, int panel_nr = 0);
-HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes);
+HardwareLimit f32_shape_limit(const Context& ctx, const SuiteShape& s, double pool_bytes,
+                              double measured_dram_gbs = 0.0);
 std::string shape_text(const SuiteShape& s);
 // bf16, u8s8, s8s8; adds the measured dot-product peak to doc.
 std::unique_ptr<DtypeBench> make_lowp_bench(const RunEnv& env, BenchDtype dtype, Json& doc);
@@ -88,7 +90,10 @@ std::unique_ptr<DtypeBench> make_quant_bench(const RunEnv& env, BenchDtype dtype
 using measure::pool_sets;
 // Bandwidth the operands come from in the timed calls: the level holding the whole pool (the
 // cores' L2s, their L3 share, or DRAM), all threads reading.
-double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes);
+// measured_dram_gbs: the run's own DRAM read rate on all its threads (RunEnv::dram_gbs), which
+// the DRAM level never falls below: a limit slower than what ran is no limit.
+double bandwidth_gbs(const HardwareProfile& hw, int threads, double resident_bytes,
+                     double measured_dram_gbs = 0.0);
 
 // 64-byte aligned bytes (at least 64, never null).
 struct FreeBytes {

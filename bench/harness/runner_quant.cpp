@@ -320,7 +320,7 @@ class QuantBench final : public DtypeBench {
                             set;
     const HardwareProfile& hw = env_.ctx.hardware();
     const int t = env_.ctx.threads();
-    double bw = bandwidth_gbs(hw, t, resident);
+    double bw = bandwidth_gbs(hw, t, resident, env_.dram_gbs);
     if (resident > static_cast<double>(hw.l3_bytes) * t && read_gbs_ > 0) bw = read_gbs_;
     return hardware_limit(s.m, s.n, s.k, peak_, bw, eb);
   }

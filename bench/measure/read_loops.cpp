@@ -8,11 +8,19 @@
 
 namespace adaptcore::measure::loops {
 
-float read_pass_sse(const float* p, std::int64_t n) noexcept {
+namespace {
+
+// The baseline pass, with two prefetches a step kAhead floats ahead when kAhead > 0.
+template <std::int64_t kAhead>
+float sse_pass(const float* p, std::int64_t n) noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __m128 a[8];
   for (auto& r : a) r = _mm_setzero_ps();
   for (std::int64_t i = 0; i < n; i += 32) {
+    if constexpr (kAhead > 0) {  // past the end is harmless: a prefetch never faults
+      __builtin_prefetch(p + i + kAhead, 0, 0);
+      __builtin_prefetch(p + i + kAhead + 16, 0, 0);
+    }
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
   }
@@ -28,27 +36,12 @@ float read_pass_sse(const float* p, std::int64_t n) noexcept {
 #endif
 }
 
+}  // namespace
+
+float read_pass_sse(const float* p, std::int64_t n) noexcept { return sse_pass<0>(p, n); }
+
 float read_pass_prefetch(const float* p, std::int64_t n) noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __m128 a[8];
-  for (auto& r : a) r = _mm_setzero_ps();
-  constexpr std::int64_t kAhead = kReadPrefetchBytes / sizeof(float);
-  for (std::int64_t i = 0; i < n; i += 32) {
-    // Two lines a step, each asked for kReadPrefetchBytes ahead (past the end is harmless: a
-    // prefetch never faults).
-    __builtin_prefetch(p + i + kAhead, 0, 0);
-    __builtin_prefetch(p + i + kAhead + 16, 0, 0);
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
-  }
-  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
-                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
-  alignas(16) float out[4];
-  _mm_store_ps(out, s);
-  return out[0] + out[1] + out[2] + out[3];
-#else
-  return read_pass_sse(p, n);
-#endif
+  return sse_pass<kReadPrefetchBytes / static_cast<std::int64_t>(sizeof(float))>(p, n);
 }
 
 ReadPass read_pass_for(int vector_bits) noexcept {

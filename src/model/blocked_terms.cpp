@@ -272,10 +272,30 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
     streams = dram_row_stream_efficiency(s.kc);
     if (s.row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
-  } else if (!key.cold && b_src_bw == hw_.bw_l3_gbs && s.eb * s.n >= kSeparateRowBytes) {
-    streams = l3_row_stream_share(hw_, s.kc, key.b_ld_log2 >= 12);
   }
   return streams;
+}
+
+// A warm B read in place from L3 as kc rows a row stride apart comes at the profile's share of
+// the L3 rate for that many rows (l3_row_stream_share): a throughput the kernel's FMAs overlap
+// with, so it costs only where it is slower than they are (an Emerald Rapids core: 5.3 GB/s for
+// 256 rows 16 KiB apart, far below what its FMAs consume; a Zen 4 core keeps more than half of
+// its L3 rate, which the FMAs of four and more rows cover). Added to the overlapped terms beside
+// the first read that in_place_b_traffic already counts at the full rate.
+double CpuModel::l3_row_streams_us(const ShapeKey& key, const BlockedShare& s,
+                                   const Plan& p) const noexcept {
+  const double bytes = s.eb * s.k_t * s.n_t;
+  // A core of one or two rows without software prefetches pays its row streams from L3 in
+  // b_stream_share already (F10).
+  const bool few_rows = !p.prefetch_b && s.m_t <= kWarmStreamingRows;
+  if (key.cold || few_rows || s.eb * s.n < kSeparateRowBytes ||
+      source_gbs(key, bytes, s.threads) != hw_.bw_l3_gbs)
+    return 0.0;
+  const double share = l3_row_stream_share(hw_, s.kc, key.b_ld_log2 >= 12);
+  if (share >= 1.0) return 0.0;
+  const double slow = transfer_us(bytes, hw_.bw_l3_gbs * share);
+  // The direct-B tile's first read is overlapped already: only the difference adds.
+  return s.direct_b ? slow - transfer_us(bytes, hw_.bw_l3_gbs) : slow;
 }
 
 // Rows a page or more apart: once a re-read sliver spans more pages than the first-level TLB
@@ -302,6 +322,7 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
       transfer_us((s.row_tiles - 1) * bytes, level.gbs);
   t.exposed_us += tlb_miss_us(key, s);
+  t.overlapped_us += l3_row_streams_us(key, s, p);
 }
 
 // The packed A block is read once per column tile, from L1 when it fits there, else L2.

@@ -102,6 +102,8 @@ class CpuModel {
                            BlockedTraffic& t) const noexcept;
   void packed_b_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
   double b_stream_share(const ShapeKey& key, const BlockedShare& s, const Plan& p) const noexcept;
+  double l3_row_streams_us(const ShapeKey& key, const BlockedShare& s,
+                           const Plan& p) const noexcept;
   double tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   void in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
                           BlockedTraffic& t) const noexcept;
