@@ -89,27 +89,30 @@ TEST(AmxTileModel, ShortLoadsZeroTheRestOfTheTile) {
 }
 
 TEST(AmxLayout, PanelsHoldTheGroupsTileByTileZeroPadded) {
-  // bf16 A of 3 rows, k = 35 (two depth blocks: 18 groups), one tile of rows.
+  // bf16 A of 3 rows, k = 35 (18 groups: one whole block and a remainder of 2), one tile of rows.
   const int m = 3, k = 35;
   std::vector<std::uint16_t> a(m * k);
   for (int i = 0; i < m * k; ++i) a[i] = static_cast<std::uint16_t>(i + 1);
   std::vector<std::uint32_t> pa(panel_words(k, 2, 1), 0xDEADBEEF);
   pack_a(m, k, a.data(), k, 1, 1, false, pa.data());
-  ASSERT_EQ(pa.size(), 2u * kTileWords);
+  ASSERT_EQ(pa.size(), 18u * 16);  // groups x rows: the other kernels' panel size
   // Block 0, row 2, group 5: elements (2, 10) and (2, 11).
   EXPECT_EQ(pa[2 * 16 + 5], (std::uint32_t{a[2 * k + 11]} << 16) | a[2 * k + 10]);
-  // Block 1, row 1, group 1: element (1, 34) and padding.
-  EXPECT_EQ(pa[kTileWords + 1 * 16 + 1], std::uint32_t{a[1 * k + 34]});
-  EXPECT_EQ(pa[kTileWords + 1 * 16 + 2], 0u);
-  EXPECT_EQ(pa[5 * 16], 0u);  // a row past m
+  // The remainder, row 1, group 1 (group 17): element (1, 34) and padding.
+  EXPECT_EQ(pa[kTileWords + 1 * 2 + 1], std::uint32_t{a[1 * k + 34]});
+  EXPECT_EQ(pa[kTileWords + 2 * 2 + 0], (std::uint32_t{a[2 * k + 33]} << 16) | a[2 * k + 32]);
+  EXPECT_EQ(pa[5 * 16], 0u);              // a row past m, in the block
+  EXPECT_EQ(pa[kTileWords + 5 * 2], 0u);  // and in the remainder
   // int8 B (k x n row-major), flipped: only the values inside the depth are xored.
   const int n = 17, kb = 6;
   std::vector<std::int8_t> b(kb * n);
   for (int i = 0; i < kb * n; ++i) b[i] = static_cast<std::int8_t>(i * 7 - 60);
   std::vector<std::uint32_t> pb(panel_words(kb, 4, 2));
   pack_b(kb, n, b.data(), n, 1, 2, true, pb.data());
-  // Group 1 (k = 4, 5 and padding) of column 16 (tile 1, column 0).
-  const std::uint32_t w = pb[(1 * 16 + 1) * 16 + 0];
+  // Two groups, no whole block: the remainder only. Group 1 (k = 4, 5 and padding) of column
+  // 16 (tile 1, column 0).
+  ASSERT_EQ(pb.size(), 2u * 16 * 2);
+  const std::uint32_t w = pb[(1 * 2 + 1) * 16 + 0];
   EXPECT_EQ(w & 0xFF, static_cast<std::uint8_t>(b[4 * n + 16]) ^ 0x80u);
   EXPECT_EQ((w >> 8) & 0xFF, static_cast<std::uint8_t>(b[5 * n + 16]) ^ 0x80u);
   EXPECT_EQ(w >> 16, 0u);
@@ -152,7 +155,7 @@ void check_block(int m, int n, int k, std::mt19937& rng) {
   for (auto& x : c) x = static_cast<Acc>(small(rng));
   c0 = c;
   BlockArgs x;
-  x.blocks = depth_blocks(k, group);
+  x.groups = groups_of(k, group);
   x.a = pa.data(), x.b = pb.data(), x.c = c.data(), x.ldc = ldc;
   x.alpha = 0.5f, x.beta = bf16 ? -1.0f : 0.0f, x.ibeta = bf16 ? 0 : 3;
   x.m = m, x.n = n;

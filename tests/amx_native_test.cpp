@@ -41,7 +41,7 @@ void same_as_model(int m, int n, int k, std::mt19937& rng) {
   std::vector<std::uint32_t> c_native(static_cast<std::size_t>(m) * n, 0x3F800000u);
   std::vector<std::uint32_t> c_model = c_native;
   BlockArgs x;
-  x.blocks = depth_blocks(k, group);
+  x.groups = groups_of(k, group);
   x.a = pa.data(), x.b = pb.data(), x.ldc = n, x.m = m, x.n = n;
   x.alpha = 1.0f, x.beta = 1.0f, x.ibeta = 1;
   x.c = c_native.data();

@@ -51,7 +51,10 @@ bool parse_feature(std::string_view name, Feature& out) noexcept {
 std::string to_string(FeatureSet s) {
   std::string out;
   for (const Named& n : kNames)
-    if (s.has(n.feature)) out += (out.empty() ? "" : " ") + std::string(n.name);
+    if (s.has(n.feature)) {
+      if (!out.empty()) out += ' ';
+      out += n.name;
+    }
   return out;
 }
 

@@ -23,7 +23,7 @@ namespace adaptcore::kernels::amx {
 enum class Dot { Bf16, U8S8, S8U8 };  // S8U8: A signed, B unsigned (a column-major C's swap)
 
 struct BlockArgs {
-  std::int64_t blocks;     // depth blocks (amx_layout.hpp)
+  std::int64_t groups;     // depth in groups (amx_layout.hpp: whole blocks, then the rest)
   const std::uint32_t* a;  // packed A panel of TM tiles
   const std::uint32_t* b;  // packed B panel of TN tiles
   void* c;                 // fp32 (bf16 inputs) or s32 (int8) C, row-major
@@ -73,7 +73,8 @@ void block(Ops& ops, const BlockArgs& x) noexcept {
   using detail::static_for;
   constexpr int kA = TM * TN, kB = kA + TM;
   static_for<TM * TN>([&](auto t) { ops.template zero<decltype(t)::value>(); });
-  for (std::int64_t kb = 0; kb < x.blocks; ++kb) {
+  const std::int64_t full = x.groups / kGroupsPerBlock, rest = x.groups % kGroupsPerBlock;
+  for (std::int64_t kb = 0; kb < full; ++kb) {
     const std::uint32_t* a = x.a + kb * TM * kTileWords;
     const std::uint32_t* b = x.b + kb * TN * kTileWords;
     static_for<TM>([&](auto tm) {
@@ -98,6 +99,27 @@ void block(Ops& ops, const BlockArgs& x) noexcept {
       ops.template store<m * TN + n>(&acc[m * 16][n * 16], TN * 64);
     });
   });
+  // The depth remainder (fewer than 16 groups) element by element, after the whole blocks, in
+  // the instructions' order within each group: the same sums on the tile unit and on its model.
+  if (rest > 0) {
+    const std::uint32_t* ar = x.a + full * TM * kTileWords;
+    const std::uint32_t* br = x.b + full * TN * kTileWords;
+    for (int i = 0; i < x.m; ++i)
+      for (int j = 0; j < x.n; ++j) {
+        const std::uint32_t* aw = ar + ((i / 16) * 16 + i % 16) * rest;
+        const std::uint32_t* bw = br + (j / 16) * rest * 16 + j % 16;
+        Acc s = acc[i][j];
+        for (std::int64_t g = 0; g < rest; ++g) {
+          if constexpr (D == Dot::Bf16)
+            s = TileModel::bf16_pair(s, aw[g], bw[g * 16]);
+          else if constexpr (D == Dot::U8S8)
+            s = TileModel::int8_quad<false, true>(s, aw[g], bw[g * 16]);
+          else
+            s = TileModel::int8_quad<true, false>(s, aw[g], bw[g * 16]);
+        }
+        acc[i][j] = s;
+      }
+  }
   for (int i = 0; i < x.m; ++i) {
     Acc* c = static_cast<Acc*>(x.c) + i * x.ldc;
     for (int j = 0; j < x.n; ++j) {

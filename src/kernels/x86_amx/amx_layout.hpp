@@ -2,14 +2,19 @@
 //
 // Depth goes in blocks of 16 groups (a group: the 4 bytes one lane of a tile row holds, 2 bf16
 // or 4 int8 values of consecutive k): one block is one tile row of 64 bytes, and a tile holds
-// 16 rows. Both panels are stored tile by tile, each tile 1 KiB contiguous (16 rows of 64
-// bytes, loaded with a stride of 64):
-//   A panel, rows in tiles of 16:    word ((kb * tiles_m + tm) * 16 + r) * 16 + g
-//                                    = group kb * 16 + g of row tm * 16 + r
-//   B panel, columns in tiles of 16: word ((kb * tiles_n + tn) * 16 + g) * 16 + j
+// 16 rows. Of G groups, the F = G / 16 whole blocks are stored tile by tile, each tile 1 KiB
+// contiguous (16 rows of 64 bytes, loaded with a stride of 64); the R = G % 16 groups left
+// follow as a remainder the kernels add without the tile unit:
+//   A panel, rows in tiles of 16:    word ((kb * tiles_m + tm) * 16 + i) * 16 + g   (kb < F)
+//                                    word F * tiles_m * 256 + (tm * 16 + i) * R + g  (rest)
+//                                    = group kb * 16 + g of row tm * 16 + i
+//   B panel, columns in tiles of 16: word ((kb * tiles_n + tn) * 16 + g) * 16 + j   (kb < F)
+//                                    word F * tiles_n * 256 + (tn * R + g) * 16 + j  (rest)
 //                                    = group kb * 16 + g of column tn * 16 + j
-// (the B tile is TDPBF16PS's / TDPBUSD's second source: row g holds column j's group g.)
-// Depth, rows and columns past the operand's are zero, so padding adds products of zeros.
+// (the B tile is TDPBF16PS's / TDPBUSD's second source: row g holds column j's group g.) A
+// panel is G x 16 x tiles words, as the other kernels' group panels of the same width, so the
+// executor's panel offsets (rows or columns x groups) hold. Depth in the last group, rows and
+// columns past the operand's are zero, so padding adds products of zeros.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +25,12 @@ namespace adaptcore::kernels::amx {
 inline constexpr int kGroupsPerBlock = 16;
 inline constexpr int kTileWords = 16 * 16;
 
-constexpr std::int64_t depth_blocks(std::int64_t k, int group) noexcept {
-  const std::int64_t groups = (k + group - 1) / group;
-  return (groups + kGroupsPerBlock - 1) / kGroupsPerBlock;
+constexpr std::int64_t groups_of(std::int64_t k, int group) noexcept {
+  return (k + group - 1) / group;
 }
 // 32-bit words of a panel of `tiles` tiles of 16 lines over depth k.
 constexpr std::int64_t panel_words(std::int64_t k, int group, int tiles) noexcept {
-  return depth_blocks(k, group) * tiles * kTileWords;
+  return groups_of(k, group) * 16 * tiles;
 }
 
 // One group of line l (a row of A, a column of B) at depth p0..p0 + group - 1, element (l, p)
@@ -54,17 +58,22 @@ template <class E>
 void pack_a(std::int64_t m, std::int64_t k, const E* a, std::int64_t rs, std::int64_t cs,
             int tiles_m, bool flip, std::uint32_t* out) noexcept {
   constexpr int group = 4 / static_cast<int>(sizeof(E));
-  const std::int64_t blocks = depth_blocks(k, group);
-  for (std::int64_t kb = 0; kb < blocks; ++kb)
+  const std::int64_t groups = groups_of(k, group), full = groups / kGroupsPerBlock;
+  const std::int64_t rest = groups - full * kGroupsPerBlock;
+  auto word = [&](std::int64_t i, std::int64_t g) {
+    return i < m ? group_word(a, rs, cs, i, g * group, k, flip) : 0u;
+  };
+  for (std::int64_t kb = 0; kb < full; ++kb)
     for (int tm = 0; tm < tiles_m; ++tm)
-      for (int r = 0; r < 16; ++r) {
-        std::uint32_t* o = out + ((kb * tiles_m + tm) * 16 + r) * 16;
-        const std::int64_t i = tm * 16 + r;
-        for (int g = 0; g < kGroupsPerBlock; ++g) {
-          const std::int64_t p0 = (kb * kGroupsPerBlock + g) * group;
-          o[g] = i < m && p0 < k ? group_word(a, rs, cs, i, p0, k, flip) : 0u;
-        }
-      }
+      for (int i = 0; i < 16; ++i)
+        for (int g = 0; g < kGroupsPerBlock; ++g)
+          out[((kb * tiles_m + tm) * 16 + i) * 16 + g] =
+              word(tm * 16 + i, kb * kGroupsPerBlock + g);
+  std::uint32_t* o = out + full * tiles_m * kTileWords;
+  for (int tm = 0; tm < tiles_m; ++tm)
+    for (int i = 0; i < 16; ++i)
+      for (std::int64_t g = 0; g < rest; ++g)
+        o[(tm * 16 + i) * rest + g] = word(tm * 16 + i, full * kGroupsPerBlock + g);
 }
 
 // op(B) of n columns (element (p, j) at b[p * rs + j * cs]) into a B panel of tiles_n tiles.
@@ -72,17 +81,22 @@ template <class E>
 void pack_b(std::int64_t k, std::int64_t n, const E* b, std::int64_t rs, std::int64_t cs,
             int tiles_n, bool flip, std::uint32_t* out) noexcept {
   constexpr int group = 4 / static_cast<int>(sizeof(E));
-  const std::int64_t blocks = depth_blocks(k, group);
-  for (std::int64_t kb = 0; kb < blocks; ++kb)
+  const std::int64_t groups = groups_of(k, group), full = groups / kGroupsPerBlock;
+  const std::int64_t rest = groups - full * kGroupsPerBlock;
+  auto word = [&](std::int64_t j, std::int64_t g) {
+    return j < n ? group_word(b, cs, rs, j, g * group, k, flip) : 0u;
+  };
+  for (std::int64_t kb = 0; kb < full; ++kb)
     for (int tn = 0; tn < tiles_n; ++tn)
-      for (int g = 0; g < kGroupsPerBlock; ++g) {
-        std::uint32_t* o = out + ((kb * tiles_n + tn) * 16 + g) * 16;
-        const std::int64_t p0 = (kb * kGroupsPerBlock + g) * group;
-        for (int jj = 0; jj < 16; ++jj) {
-          const std::int64_t j = tn * 16 + jj;
-          o[jj] = j < n && p0 < k ? group_word(b, cs, rs, j, p0, k, flip) : 0u;
-        }
-      }
+      for (int g = 0; g < kGroupsPerBlock; ++g)
+        for (int j = 0; j < 16; ++j)
+          out[((kb * tiles_n + tn) * 16 + g) * 16 + j] =
+              word(tn * 16 + j, kb * kGroupsPerBlock + g);
+  std::uint32_t* o = out + full * tiles_n * kTileWords;
+  for (int tn = 0; tn < tiles_n; ++tn)
+    for (std::int64_t g = 0; g < rest; ++g)
+      for (int j = 0; j < 16; ++j)
+        o[(tn * rest + g) * 16 + j] = word(tn * 16 + j, full * kGroupsPerBlock + g);
 }
 
 }  // namespace adaptcore::kernels::amx

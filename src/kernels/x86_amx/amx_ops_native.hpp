@@ -33,9 +33,10 @@ inline void release() noexcept { _tile_release(); }
 #define ADAPTCORE_AMX_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ADAPTCORE_AMX_EACH_DOT(X)                                                             \
   X(0, 4, 5)                                                                                  \
-  X(0, 4, 6) X(0, 4, 7) X(0, 5, 6) X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6)     \
-      X(1, 5, 7) X(2, 4, 5) X(2, 4, 6) X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) \
-          X(3, 4, 7) X(3, 5, 6) X(3, 5, 7)
+  X(0, 4, 6)                                                                                  \
+  X(0, 4, 7) X(0, 5, 6) X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7)     \
+      X(2, 4, 5) X(2, 4, 6) X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) \
+          X(3, 5, 6) X(3, 5, 7)
 
 struct NativeOps {
   template <int T>

@@ -50,14 +50,9 @@ class TileModel {
     const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
     for (int m = 0; m < kTileRows; ++m)
       for (int n = 0; n < kTileBytes / 4; ++n) {
-        float acc = flush(read<float>(tc, m, n));
+        float acc = read<float>(tc, m, n);
         for (int k = 0; k < kTileBytes / 4; ++k)
-          for (int h = 0; h < 2; ++h) {
-            const float x = bf16(read<std::uint16_t>(ta, m, 2 * k + h));
-            const float y = bf16(read<std::uint16_t>(tb, k, 2 * n + h));
-            // The product of two bf16 values is exact in fp32: one rounding, the sum's.
-            acc = flush(std::fma(x, y, acc));
-          }
+          acc = bf16_pair(acc, read<std::uint32_t>(ta, m, k), read<std::uint32_t>(tb, k, n));
         write(tc, m, n, acc);
       }
   }
@@ -70,16 +65,39 @@ class TileModel {
     const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
     for (int m = 0; m < kTileRows; ++m)
       for (int n = 0; n < kTileBytes / 4; ++n) {
-        auto acc = static_cast<std::uint32_t>(read<std::int32_t>(tc, m, n));
+        std::int32_t acc = read<std::int32_t>(tc, m, n);
         for (int k = 0; k < kTileBytes / 4; ++k)
-          for (int q = 0; q < 4; ++q) {
-            const std::int32_t x = byte<ASigned>(ta, m, 4 * k + q);
-            const std::int32_t y = byte<BSigned>(tb, k, 4 * n + q);
-            acc += static_cast<std::uint32_t>(x * y);  // modulo 2^32, as the hardware
-          }
-        write(tc, m, n, static_cast<std::int32_t>(acc));
+          acc = int8_quad<ASigned, BSigned>(acc, read<std::uint32_t>(ta, m, k),
+                                            read<std::uint32_t>(tb, k, n));
+        write(tc, m, n, acc);
       }
   }
+  // One accumulator and one group of each side, as the instructions combine them: the two bf16
+  // products of a pair added one at a time (each exact in fp32, each sum rounded to nearest
+  // even; denormal inputs and results flushed), the four int8 products exact and the sum
+  // wrapped. The kernels' depth remainder (amx_block.hpp) goes through these too.
+  static float bf16_pair(float acc, std::uint32_t a, std::uint32_t b) noexcept {
+    acc = flush(acc);
+    for (int h = 0; h < 2; ++h) {
+      const float x = bf16(static_cast<std::uint16_t>(a >> (16 * h)));
+      const float y = bf16(static_cast<std::uint16_t>(b >> (16 * h)));
+      acc = flush(std::fma(x, y, acc));
+    }
+    return acc;
+  }
+  template <bool ASigned, bool BSigned>
+  static std::int32_t int8_quad(std::int32_t acc, std::uint32_t a, std::uint32_t b) noexcept {
+    auto sum = static_cast<std::uint32_t>(acc);
+    for (int q = 0; q < 4; ++q) {
+      const auto x8 = static_cast<std::uint8_t>(a >> (8 * q));
+      const auto y8 = static_cast<std::uint8_t>(b >> (8 * q));
+      const std::int32_t x = ASigned ? static_cast<std::int8_t>(x8) : x8;
+      const std::int32_t y = BSigned ? static_cast<std::int8_t>(y8) : y8;
+      sum += static_cast<std::uint32_t>(x * y);  // modulo 2^32, as the hardware
+    }
+    return static_cast<std::int32_t>(sum);
+  }
+
   void dpbusd(int c, int a, int b) noexcept { dpb<false, true>(c, a, b); }
   void dpbssd(int c, int a, int b) noexcept { dpb<true, true>(c, a, b); }
   void dpbsud(int c, int a, int b) noexcept { dpb<true, false>(c, a, b); }
@@ -100,12 +118,6 @@ class TileModel {
   template <class T>
   static void write(Tile& t, int row, int index, T v) noexcept {
     std::memcpy(t.bytes[static_cast<std::size_t>(row)].data() + index * sizeof(T), &v, sizeof v);
-  }
-  template <bool Signed>
-  static std::int32_t byte(const Tile& t, int row, int index) noexcept {
-    const unsigned char b = t.bytes[static_cast<std::size_t>(row)][static_cast<std::size_t>(index)];
-    return Signed ? static_cast<std::int32_t>(static_cast<signed char>(b))
-                  : static_cast<std::int32_t>(b);
   }
   static float bf16(std::uint16_t bits) noexcept {
     return flush(std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16));
