@@ -17,6 +17,7 @@
 #include "model/cpu_model.hpp"
 #include "plan/candidates.hpp"
 #include "plan/taxonomy.hpp"
+#include "hw/shipped_profiles.hpp"
 #include "plan/type_config.hpp"
 
 namespace adaptcore {
@@ -129,6 +130,34 @@ TEST_F(CpuModelRules, SlowL3RowStreamsMakeDeepInPlaceBlocksLose) {
   EXPECT_LT(best(hw, eight_rows, depth(8)), best(hw, eight_rows, depth(256)));
   const ShapeKey odd_stride = key_of(8, 2040, 1408, false, 1, false);
   EXPECT_LT(best(hw, odd_stride, depth(256)), best(hw, odd_stride, depth(8)));
+}
+
+// The Emerald Rapids guest's loss (docs/results/intel-xeon-emr-2026-12-05/): 8 x 4096 x 4096,
+// one thread, warm, read B's rows 16 KiB apart 256 at a time from L3 at 5.3 GB/s (12.7 ms where
+// 2.4 were predicted). With that CPU's sizes and its shipped profile, no warm decode-to-small-
+// batch shape whose B stays in that L3 takes a deep in-place block over such rows any more, on
+// one thread or two. (B from DRAM keeps the fitted stream law, F3: not measured there.)
+TEST_F(CpuModelRules, TheEmeraldRapidsProfileKeepsDeepInPlaceBlocksOffPagedRows) {
+  HardwareProfile guest = zen4_guest();
+  guest.freq_ghz = 3.0;
+  guest.l1d_bytes = 48 * 1024, guest.l1d_ways = 12;
+  guest.l2_bytes = 2 * 1024 * 1024, guest.l2_ways = 16;
+  guest.l3_bytes = 4 * 1024 * 1024, guest.l3_warm_bytes = 150ll * 1024 * 1024;
+  const HardwareProfile hw = apply_shipped_profile(guest, {"GenuineIntel", 6, 207});
+  ASSERT_DOUBLE_EQ(hw.l3_row_share_paged, 0.19);
+  for (const int64_t m : {4, 8, 16, 32})
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 4096}, {4096, 8192}})
+      for (const int threads : {1, 2}) {
+        const ShapeKey key = key_of(m, n, k, false, threads, false);
+        double best_t = std::numeric_limits<double>::infinity();
+        Plan chosen;
+        each(hw, key, [](const Plan&) { return true; },
+             [&](const Plan& p, const CostBreakdown& c) {
+               if (c.total_us < best_t) best_t = c.total_us, chosen = p;
+             });
+        EXPECT_FALSE(in_place_tile(chosen) && chosen.kc >= 32)
+            << m << 'x' << n << 'x' << k << " t" << threads << ": kc " << chosen.kc;
+      }
 }
 
 // A dot plan's streams from L1 and L2 run under its FMAs with warm operands; cold, every stream
