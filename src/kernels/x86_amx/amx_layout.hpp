@@ -53,50 +53,46 @@ std::uint32_t group_word(const E* src, std::int64_t line_stride, std::int64_t de
   return w;
 }
 
+// `lines` lines (rows of A, columns of B; element (l, p) at src[l * line_stride + p *
+// depth_stride]) into a panel of `tiles` tiles of 16 lines. An A tile holds a line per tile row
+// (LinePerRow), a B tile a group per tile row.
+template <class E, bool LinePerRow>
+void pack_panel(std::int64_t lines, std::int64_t k, const E* src, std::int64_t line_stride,
+                std::int64_t depth_stride, int tiles, bool flip, std::uint32_t* out) noexcept {
+  constexpr int group = 4 / static_cast<int>(sizeof(E));
+  const std::int64_t groups = groups_of(k, group), full = groups / kGroupsPerBlock;
+  const std::int64_t rest = groups - full * kGroupsPerBlock;
+  auto word = [&](std::int64_t l, std::int64_t g) {
+    return l < lines ? group_word(src, line_stride, depth_stride, l, g * group, k, flip) : 0u;
+  };
+  for (std::int64_t kb = 0; kb < full; ++kb)
+    for (int t = 0; t < tiles; ++t)
+      for (int row = 0; row < 16; ++row)
+        for (int col = 0; col < 16; ++col) {
+          const int l = LinePerRow ? row : col, g = LinePerRow ? col : row;
+          out[((kb * tiles + t) * 16 + row) * 16 + col] =
+              word(t * 16 + l, kb * kGroupsPerBlock + g);
+        }
+  std::uint32_t* o = out + full * tiles * kTileWords;
+  for (int t = 0; t < tiles; ++t)
+    for (int l = 0; l < 16; ++l)
+      for (std::int64_t g = 0; g < rest; ++g)
+        o[LinePerRow ? (t * 16 + l) * rest + g : (t * rest + g) * 16 + l] =
+            word(t * 16 + l, full * kGroupsPerBlock + g);
+}
+
 // op(A) of m rows (element (i, p) at a[i * rs + p * cs]) into an A panel of tiles_m tiles.
 template <class E>
 void pack_a(std::int64_t m, std::int64_t k, const E* a, std::int64_t rs, std::int64_t cs,
             int tiles_m, bool flip, std::uint32_t* out) noexcept {
-  constexpr int group = 4 / static_cast<int>(sizeof(E));
-  const std::int64_t groups = groups_of(k, group), full = groups / kGroupsPerBlock;
-  const std::int64_t rest = groups - full * kGroupsPerBlock;
-  auto word = [&](std::int64_t i, std::int64_t g) {
-    return i < m ? group_word(a, rs, cs, i, g * group, k, flip) : 0u;
-  };
-  for (std::int64_t kb = 0; kb < full; ++kb)
-    for (int tm = 0; tm < tiles_m; ++tm)
-      for (int i = 0; i < 16; ++i)
-        for (int g = 0; g < kGroupsPerBlock; ++g)
-          out[((kb * tiles_m + tm) * 16 + i) * 16 + g] =
-              word(tm * 16 + i, kb * kGroupsPerBlock + g);
-  std::uint32_t* o = out + full * tiles_m * kTileWords;
-  for (int tm = 0; tm < tiles_m; ++tm)
-    for (int i = 0; i < 16; ++i)
-      for (std::int64_t g = 0; g < rest; ++g)
-        o[(tm * 16 + i) * rest + g] = word(tm * 16 + i, full * kGroupsPerBlock + g);
+  pack_panel<E, true>(m, k, a, rs, cs, tiles_m, flip, out);
 }
 
 // op(B) of n columns (element (p, j) at b[p * rs + j * cs]) into a B panel of tiles_n tiles.
 template <class E>
 void pack_b(std::int64_t k, std::int64_t n, const E* b, std::int64_t rs, std::int64_t cs,
             int tiles_n, bool flip, std::uint32_t* out) noexcept {
-  constexpr int group = 4 / static_cast<int>(sizeof(E));
-  const std::int64_t groups = groups_of(k, group), full = groups / kGroupsPerBlock;
-  const std::int64_t rest = groups - full * kGroupsPerBlock;
-  auto word = [&](std::int64_t j, std::int64_t g) {
-    return j < n ? group_word(b, cs, rs, j, g * group, k, flip) : 0u;
-  };
-  for (std::int64_t kb = 0; kb < full; ++kb)
-    for (int tn = 0; tn < tiles_n; ++tn)
-      for (int g = 0; g < kGroupsPerBlock; ++g)
-        for (int j = 0; j < 16; ++j)
-          out[((kb * tiles_n + tn) * 16 + g) * 16 + j] =
-              word(tn * 16 + j, kb * kGroupsPerBlock + g);
-  std::uint32_t* o = out + full * tiles_n * kTileWords;
-  for (int tn = 0; tn < tiles_n; ++tn)
-    for (std::int64_t g = 0; g < rest; ++g)
-      for (int j = 0; j < 16; ++j)
-        o[(tn * rest + g) * 16 + j] = word(tn * 16 + j, full * kGroupsPerBlock + g);
+  pack_panel<E, false>(n, k, b, cs, rs, tiles_n, flip, out);
 }
 
 }  // namespace adaptcore::kernels::amx
