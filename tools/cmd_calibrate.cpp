@@ -1,6 +1,7 @@
 // `adaptcore calibrate [--out FILE] [--threads T] [--quick]`: measures the analytical model's
-// constants on this machine (tools/calibrate/calibrate.cpp), prints them against the detected
-// defaults and writes them as a JSON hardware profile, which ADAPTCORE_HW_PROFILE=FILE or
+// constants on this machine (tools/calibrate/calibrate.cpp), prints them against the profile a
+// context starts from (detection and the shipped profile) and writes them as a JSON hardware
+// profile, which ADAPTCORE_HW_PROFILE=FILE or
 // `--profile FILE` then loads.
 #include <fstream>
 #include <iomanip>
@@ -23,15 +24,15 @@ struct CalibrateArgs {
 
 void run_calibrate(const CalibrateArgs& args) {
   // Against the profile a context starts from (detection and the shipped profile).
-  const HardwareProfile& detected = default_hardware();
+  const HardwareProfile& start = default_hardware();
   CalibrationOptions opt;
   opt.threads = args.threads;
   opt.quick = args.quick;
-  std::cout << "calibrating " << detected.name << (args.quick ? " (quick)" : "")
+  std::cout << "calibrating " << start.name << (args.quick ? " (quick)" : "")
             << "; run on an idle machine, other load lowers every figure\n"
             << std::flush;
   CalibrationReport rep;
-  const HardwareProfile hw = calibrate(opt, detected, &rep);
+  const HardwareProfile hw = calibrate(opt, start, &rep);
 
   struct Row {
     const char* key;
@@ -40,51 +41,51 @@ void run_calibrate(const CalibrateArgs& args) {
     std::string how;
   };
   const Row rows[] = {
-      {"freq_ghz", detected.freq_ghz, hw.freq_ghz, "GHz", "dependent-add chain"},
-      {"fma_per_cycle_512", detected.fma_per_cycle_512, hw.fma_per_cycle_512, "/cycle",
+      {"freq_ghz", start.freq_ghz, hw.freq_ghz, "GHz", "dependent-add chain"},
+      {"fma_per_cycle_512", start.fma_per_cycle_512, hw.fma_per_cycle_512, "/cycle",
        rep.fma_gflops_512 > 0 ? format_fixed(rep.fma_gflops_512, 1) + " GFLOP/s, 1 thread"
                               : std::string("path not supported: default kept")},
-      {"fma_per_cycle_256", detected.fma_per_cycle_256, hw.fma_per_cycle_256, "/cycle",
+      {"fma_per_cycle_256", start.fma_per_cycle_256, hw.fma_per_cycle_256, "/cycle",
        rep.fma_gflops_256 > 0 ? format_fixed(rep.fma_gflops_256, 1) + " GFLOP/s, 1 thread"
                               : std::string("path not supported: default kept")},
-      {"dot_bf16_per_cycle", detected.dot_bf16_per_cycle, hw.dot_bf16_per_cycle, "/cycle",
+      {"dot_bf16_per_cycle", start.dot_bf16_per_cycle, hw.dot_bf16_per_cycle, "/cycle",
        rep.dot_bf16_measured ? std::string("vdpbf16ps loop, 1 thread")
                              : std::string("no AVX512-BF16: default kept")},
-      {"dot_int8_per_cycle", detected.dot_int8_per_cycle, hw.dot_int8_per_cycle, "/cycle",
+      {"dot_int8_per_cycle", start.dot_int8_per_cycle, hw.dot_int8_per_cycle, "/cycle",
        rep.dot_int8_measured ? std::string("vpdpbusd loop, 1 thread")
                              : std::string("no AVX512-VNNI: default kept")},
-      {"bw_l1_gbs", detected.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
+      {"bw_l1_gbs", start.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
        format_bytes(rep.l1_buffer) + " buffer, 1 thread"},
-      {"bw_l2_gbs", detected.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",
+      {"bw_l2_gbs", start.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",
        format_bytes(rep.l2_buffer) + " buffer, 1 thread"},
-      {"bw_l3_gbs", detected.bw_l3_gbs, hw.bw_l3_gbs, "GB/s",
+      {"bw_l3_gbs", start.bw_l3_gbs, hw.bw_l3_gbs, "GB/s",
        format_bytes(rep.l3_buffer) + " buffer, 1 thread"},
-      {"bw_dram_core_gbs", detected.bw_dram_core_gbs, hw.bw_dram_core_gbs, "GB/s",
+      {"bw_dram_core_gbs", start.bw_dram_core_gbs, hw.bw_dram_core_gbs, "GB/s",
        format_bytes(rep.dram_buffer) +
            " buffer, 1 thread: " + format_fixed(rep.dram_core_plain_gbs, 1) + " plain, " +
            format_fixed(rep.dram_core_prefetch_gbs, 1) + " prefetching"},
-      {"bw_dram_total_gbs", detected.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
+      {"bw_dram_total_gbs", start.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
        format_bytes(rep.dram_buffer) + " buffer, " + std::to_string(rep.threads) +
            " threads, on CPU " + format_fixed(100.0 * rep.dram_total_cpu_share, 0) +
            "% of the time"},
-      {"l3_warm_bytes", static_cast<double>(detected.l3_warm_bytes) / (1 << 20),
+      {"l3_warm_bytes", static_cast<double>(start.l3_warm_bytes) / (1 << 20),
        static_cast<double>(hw.l3_warm_bytes) / (1 << 20), "MiB",
        rep.l3_seen_bytes > 0
            ? "L3 sweep: " + format_bytes(rep.l3_seen_bytes) + " read at L3 speed by one thread"
            : std::string("L3 sweep found no L3: default kept")},
-      {"pack_gbs", detected.pack_gbs, hw.pack_gbs, "GB/s",
+      {"pack_gbs", start.pack_gbs, hw.pack_gbs, "GB/s",
        std::string(to_string(rep.isa)) + " pack_b, source in L2"},
-      {"fork_join_us", detected.fork_join_us, hw.fork_join_us, "us",
+      {"fork_join_us", start.fork_join_us, hw.fork_join_us, "us",
        rep.fork_join_busy ? "measured " + format_fixed(rep.fork_join_measured_us, 0) +
                                 " us: CPUs busy, default kept"
                           : "least of 4 batch medians, empty ThreadPool::run, " +
                                 std::to_string(std::max(2, rep.threads)) + " threads"},
-      {"l3_row_streams", detected.l3_row_streams, hw.l3_row_streams, "rows",
+      {"l3_row_streams", start.l3_row_streams, hw.l3_row_streams, "rows",
        "most rows at once at 85% of one row's " + format_fixed(rep.row_gbs_one, 1) +
            " GB/s, from L3"},
-      {"l3_row_share_paged", detected.l3_row_share_paged, hw.l3_row_share_paged, "share",
+      {"l3_row_share_paged", start.l3_row_share_paged, hw.l3_row_share_paged, "share",
        "256 rows 16 KiB apart: " + format_fixed(rep.row_gbs_paged_256, 1) + " GB/s"},
-      {"l3_row_share", detected.l3_row_share, hw.l3_row_share, "share",
+      {"l3_row_share", start.l3_row_share, hw.l3_row_share, "share",
        "256 rows 19 KiB apart: " + format_fixed(rep.row_gbs_256, 1) + " GB/s"},
   };
   std::cout << "\n"

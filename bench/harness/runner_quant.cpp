@@ -290,7 +290,8 @@ class QuantBench final : public DtypeBench {
     const int threads = env.ctx.threads();
     if (progress != nullptr)
       *progress << "measuring the DRAM read bandwidth and the dot-product peaks\n";
-    read_gbs_ = am::measure_read_bandwidth(threads);
+    // The run's own reading (runner.cpp), taken once for every dtype.
+    read_gbs_ = env.dram_gbs > 0 ? env.dram_gbs : am::measure_read_bandwidth(threads);
     const bool native = env.ctx.isa() == Isa::Avx512;
     const double fp32_peak = env.ctx.hardware().peak_gflops_per_core(env.ctx.isa()) * threads;
     int8_peak_ = native && am::path_supported(am::FmaPath::Int8Dot)

@@ -121,7 +121,8 @@ HardwareProfile detect() {
   }
   // The tile unit where the CPU has it and the OS saves its state (CPUID and XCR0, whichever
   // reader found the rest): the process's permission is asked only by a plan that uses it.
-  const bool amx = amx_capability().cpu && amx_capability().os;
+  const AmxSupport tiles = amx_capability();
+  const bool amx = tiles.cpu && tiles.os;
   hw.features.set(Feature::AmxTile, amx);
   hw.features.set(Feature::AmxBf16, amx);
   hw.features.set(Feature::AmxInt8, amx);

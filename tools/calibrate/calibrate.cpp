@@ -294,7 +294,8 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   const int threads = options.threads > 0 ? options.threads : std::max(1, base.cores);
   rep.threads = threads;
   // The best level both allow, reported as the level whose fp32 table (loads, pack_b) it runs.
-  const Isa isa = kernels::kernels_for(kernels::best_level(real.features & base.features))->isa;
+  const Isa level = kernels::best_level(real.features & base.features);
+  const Isa isa = kernels::kernels_for(level)->isa;
   rep.isa = isa;
   const ReadFn reader = measure::loops::read_pass_for(32 * HardwareProfile::fp32_lanes(isa));
   const std::vector<int> cpus = allowed_cpus();
@@ -341,10 +342,10 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       const double flops = median_rate(b, [&] { return static_cast<double>(loop(1 << 16)); });
       return flops > 0 ? round_half(flops / (ops_per_instr * hw.freq_ghz * 1e9)) : 0.0;
     };
-    if (kernels::best_level(real.features & base.features) >= Isa::Avx512Vnni)
+    if (level >= Isa::Avx512Vnni)
       if (const double v = dot_rate(&measure::loops::dot_int8_vnni, 128.0); v > 0)
         hw.dot_int8_per_cycle = v, rep.dot_int8_measured = true;
-    if (kernels::best_level(real.features & base.features) >= Isa::Avx512Bf16)
+    if (level >= Isa::Avx512Bf16)
       if (const double v = dot_rate(&measure::loops::dot_bf16_avx512, 64.0); v > 0)
         hw.dot_bf16_per_cycle = v, rep.dot_bf16_measured = true;
 
