@@ -64,8 +64,9 @@ TEST(AmxTileModel, Bf16PairsRoundOnceEachAndFlushDenormals) {
   a[0] = to_bf16(1.0f), b[0] = to_bf16(1.0f);
   a[1] = to_bf16(std::ldexp(1.0f, -12)), b[1] = to_bf16(std::ldexp(1.0f, -12));
   a[2] = to_bf16(std::ldexp(1.0f, -12)), b[32] = to_bf16(std::ldexp(1.0f, -12));
-  // Row 1: a denormal input counts as zero.
-  a[32] = 0x0001;
+  // Row 1, column 2: a denormal input counts as zero (DAZ): times 2^100 it would be a normal
+  // 2^-33, which no flush of the result would remove.
+  a[32] = 0x0001, b[4] = to_bf16(std::ldexp(1.0f, 100));
   // Row 2, column 1: a product below fp32's normal range is flushed to zero.
   a[64] = to_bf16(std::ldexp(1.0f, -70)), b[2] = to_bf16(std::ldexp(1.0f, -60));
   t.load(1, a.data(), 64);
@@ -74,7 +75,7 @@ TEST(AmxTileModel, Bf16PairsRoundOnceEachAndFlushDenormals) {
   t.dpbf16ps(0, 1, 2);
   t.store(0, c.data(), 64);
   EXPECT_EQ(c[0], 1.0f);
-  EXPECT_EQ(c[16], 0.0f);
+  EXPECT_EQ(c[16 + 2], 0.0f);
   EXPECT_EQ(c[32 + 1], 0.0f);
 }
 

@@ -12,12 +12,12 @@
 #include "adaptcore/hardware.hpp"
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
+#include "hw/shipped_profiles.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "model/cpu_model.hpp"
 #include "plan/candidates.hpp"
 #include "plan/taxonomy.hpp"
-#include "hw/shipped_profiles.hpp"
 #include "plan/type_config.hpp"
 
 namespace adaptcore {
@@ -151,10 +151,11 @@ TEST_F(CpuModelRules, TheEmeraldRapidsProfileKeepsDeepInPlaceBlocksOffPagedRows)
         const ShapeKey key = key_of(m, n, k, false, threads, false);
         double best_t = std::numeric_limits<double>::infinity();
         Plan chosen;
-        each(hw, key, [](const Plan&) { return true; },
-             [&](const Plan& p, const CostBreakdown& c) {
-               if (c.total_us < best_t) best_t = c.total_us, chosen = p;
-             });
+        each(
+            hw, key, [](const Plan&) { return true; },
+            [&](const Plan& p, const CostBreakdown& c) {
+              if (c.total_us < best_t) best_t = c.total_us, chosen = p;
+            });
         EXPECT_FALSE(in_place_tile(chosen) && chosen.kc >= 32)
             << m << 'x' << n << 'x' << k << " t" << threads << ": kc " << chosen.kc;
       }

@@ -65,6 +65,8 @@ TEST(ShippedProfiles, ACpuGetsItsOwnProfileOrItsVendorsNearest) {
   EXPECT_EQ(std::string(icelake.profile->file), "intel-emerald-rapids.json");
   EXPECT_FALSE(icelake.exact);
   EXPECT_EQ(match_shipped_profile({"HygonGenuine", 24, 0}).profile, nullptr);
+  // Far-off numbers: still the vendor's nearest, no overflow.
+  EXPECT_NE(match_shipped_profile({"AuthenticAMD", 2147483647, -2147483647}).profile, nullptr);
   EXPECT_EQ(match_shipped_profile({}).profile, nullptr);
 }
 
@@ -77,11 +79,23 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_EQ(to_string(emr.features), to_string(base.features));
   EXPECT_DOUBLE_EQ(emr.bw_l3_gbs, 27.6);
   EXPECT_NE(emr.source.find("intel-emerald-rapids.json"), std::string::npos) << emr.source;
-  // The nearest of the vendor's: its row-stream terms, not its rates.
-  const HardwareProfile spr_like = apply_shipped_profile(base, {"GenuineIntel", 6, 106});
-  EXPECT_DOUBLE_EQ(spr_like.bw_l3_gbs, 1.0);
-  EXPECT_DOUBLE_EQ(spr_like.l3_row_share_paged, emr.l3_row_share_paged);
-  EXPECT_NE(spr_like.source.find("nearest"), std::string::npos) << spr_like.source;
+  // The nearest of the vendor's: its row-stream terms, not its rates. (A base whose row terms
+  // differ from every profile's and from the defaults, so each copied field shows.)
+  base.l3_row_streams = 3.0;
+  base.l3_row_share_paged = base.l3_row_share = 0.33;
+  base.dot_bf16_per_cycle = 7.5;
+  const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
+  const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
+  EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
+  EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);
+  EXPECT_DOUBLE_EQ(zen5.l3_row_share, zen4.l3_row_share);
+  EXPECT_NE(zen5.l3_row_share_paged, 0.33);
+  EXPECT_NE(zen5.l3_row_share, 0.33);
+  EXPECT_NE(zen5.l3_row_streams, 3.0);
+  EXPECT_DOUBLE_EQ(zen5.bw_l3_gbs, 1.0);           // rates stay the base's
+  EXPECT_DOUBLE_EQ(zen5.dot_bf16_per_cycle, 7.5);  // Zen 4's own profile ships 1.0
+  EXPECT_DOUBLE_EQ(zen4.dot_bf16_per_cycle, 1.0);
+  EXPECT_NE(zen5.source.find("nearest"), std::string::npos) << zen5.source;
   const HardwareProfile none = apply_shipped_profile(base, {"HygonGenuine", 24, 0});
   EXPECT_DOUBLE_EQ(none.bw_l3_gbs, 1.0);
   EXPECT_NE(none.source.find("no shipped profile"), std::string::npos) << none.source;

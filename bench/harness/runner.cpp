@@ -213,7 +213,11 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   const HardwareProfile& hw = ctx.hardware();
   const double peak = hw.peak_gflops_per_core(ctx.isa()) * threads;
   // The DRAM limit is the faster of the profile's and what this run's threads read now.
-  const double measured_dram = am::measure_read_bandwidth(threads);
+  // A buffer far beyond the whole L3 the CPU reports (256 MiB fits in a 300 MiB L3).
+  const std::int64_t whole_l3 =
+      std::max(hw.l3_bytes, hw.l3_warm_bytes) * static_cast<std::int64_t>(std::max(1, hw.cores));
+  const double measured_dram = am::measure_read_bandwidth(
+      threads, std::clamp<std::int64_t>(4 * whole_l3, 256ll << 20, 2ll << 30));
   const double dram_bw = detail::bandwidth_gbs(hw, threads, INFINITY, measured_dram);
 
   Json doc;

@@ -322,7 +322,8 @@ class QuantBench final : public DtypeBench {
     const HardwareProfile& hw = env_.ctx.hardware();
     const int t = env_.ctx.threads();
     double bw = bandwidth_gbs(hw, t, resident, env_.dram_gbs);
-    if (resident > static_cast<double>(hw.l3_bytes) * t && read_gbs_ > 0) bw = read_gbs_;
+    if (resident > static_cast<double>(std::max(hw.l3_bytes, hw.l3_warm_bytes)) * t)
+      bw = std::max(bw, read_gbs_);
     return hardware_limit(s.m, s.n, s.k, peak_, bw, eb);
   }
 

@@ -2,6 +2,8 @@
 // units, compiled for their ISA).
 #include "measure/read_loops.hpp"
 
+#include <cstdint>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
 #endif
@@ -17,9 +19,12 @@ float sse_pass(const float* p, std::int64_t n) noexcept {
   __m128 a[8];
   for (auto& r : a) r = _mm_setzero_ps();
   for (std::int64_t i = 0; i < n; i += 32) {
-    if constexpr (kAhead > 0) {  // past the end is harmless: a prefetch never faults
-      __builtin_prefetch(p + i + kAhead, 0, 0);
-      __builtin_prefetch(p + i + kAhead + 16, 0, 0);
+    if constexpr (kAhead > 0) {
+      // Addresses past the end are harmless to a prefetch (it never faults); they are formed
+      // as integers, since a pointer past the buffer's end would not be a valid one.
+      const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(p + i) + kAhead * 4;
+      __builtin_prefetch(reinterpret_cast<const void*>(ahead), 0, 0);
+      __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64), 0, 0);
     }
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));

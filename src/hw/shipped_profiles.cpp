@@ -1,5 +1,7 @@
 #include "hw/shipped_profiles.hpp"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
@@ -42,12 +44,19 @@ Key read_key(const ShippedProfile& p) {
       models->kind != Kind::String)
     return k;
   k.vendor = vendor->s;
-  k.family = static_cast<int>(family->kind == Kind::Int ? family->i : static_cast<long>(family->u));
+  // CPUID's display family is at most 15 + 255 and its model at most 255: anything else is no
+  // CPU's, and the profile matches none.
+  const std::int64_t f =
+      family->kind == Kind::Int ? family->i : static_cast<std::int64_t>(family->u);
+  if (f < 0 || f > 270 || (family->kind == Kind::Uint && family->u > 270)) return Key{};
+  k.family = static_cast<int>(f);
   std::stringstream list(models->s);
   for (std::string item; std::getline(list, item, ',');) {
     char* end = nullptr;
+    errno = 0;
     const long m = std::strtol(item.c_str(), &end, 10);
-    if (end != item.c_str()) k.models.push_back(static_cast<int>(m));
+    if (end != item.c_str() && errno == 0 && m >= 0 && m <= 255)
+      k.models.push_back(static_cast<int>(m));
   }
   if (uarch != nullptr && uarch->kind == Kind::String) k.microarchitecture = uarch->s;
   return k;
@@ -64,8 +73,9 @@ ShippedMatch match_shipped_profile(const CpuIdentity& id) {
     if (k.vendor != id.vendor) continue;
     for (const int model : k.models) {
       // Another family is farther than any model of the same family.
-      const long distance = std::labs(static_cast<long>(k.family - id.family)) * 1000 +
-                            std::labs(static_cast<long>(model - id.model));
+      const long distance =
+          std::labs(static_cast<long>(k.family) - static_cast<long>(id.family)) * 1000 +
+          std::labs(static_cast<long>(model) - static_cast<long>(id.model));
       if (distance < best_distance) {
         best_distance = distance;
         best.profile = &p;

@@ -225,7 +225,8 @@ RowStreams row_streams(std::int64_t bytes, const Budget& b) {
   const auto* base = reinterpret_cast<const unsigned char*>(buf.get());
   std::uint64_t sink = 0;
   auto rate = [&](std::int64_t ld, std::int64_t kc) {
-    const std::int64_t n = std::max<std::int64_t>(1, std::min(rows, bytes / ld));
+    // At least 256 rows, so that "256 rows at a time" is that many at either stride.
+    const std::int64_t n = std::min(rows, std::max<std::int64_t>(256, bytes / ld));
     const std::int64_t row_bytes = kRow / kTile * kTile;
     return median_rate(b,
                        [&] {
@@ -238,8 +239,10 @@ RowStreams row_streams(std::int64_t bytes, const Budget& b) {
   if (out.gbs_one_row <= 0) return out;
   // The most rows at once that keep 85% of one row's rate (1 when even 4 do not).
   out.streams = 1.0;
-  for (const std::int64_t kc : {4, 8, 16, 32, 64})
-    if (rate(kPaged, kc) >= 0.85 * out.gbs_one_row) out.streams = static_cast<double>(kc);
+  for (const std::int64_t kc : {4, 8, 16, 32, 64}) {
+    if (rate(kPaged, kc) < 0.85 * out.gbs_one_row) break;
+    out.streams = static_cast<double>(kc);
+  }
   out.gbs_paged_256 = rate(kPaged, 256);
   const double odd_one = rate(kOdd, 1);
   out.gbs_256 = rate(kOdd, 256);
@@ -413,7 +416,11 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
         seen = s;
       }
       rep.l3_seen_bytes = seen;
-      if (seen > 0) hw.l3_warm_bytes = std::max<std::int64_t>(base.l2_bytes, seen);
+      // Never above the share per processor the CPU reports: a thread alone may see more of a
+      // shared L3 than each of T threads gets, and a call on T threads counts T times it.
+      if (seen > 0)
+        hw.l3_warm_bytes = std::clamp<std::int64_t>(seen, base.l2_bytes,
+                                                    std::max(base.l2_bytes, base.l3_warm_bytes));
     }
 
     // Row streams from L3, as a register tile reads B in place.
