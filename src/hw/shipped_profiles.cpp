@@ -48,7 +48,7 @@ Key read_key(const ShippedProfile& p) {
   // CPU's, and the profile matches none.
   const std::int64_t f =
       family->kind == Kind::Int ? family->i : static_cast<std::int64_t>(family->u);
-  if (f < 0 || f > 270 || (family->kind == Kind::Uint && family->u > 270)) return Key{};
+  if (f < 0 || f > 270) return Key{};  // a huge unsigned value wraps negative: refused too
   k.family = static_cast<int>(f);
   std::stringstream list(models->s);
   for (std::string item; std::getline(list, item, ',');) {
