@@ -1,7 +1,8 @@
 // The AMX path through the scalar model of the tile unit (kernels/x86_amx/tile_model.hpp), on
 // every host: the model's instruction semantics (exact int8 sums that wrap, bf16 pairs summed
-// with one rounding each, denormals flushed, short loads zero-filled), the packed layouts and
-// the block kernels with their row, column and depth tails and epilogues against a reference.
+// with one rounding each, denormals flushed, short loads zero-filled), the packed layouts (depth
+// padded to whole blocks) and the block kernels with their row, column and depth tails and
+// epilogues against a reference. The executor's path through the model: lowp_test_util.hpp.
 // amx_native_test.cpp runs the same kernels on the instructions where the CPU has them.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/lowp_pack_template.hpp"
 #include "kernels/x86_amx/amx_block.hpp"
 #include "kernels/x86_amx/amx_layout.hpp"
 #include "kernels/x86_amx/tile_model.hpp"
@@ -90,33 +92,45 @@ TEST(AmxTileModel, ShortLoadsZeroTheRestOfTheTile) {
 }
 
 TEST(AmxLayout, PanelsHoldTheGroupsTileByTileZeroPadded) {
-  // bf16 A of 3 rows, k = 35 (18 groups: one whole block and a remainder of 2), one tile of rows.
+  // bf16 A of 3 rows, k = 35: 18 groups, padded to two blocks of 16; one panel of 16 rows.
   const int m = 3, k = 35;
   std::vector<std::uint16_t> a(m * k);
   for (int i = 0; i < m * k; ++i) a[i] = static_cast<std::uint16_t>(i + 1);
-  std::vector<std::uint32_t> pa(panel_words(k, 2, 1), 0xDEADBEEF);
-  pack_a(m, k, a.data(), k, 1, 1, false, pa.data());
-  ASSERT_EQ(pa.size(), 18u * 16);  // groups x rows: the other kernels' panel size
+  std::vector<std::uint32_t> pa(panel_words(k, 2, 16), 0xDEADBEEF);
+  ASSERT_EQ(pa.size(), 32u * 16);  // padded groups x rows
+  pack_a_panels<std::uint16_t>(m, k, a.data(), k, 1, 16, 0, pa.data());
   // Block 0, row 2, group 5: elements (2, 10) and (2, 11).
   EXPECT_EQ(pa[2 * 16 + 5], (std::uint32_t{a[2 * k + 11]} << 16) | a[2 * k + 10]);
-  // The remainder, row 1, group 1 (group 17): element (1, 34) and padding.
-  EXPECT_EQ(pa[kTileWords + 1 * 2 + 1], std::uint32_t{a[1 * k + 34]});
-  EXPECT_EQ(pa[kTileWords + 2 * 2 + 0], (std::uint32_t{a[2 * k + 33]} << 16) | a[2 * k + 32]);
-  EXPECT_EQ(pa[5 * 16], 0u);              // a row past m, in the block
-  EXPECT_EQ(pa[kTileWords + 5 * 2], 0u);  // and in the remainder
-  // int8 B (k x n row-major), flipped: only the values inside the depth are xored.
-  const int n = 17, kb = 6;
+  // Block 1, row 1, group 1 (group 17): element (1, 34) and padding.
+  EXPECT_EQ(pa[kTileWords + 1 * 16 + 1], std::uint32_t{a[1 * k + 34]});
+  EXPECT_EQ(pa[kTileWords + 2 * 16 + 0], (std::uint32_t{a[2 * k + 33]} << 16) | a[2 * k + 32]);
+  EXPECT_EQ(pa[kTileWords + 2 * 16 + 2], 0u);  // a group past the depth
+  EXPECT_EQ(pa[5 * 16], 0u);                   // a row past m
+  // The same A stored column-major and flipped as int8 would be: the element path.
+  std::vector<std::uint16_t> at(m * k);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) at[p * m + i] = a[i * k + p];
+  std::vector<std::uint32_t> pt(pa.size(), 0xDEADBEEF);
+  pack_a_panels<std::uint16_t>(m, k, at.data(), 1, m, 16, 0, pt.data());
+  EXPECT_EQ(pt, pa);
+  // int8 B (k x n row-major), flipped, in two panels of 32 columns: the group layout of the
+  // vector kernels with the padding rows zero, and the column sums of what was packed.
+  const int n = 40, kb = 6;
   std::vector<std::int8_t> b(kb * n);
   for (int i = 0; i < kb * n; ++i) b[i] = static_cast<std::int8_t>(i * 7 - 60);
-  std::vector<std::uint32_t> pb(panel_words(kb, 4, 2));
-  pack_b(kb, n, b.data(), n, 1, 2, true, pb.data());
-  // Two groups, no whole block: the remainder only. Group 1 (k = 4, 5 and padding) of column
-  // 16 (tile 1, column 0).
-  ASSERT_EQ(pb.size(), 2u * 16 * 2);
-  const std::uint32_t w = pb[(1 * 2 + 1) * 16 + 0];
-  EXPECT_EQ(w & 0xFF, static_cast<std::uint8_t>(b[4 * n + 16]) ^ 0x80u);
-  EXPECT_EQ((w >> 8) & 0xFF, static_cast<std::uint8_t>(b[5 * n + 16]) ^ 0x80u);
+  std::vector<std::uint32_t> pb(panel_words(kb, 4, 32) * 2, 0xDEADBEEF);
+  std::vector<std::int32_t> sums(n, 0);
+  pack_b_panels<std::uint8_t, &pack_b_groups<Int8Quads>>(kb, n, b.data(), n, 1, 32, kFlip,
+                                                         pb.data(), sums.data());
+  // Panel 1, group 1 (k = 4, 5 and padding) of column 33 (panel column 1).
+  const std::uint32_t w = pb[16 * 32 + 1 * 32 + 1];
+  EXPECT_EQ(w & 0xFF, static_cast<std::uint8_t>(b[4 * n + 33]) ^ 0x80u);
+  EXPECT_EQ((w >> 8) & 0xFF, static_cast<std::uint8_t>(b[5 * n + 33]) ^ 0x80u);
   EXPECT_EQ(w >> 16, 0u);
+  for (int g = 2; g < 16; ++g) EXPECT_EQ(pb[g * 32 + 5], 0u) << g;  // padding rows
+  std::int32_t want = 0;
+  for (int p = 0; p < kb; ++p) want += static_cast<std::uint8_t>(b[p * n + 33]) ^ 0x80;
+  EXPECT_EQ(sums[33], want);
 }
 
 // C = alpha A B + beta C (bf16) or A B + ibeta C (int8) for every row, column and depth tail
@@ -147,16 +161,17 @@ void check_block(int m, int n, int k, std::mt19937& rng) {
       bv[i] = D == Dot::U8S8 ? static_cast<std::int8_t>(b[i]) : b[i];
     }
   }
-  std::vector<std::uint32_t> pa(panel_words(k, group, TM)), pb(panel_words(k, group, TN));
-  pack_a(m, k, a.data(), k, 1, TM, false, pa.data());
-  pack_b(k, n, b.data(), n, 1, TN, false, pb.data());
+  std::vector<std::uint32_t> pa(panel_words(k, group, 16 * TM)), pb(panel_words(k, group, 16 * TN));
+  pack_a_panels<E>(m, k, a.data(), k, 1, 16 * TM, 0, pa.data());
+  pack_b_panels<E, &pack_b_groups<std::conditional_t<bf16, Bf16Pairs, Int8Quads>>>(
+      k, n, b.data(), n, 1, 16 * TN, 0, pb.data(), nullptr);
   using Acc = std::conditional_t<bf16, float, std::int32_t>;
   const int ldc = n + 3;
   std::vector<Acc> c(static_cast<std::size_t>(m) * ldc), c0;
   for (auto& x : c) x = static_cast<Acc>(small(rng));
   c0 = c;
   BlockArgs x;
-  x.groups = groups_of(k, group);
+  x.groups = padded_groups(k, group);
   x.a = pa.data(), x.b = pb.data(), x.c = c.data(), x.ldc = ldc;
   x.alpha = 0.5f, x.beta = bf16 ? -1.0f : 0.0f, x.ibeta = bf16 ? 0 : 3;
   x.m = m, x.n = n;

@@ -34,14 +34,14 @@ void same_as_model(int m, int n, int k, std::mt19937& rng) {
   SCOPED_TRACE(testing::Message() << "m " << m << " n " << n << " k " << k);
   constexpr int group = D == Dot::Bf16 ? 2 : 4;
   std::uniform_int_distribution<std::uint32_t> word;
-  std::vector<std::uint32_t> pa(panel_words(k, group, TM)), pb(panel_words(k, group, TN));
+  std::vector<std::uint32_t> pa(panel_words(k, group, 16 * TM)), pb(panel_words(k, group, 16 * TN));
   // Any bits: bf16 NaNs and denormals included, the model must agree on them too.
   for (auto& w : pa) w = word(rng);
   for (auto& w : pb) w = word(rng);
   std::vector<std::uint32_t> c_native(static_cast<std::size_t>(m) * n, 0x3F800000u);
   std::vector<std::uint32_t> c_model = c_native;
   BlockArgs x;
-  x.groups = groups_of(k, group);
+  x.groups = padded_groups(k, group);
   x.a = pa.data(), x.b = pb.data(), x.ldc = n, x.m = m, x.n = n;
   x.alpha = 1.0f, x.beta = 1.0f, x.ibeta = 1;
   x.c = c_native.data();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "adaptcore/adaptcore.hpp"
+#include "amx_model_table.hpp"
 #include "core/lowp_problem.hpp"
 #include "exec/executor_lowp.hpp"
 #include "exec/thread_pool.hpp"
@@ -65,6 +66,8 @@ struct LowpRunner {
   // The table's dot-product kernels wherever A's rows and B's columns are contiguous along k,
   // whatever the model would choose (rows and columns split over the threads).
   bool force_dot = false;
+  // > 0: depth blocks of this many values for a matrix-engine tile's plan.
+  int64_t engine_kc = 0;
 
   Status run(const LowpCall& call) const {
     if (ctx) {
@@ -108,6 +111,9 @@ struct LowpRunner {
       plan.kc = direct_kc;
       plan.mc = std::max<int64_t>(plan.mr, plan.mc);
     }
+    if (engine_kc > 0 && !plan.is_dot() &&
+        table->tiles[static_cast<std::size_t>(plan.tile)].engine != nullptr)
+      plan.kc = engine_kc;
     if (force_dot && table->dot != nullptr && key.a_k_unit && key.b_k_unit) {
       plan = Plan{};
       plan.isa = table->isa;
@@ -150,6 +156,16 @@ inline std::vector<LowpRunner> lowp_runners(DType dtype) {
   const auto isas = available_isas();
   for (int t : {1, 2, 3}) out.push_back(context_runner(isas.back(), t));
   for (std::size_t i = 0; i + 1 < isas.size(); ++i) out.push_back(context_runner(isas[i], 2));
+  // The AMX tile through its scalar model, on every host: the plans the model makes for it
+  // (with the kernels of a 2-row block of depth 37: padded depth blocks, odd depth values).
+  {
+    const kernels::LowpKernels& engine = model_engine_kernels(dtype);
+    out.push_back(table_runner(&engine, 2));
+    LowpRunner r = table_runner(&engine, 1);
+    r.engine_kc = 37;
+    r.name += "/kc=37";
+    out.push_back(std::move(r));
+  }
   if (detected_hardware().supports(Isa::Avx512)) {
     const auto* fallback = kernels::lowp_kernels_for(dtype, Isa::Avx512);
     if (fallback != nullptr) out.push_back(table_runner(fallback, 2));

@@ -7,6 +7,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "hw/amx_support.hpp"
 #include "hw/cpu_identity.hpp"
 #include "hw/shipped_profiles.hpp"
 #include "kernels/lowp.hpp"
@@ -21,6 +22,10 @@ namespace {
 std::string level_line(const HardwareProfile& hw, Isa level) {
   if (!kernels::built(level)) return "not built";
   std::string s = hw.supports(level) ? "runs here" : "built, this CPU lacks its features";
+  // The tile unit also needs the process's permission (asked here as a bf16 / int8 call at the
+  // level would ask it): refused, the level's calls run the level below.
+  if (level == Isa::Amx && hw.supports(level) && !amx_support().usable())
+    s = "built, the tile state not granted (" + amx_support().why + "; the level below serves)";
   s += ": fp32 " + std::string(to_string(kernels::kernels_for(level)->isa));
   s += ", bf16 " + std::string(kernels::lowp_kernels_for(DType::Bf16, level)->name);
   s += ", int8 " + std::string(kernels::lowp_kernels_for(DType::U8S8, level)->name);

@@ -71,7 +71,8 @@ typedef enum AC_ENUM_INT {
   AC_ISA_AVX2 = 2,
   AC_ISA_AVX512 = 3,
   AC_ISA_AVX512_VNNI = 4,
-  AC_ISA_AVX512_BF16 = 5
+  AC_ISA_AVX512_BF16 = 5,
+  AC_ISA_AMX = 6
 } ac_isa_t;
 
 /* Where the planner assumes a call's operands are (adaptcore::Residency): AUTO, a call that
@@ -407,8 +408,9 @@ AC_API ac_status_t ac_context_get_residency(const ac_context* ctx,
  * failure the reason is copied into error (at most error_size - 1 characters and a NUL) when
  * error is not NULL and error_size > 0; on success error holds "". Replacing the hardware
  * profile clears the plan cache; its fields go over the shipped profile of the CPU's
- * microarchitecture, and the path "detected" takes detection alone. Loading a plan file adds all of its plans or none (the reason
- * also goes to stderr); saving writes the cached plans of the active ISA path. */
+ * microarchitecture, and the path "detected" takes detection alone. Loading a plan file adds all of
+ * its plans or none (the reason also goes to stderr); saving writes the cached plans of the active
+ * ISA path. */
 AC_API ac_status_t ac_context_load_hardware_profile(ac_context* ctx, const char* path, char* error,
                                                     size_t error_size) AC_NOEXCEPT;
 AC_API ac_status_t ac_context_load_plan_file(ac_context* ctx, const char* path, char* error,

@@ -109,6 +109,10 @@ struct HardwareProfile {
   // two 512-bit FMAs), which `adaptcore calibrate` measures.
   double dot_bf16_per_cycle = 2.0;
   double dot_int8_per_cycle = 2.0;
+  // Tile products (TDPBF16PS, TDPBUSD: 16 x 16 outputs over 16 groups) one core's AMX unit
+  // completes per cycle: one in 16 cycles by design; measured by `adaptcore calibrate` on an AMX
+  // host (an Emerald Rapids core: one in 16.6). Priced only for the amx level's tile.
+  double amx_tiles_per_cycle = 1.0 / 16.0;
   // Cost of waking the thread pool and joining it, microseconds (fork + join).
   double fork_join_us = 3.0;
   // A core reading B in place from L3: kc rows a row stride apart, a few lines of each per

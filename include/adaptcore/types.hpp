@@ -34,7 +34,8 @@ inline constexpr int kMaxThreads = 1024;
 
 // The architecture levels of the kernel registry, one lattice (docs/ARCHITECTURE.md,
 // "Architecture registry"): each level contains the one below it and adds kernels or
-// instructions, generic < avx2 < avx512 < avx512_vnni < avx512_bf16. A context runs one level
+// instructions, generic < avx2 < avx512 < avx512_vnni < avx512_bf16 < amx (the tile unit: its
+// bf16 and int8 tables add the engine's tile beside the AVX-512 ones). A context runs one level
 // (Context::isa); its fp32, bf16, int8 and weight-quantized kernels are the highest ones at or
 // below it. Auto means "the best level the CPU and the build have". The values are stable (plan
 // files store them); a new level takes a new value.
@@ -44,7 +45,8 @@ enum class Isa : int {
   Avx2 = 2,
   Avx512 = 3,
   Avx512Vnni = 4,
-  Avx512Bf16 = 5
+  Avx512Bf16 = 5,
+  Amx = 6
 };
 
 // Where a call's operands are when it starts, which the planner plans for:

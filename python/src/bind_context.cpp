@@ -25,7 +25,7 @@ Isa parse_isa_name(const std::string& text) {
   if (!parse_isa(text, isa))
     throw nb::value_error(
         ("isa: expected 'auto' or a level: 'generic', 'avx2', 'avx512', 'avx512_vnni', "
-         "'avx512_bf16', got '" +
+         "'avx512_bf16', 'amx', got '" +
          text + "'")
             .c_str());
   return isa;

@@ -19,7 +19,8 @@ inline Context& context_or_default(Context* ctx) noexcept {
 // "auto", "cached", "memory" (ValueError otherwise).
 Residency parse_residency(const std::string& text);
 const char* residency_name(Residency r) noexcept;
-// "auto" or a registry level's name ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16";
+// "auto" or a registry level's name ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16",
+// "amx";
 // ValueError otherwise).
 Isa parse_isa_name(const std::string& text);
 

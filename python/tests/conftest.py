@@ -30,7 +30,7 @@ def close(x, y, k, tol=1e-5):
 def isas():
     """The registry levels this CPU and build run."""
     out = []
-    for name in ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16"):
+    for name in ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx"):
         c = adaptcore.Context(threads=1, isa=name, read_environment=False)
         if c.isa == name:
             out.append(name)

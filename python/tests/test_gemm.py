@@ -130,7 +130,7 @@ def test_default_context_thread_setting():
         assert adaptcore.get_num_threads() == 1
     finally:
         adaptcore.set_num_threads(old)
-    assert adaptcore.get_isa() in ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16")
+    assert adaptcore.get_isa() in ("generic", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx")
 
 
 def test_gil_is_released_while_computing(rng):

@@ -31,11 +31,12 @@ inline ActivationParts to_cpp(ac_wq_parts_t parts) noexcept {
 
 // C enums carry any int: only the declared ISA values reach the C++ API.
 // The C values are the C++ ones (a level's number never changes).
-static_assert(AC_ISA_AVX512_BF16 == static_cast<int>(adaptcore::Isa::Avx512Bf16) &&
+static_assert(AC_ISA_AMX == static_cast<int>(adaptcore::Isa::Amx) &&
+              AC_ISA_AVX512_BF16 == static_cast<int>(adaptcore::Isa::Avx512Bf16) &&
               AC_ISA_AVX512_VNNI == static_cast<int>(adaptcore::Isa::Avx512Vnni) &&
               AC_ISA_AVX512 == static_cast<int>(adaptcore::Isa::Avx512));
 inline bool valid_isa(ac_isa_t isa) noexcept {
-  return static_cast<int>(isa) >= AC_ISA_AUTO && static_cast<int>(isa) <= AC_ISA_AVX512_BF16;
+  return static_cast<int>(isa) >= AC_ISA_AUTO && static_cast<int>(isa) <= AC_ISA_AMX;
 }
 
 // The C API passes bf16 as uint16_t bit patterns; adaptcore::bf16 is layout-compatible with

@@ -1,5 +1,6 @@
 #include "dispatch/kernel_select.hpp"
 
+#include "hw/amx_support.hpp"
 #include "kernels/registry.hpp"
 
 namespace adaptcore {
@@ -18,7 +19,13 @@ Isa lowp_level(const HardwareProfile& hw, Isa isa) noexcept {
 const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,
                                              Isa isa) noexcept {
   if (dtype == DType::F32 || is_weight_quantized(dtype) || !kernels::built(isa)) return nullptr;
-  return kernels::lowp_kernels_for(dtype, lowp_level(hw, isa));
+  Isa level = lowp_level(hw, isa);
+  // The amx level's tables run the tile unit, which needs the process's permission: asked
+  // here, on the first bf16 or int8 call at that level, never before; refused, the level
+  // below serves (hw/amx_support.hpp says why; `adaptcore hw` prints it).
+  if (level == Isa::Amx && !amx_support().usable())
+    level = lowp_level(hw, kernels::lattice_row(Isa::Amx)->below);
+  return kernels::lowp_kernels_for(dtype, level);
 }
 
 const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noexcept {

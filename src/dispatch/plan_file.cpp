@@ -278,6 +278,7 @@ std::uint64_t hardware_fingerprint(const HardwareProfile& hw, Isa isa) noexcept 
   add(std::bit_cast<std::uint64_t>(hw.fma_per_cycle_128 + 0.0));
   add(std::bit_cast<std::uint64_t>(hw.dot_bf16_per_cycle + 0.0));
   add(std::bit_cast<std::uint64_t>(hw.dot_int8_per_cycle + 0.0));
+  add(std::bit_cast<std::uint64_t>(hw.amx_tiles_per_cycle + 0.0));
   add(hw.name.size());
   h = fnv1a64(hw.name, h);
   const std::string_view level = to_string(isa);

@@ -21,6 +21,7 @@ using kernels::UKernelArgs;
 // epilogue that is the kernels' store alone (alpha, beta), nothing after it.
 struct F32Operands {
   static constexpr int64_t group = 1;
+  static constexpr int64_t depth_block = 1;
   ByteMatrix a, b;
   CTarget target;
 

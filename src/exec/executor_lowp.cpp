@@ -50,17 +50,27 @@ const kernels::IsaKernels* word_packer(const Plan& p, const LowpProblem& g,
   return kernels::kernels_for(ks.isa);
 }
 
+// Packed words per depth step of the plan's tile: a matrix-engine tile's block (its panels are
+// padded to whole blocks), 1 for the vector tiles.
+int64_t depth_block_of(const Plan& p, const kernels::LowpKernels& ks) {
+  if (p.is_dot() || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return 1;
+  const kernels::EngineTile* e = ks.tiles[static_cast<std::size_t>(p.tile)].engine;
+  return e != nullptr ? e->depth_block : 1;
+}
+
 // The bf16 / int8 adapter: group packers (or the fp32 packer for A as words), the packed
 // register tiles (native, or the fp32 kernels on widened panels), the in-place B tile and the
 // dot-product tiles, with the epilogue of the problem's types.
 class LowpOp {
  public:
   int64_t group;
+  int64_t depth_block;
   ByteMatrix a, b;
 
   LowpOp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
          const LowpEpilogue& epilogue, const EpilogueBuffers& buffers) noexcept
       : group(ks.group),
+        depth_block(depth_block_of(p, ks)),
         a(bytes_of(g.a, input_bytes(g.dtype()))),
         b(g.b_panel_nr > 0 ? panels_of(g, ks.group) : bytes_of(g.b, input_bytes(g.dtype()))),
         g_(g),
@@ -70,7 +80,8 @@ class LowpOp {
         buffers_(buffers),
         tile_(ks.tiles[static_cast<std::size_t>(p.tile)]),
         direct_(p.is_dot() || p.pack_b || g.b_panel_nr > 0 ? nullptr : ks.direct_b),
-        words_(p.is_dot() ? nullptr : word_packer(p, g, ks, a.eb)),
+        engine_(p.is_dot() ? nullptr : ks.tiles[static_cast<std::size_t>(p.tile)].engine),
+        words_(p.is_dot() || engine_ != nullptr ? nullptr : word_packer(p, g, ks, a.eb)),
         colsum_(epilogue.needs_colsum() ? buffers.colsum : nullptr),
         mr_(p.mr),
         nr_(p.nr),
@@ -91,8 +102,9 @@ class LowpOp {
   void post_ops(int64_t, int64_t, int64_t, int64_t) const noexcept {}
 
   void pack_b(const unsigned char* src, int64_t kb, int64_t nb, unsigned char* out) const {
-    ks_.pack_b(kb, nb, src, b.rs, b.cs, nr_, pack_flags(g_.b),
-               reinterpret_cast<std::uint32_t*>(out), colsum_);
+    (engine_ != nullptr ? engine_->pack_b : ks_.pack_b)(
+        kb, nb, src, b.rs, b.cs, nr_, pack_flags(g_.b), reinterpret_cast<std::uint32_t*>(out),
+        colsum_);
   }
   // Words cover the blocks that start on a word and hold whole groups; a last block ending in
   // a partial group goes through the group packer (which pads it).
@@ -102,8 +114,8 @@ class LowpOp {
       words_->pack_a(mb, kb / group, reinterpret_cast<const float*>(src), a.rs * a.eb / 4, 1, mr_,
                      reinterpret_cast<float*>(out));
     else
-      ks_.pack_a(mb, kb, src, a.rs, a.cs, mr_, pack_flags(g_.a),
-                 reinterpret_cast<std::uint32_t*>(out));
+      (engine_ != nullptr ? engine_->pack_a : ks_.pack_a)(
+          mb, kb, src, a.rs, a.cs, mr_, pack_flags(g_.a), reinterpret_cast<std::uint32_t*>(out));
   }
 
   void tile(const TileCall& t) const {
@@ -174,6 +186,7 @@ class LowpOp {
   EpilogueBuffers buffers_;
   const kernels::LowpTile& tile_;
   const kernels::LowpDirectTile* direct_;
+  const kernels::EngineTile* engine_;
   const kernels::IsaKernels* words_;
   std::int32_t* colsum_;
   int mr_, nr_;
@@ -197,12 +210,15 @@ bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernel
         static_cast<std::size_t>(p.tile) >= ks.tiles.size())
       return false;
     const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-    return p.mr == tile.mr && p.nr == tile.nr && (p.kc % ks.group == 0 || p.kc >= g.k);
+    return tile.engine == nullptr && p.mr == tile.mr && p.nr == tile.nr &&
+           (p.kc % ks.group == 0 || p.kc >= g.k);
   }
   if (!p.pack_b)
     return ks.direct_b != nullptr && g.b.cs == 1 && p.mr == ks.direct_b->mr &&
            p.nr == ks.direct_b->nr;
   const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
+  // A matrix-engine tile packs both operands with its own packers (never A as words).
+  if (tile.engine != nullptr && p.a_packing != APacking::Elements) return false;
   return p.mr == tile.mr && p.nr == tile.nr;
 }
 
@@ -238,7 +254,10 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
   if (!plan_matches(p, g, ks)) return Status::InternalError;
   const int threads = p.pm * p.pn;
   const LowpEpilogue epilogue(g, ks);
-  const int64_t steps = ceil_div(std::min(p.kc, g.k), int64_t{ks.group});
+  const int64_t steps =
+      round_up(ceil_div(std::min(p.kc, g.k), int64_t{ks.group}), depth_block_of(p, ks));
+  const kernels::EngineTile* engine =
+      p.is_dot() ? nullptr : ks.tiles[static_cast<std::size_t>(p.tile)].engine;
   const int64_t m_t = std::min(g.m, ceil_div(ceil_div(g.m, p.mr), p.pm) * p.mr);
   // A dot plan packs nothing; its column block is a task's whole share of N.
   const int64_t n_t = std::min(g.n, ceil_div(ceil_div(g.n, p.nr), p.pn) * p.nr);
@@ -270,10 +289,15 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
         buffers.zb = reinterpret_cast<std::uint32_t*>(base + zb);
         buffers.acc = reinterpret_cast<float*>(base + acc);
         LowpOp op(p, g, ks, epilogue, buffers);
-        if (p.is_dot())
+        if (p.is_dot()) {
           run_dot(p, op, blk);
-        else
+        } else {
+          // The engine's state lives on the thread that runs the task: set up here, released
+          // before the thread returns to the pool or the caller.
+          if (engine != nullptr && engine->begin != nullptr) engine->begin();
           run_blocked(p, op, blk, PackBuffers{base + pack_a, base + pack_b});
+          if (engine != nullptr && engine->end != nullptr) engine->end();
+        }
       },
       one_core_us(p));
   return Status::Ok;

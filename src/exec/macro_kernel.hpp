@@ -5,6 +5,9 @@
 //
 //   ByteMatrix a, b               op(A) (m x k) and op(B) (k x n) as bytes
 //   group                         k values per packed 32-bit word (fp32 1, bf16 2, int8 4)
+//   depth_block                   packed words per depth step of the kernels: the packed steps
+//                                 are padded with zeros to a multiple (a matrix-engine tile's
+//                                 16; 1 elsewhere)
 //   prepare(block)                before the block's loops (the epilogue's per-block state)
 //   begin_panel(panel) -> CTarget before a panel of nc columns: where the kernels write
 //   pack_b(src, kb, nb, out)      pack a kb x nb block of op(B) at src into panels
@@ -90,8 +93,8 @@ struct DotCall {
 
 // Per-task packing buffers (words).
 struct PackBuffers {
-  unsigned char* a = nullptr;  // ceil(mc / mr) * mr x ceil(kc / group) words
-  unsigned char* b = nullptr;  // ceil(nc / nr) * nr x ceil(kc / group) words
+  unsigned char* a = nullptr;  // ceil(mc / mr) * mr x ceil(kc / group) words (padded: depth_block)
+  unsigned char* b = nullptr;  // ceil(nc / nr) * nr x ceil(kc / group) words (likewise)
 };
 
 // Prefetches (for writing) the lines of an mv x nv tile of 4-byte elements, ld apart.
@@ -138,7 +141,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
     const CTarget target = op.begin_panel(panel);
     for (int64_t pc = blk.k0; pc < blk.k1; pc += p.kc) {
       const int64_t kb = std::min(p.kc, blk.k1 - pc);
-      const int64_t steps = ceil_div(kb, int64_t{op.group});
+      const int64_t steps = round_up(ceil_div(kb, int64_t{op.group}), int64_t{op.depth_block});
       const bool first = pc == blk.k0;
       // The last depth block finishes each tile: the fused epilogue follows at once, while the
       // tile is in L1 (an Op without one answers false).

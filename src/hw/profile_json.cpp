@@ -66,6 +66,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("fma_per_cycle_128", hw.fma_per_cycle_128);
   f("dot_bf16_per_cycle", hw.dot_bf16_per_cycle);
   f("dot_int8_per_cycle", hw.dot_int8_per_cycle);
+  f("amx_tiles_per_cycle", hw.amx_tiles_per_cycle);
   f("fork_join_us", hw.fork_join_us);
   f("pack_gbs", hw.pack_gbs);
   f("l3_row_streams", hw.l3_row_streams);
@@ -103,6 +104,7 @@ constexpr FieldRange kRanges[] = {
     {"fma_per_cycle_128", 0.01, 64, "per cycle"},
     {"dot_bf16_per_cycle", 0.01, 64, "per cycle"},
     {"dot_int8_per_cycle", 0.01, 64, "per cycle"},
+    {"amx_tiles_per_cycle", 0.001, 1, "per cycle"},
     {"fork_join_us", 0, 1e6, "us"},
     {"pack_gbs", 0.1, 1e5, "GB/s"},
     {"l3_row_streams", 1, 4096, "rows"},

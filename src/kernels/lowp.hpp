@@ -33,6 +33,31 @@ struct LowpArgs {
 };
 using LowpFn = void (*)(const LowpArgs&);
 
+// Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
+// kFlip xors each byte with 0x80 (s8 -> u8, the +128 shift), kSigned reads bytes as s8 for
+// the column sums. pack_b adds the column sums of what it packed (after the flip) to colsum
+// when colsum is not null (int8 only).
+inline constexpr unsigned kFlip = 1u, kSigned = 2u;
+using LowpPackAFn = void (*)(int64_t m, int64_t k, const void* a, int64_t a_rs, int64_t a_cs,
+                             int mr, unsigned flags, std::uint32_t* out);
+using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, int64_t b_cs,
+                             int nr, unsigned flags, std::uint32_t* out, std::int32_t* colsum);
+
+// A matrix-engine tile (AMX, kernels/x86_amx/): tiles of the engine's registers instead of
+// vectors, on panels of its own layout. What differs from a register tile: its packers (A in
+// the engine's tile rows, B in the group layout above with the depth padded), the depth padded
+// with zeros to whole blocks of `depth_block` groups (the engine multiplies whole tiles), and
+// the unit's state, set up before a task's first call and released after its last (the tile
+// configuration; the executor calls begin and end on the thread that runs the task).
+struct EngineTile {
+  const char* name;  // "amx"
+  LowpPackAFn pack_a;
+  LowpPackBFn pack_b;
+  int depth_block;
+  void (*begin)() noexcept;
+  void (*end)() noexcept;
+};
+
 // One register tile. Native tiles have one kernel per row count 1..mr; a tile of the fp32
 // fallback points at the fp32 kernels instead (called on converted panels, ColUnit mode).
 // Int8 kernels exist for both signedness orders: `fn` reads A as unsigned and B as signed,
@@ -43,6 +68,7 @@ struct LowpTile {
   std::array<LowpFn, kMaxMr> fn{};
   std::array<LowpFn, kMaxMr> fn_swapped{};
   const TileKernels* fp32 = nullptr;
+  const EngineTile* engine = nullptr;  // a matrix-engine tile (above); null: vector registers
 
   LowpFn get(int m, bool swapped) const noexcept {
     return (swapped ? fn_swapped : fn)[static_cast<std::size_t>(m - 1)];
@@ -123,16 +149,6 @@ struct LowpDotKernels {
     return t[static_cast<std::size_t>(m - 1)][static_cast<std::size_t>(n - 1)];
   }
 };
-
-// Packing into group panels. rows/cols and depth as in the fp32 pack functions; `flags`:
-// kFlip xors each byte with 0x80 (s8 -> u8, the +128 shift), kSigned reads bytes as s8 for
-// the column sums. pack_b adds the column sums of what it packed (after the flip) to colsum
-// when colsum is not null (int8 only).
-inline constexpr unsigned kFlip = 1u, kSigned = 2u;
-using LowpPackAFn = void (*)(int64_t m, int64_t k, const void* a, int64_t a_rs, int64_t a_cs,
-                             int mr, unsigned flags, std::uint32_t* out);
-using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, int64_t b_cs,
-                             int nr, unsigned flags, std::uint32_t* out, std::int32_t* colsum);
 
 // Everything one low-precision path offers.
 struct LowpKernels {

@@ -20,6 +20,8 @@ constexpr FeatureSet kAvx2Needs = FeatureSet(Feature::Fma3) | Feature::Avx2;
 constexpr FeatureSet kAvx512Needs = kAvx2Needs | Feature::Avx512F | Feature::Avx512VL;
 constexpr FeatureSet kAvx512VnniNeeds = kAvx512Needs | Feature::Avx512BW | Feature::Avx512Vnni;
 constexpr FeatureSet kAvx512Bf16Needs = kAvx512VnniNeeds | Feature::Avx512Bf16;
+constexpr FeatureSet kAmxNeeds =
+    kAvx512Bf16Needs | Feature::AmxTile | Feature::AmxBf16 | Feature::AmxInt8;
 
 // Lowest first; a row's `below` comes before it. The needs are the features the units are
 // compiled for (level.cmake) that the kernels rely on.
@@ -29,6 +31,7 @@ constexpr LatticeRow kLattice[] = {
     {Isa::Avx512, "avx512", Isa::Avx2, kAvx512Needs},
     {Isa::Avx512Vnni, "avx512_vnni", Isa::Avx512, kAvx512VnniNeeds},
     {Isa::Avx512Bf16, "avx512_bf16", Isa::Avx512Vnni, kAvx512Bf16Needs},
+    {Isa::Amx, "amx", Isa::Avx512Bf16, kAmxNeeds},
 };
 
 // Every Isa value is below this (plan files and C callers may hold any 32-bit value; index()

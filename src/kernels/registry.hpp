@@ -1,6 +1,6 @@
 // The architecture registry: every kernel table the library has, by level of one lattice
 // (docs/ARCHITECTURE.md, "Architecture registry"). A level is a set of CPU features and the
-// kernels that need them: generic < avx2 < avx512 < avx512_vnni < avx512_bf16 on x86-64. Each
+// kernels that need them: generic < avx2 < avx512 < avx512_vnni < avx512_bf16 < amx on x86-64. Each
 // built level registers its tables in kernels/<arch>/config.cpp (a Level); what a level does not
 // register it takes from the level below. Planner, model, executor, plan files and explain ask
 // here; nothing else in the library names a level.

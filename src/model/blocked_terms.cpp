@@ -130,7 +130,12 @@ BlockedShare CpuModel::blocked_share(const ShapeKey& key, const Plan& p) const n
   s.n_blocks = ceil_div(s.n_t, s.nc);
   // Whole groups per depth block, the last block's short.
   const double last_kc = s.k_t - (s.k_blocks - 1.0) * s.kc;
-  s.steps = (s.k_blocks - 1.0) * ceil_div(s.kc, s.grp) + ceil_div(last_kc, s.grp);
+  // A matrix-engine tile's panels are padded to whole depth blocks (TypeConfig, TileShape).
+  const double db = p.tile >= 0 && p.tile < cfg_.tile_count && !p.is_dot()
+                        ? static_cast<double>(cfg_.tile(p.tile).depth_block)
+                        : 1.0;
+  s.steps = (s.k_blocks - 1.0) * std::ceil(ceil_div(s.kc, s.grp) / db) * db +
+            std::ceil(ceil_div(last_kc, s.grp) / db) * db;
   s.row_tiles = ceil_div(s.m_t, s.mr);
   s.col_tiles = ceil_div(s.n_t, s.nr);
   s.direct_b = !p.pack_b && !cfg_.in_place_b;
@@ -150,6 +155,7 @@ double CpuModel::blocked_compute_us(const BlockedShare& s, const Plan& p) const 
   // The tile's vectors (a narrow tile of a wide path has fewer lanes, at its own rate).
   const TileShape shape = p.tile >= 0 && p.tile < cfg_.tile_count ? cfg_.tile(p.tile) : TileShape{};
   const double lanes = cfg_.lanes_of(shape), rate = cfg_.rate_of(shape);
+  if (shape.engine) return engine_compute_us(s, full_cols, rate);
   const RowSplit r = row_split(s, p, full_rows, tail_rows, tail_m);
   const bool has_short = r.short_count > 0 && r.short_rows > 0;
   const bool chained = ceil_div(s.kc, s.grp) >= static_cast<double>(kernels::kChainedMinSteps);
@@ -180,6 +186,45 @@ double CpuModel::blocked_compute_us(const BlockedShare& s, const Plan& p) const 
     cycles += s.k_blocks * edge_tiles * s.mr * s.nr / lanes * kCopyOutCyclesPerVector;
   }
   return cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency;
+}
+
+// A matrix-engine tile (TypeConfig, TileShape::engine) over the share: every row tile a whole
+// 16-row tile product per 16 columns, whatever rows it uses, at the engine's rate (`rate`, in
+// vector instructions of one step), or at the rate its tile loads feed it, whichever is slower:
+// per step, 16 rows of A (4 bytes each) from the level holding the packed A block and the
+// columns of the B sliver (kc x nr) from the level holding it, which the executor's order has
+// every row tile meet again (L1 where the depth block lets it fit), through the same load ports.
+// Per call and depth block, the tiles' stores and the epilogue's row stores of the whole tile;
+// per task, the configuration.
+double CpuModel::engine_compute_us(const BlockedShare& s, double full_cols,
+                                   double rate) const noexcept {
+  const double steps_per_block = s.steps / s.k_blocks;
+  auto bytes_per_cycle = [&](double resident_bytes) {
+    const double l1 = static_cast<double>(hw_.l1d_bytes), l2 = static_cast<double>(hw_.l2_bytes);
+    const double gbs = resident_bytes <= kResidentShare * l1   ? hw_.bw_l1_gbs
+                       : resident_bytes <= kResidentShare * l2 ? hw_.bw_l2_gbs
+                                                               : hw_.bw_l3_gbs;
+    return gbs / hw_.freq_ghz;
+  };
+  const double a_block = 4.0 * steps_per_block * std::ceil(s.mc / s.mr) * s.mr;
+  const double a_feed = 4.0 * kEngineTileRows / bytes_per_cycle(a_block);
+  auto step_cycles = [&](double cols) {
+    const double tiles = std::ceil(cols / kEngineTileRows);
+    const double b_feed =
+        4.0 * kEngineTileRows * tiles / bytes_per_cycle(4.0 * steps_per_block * s.nr);
+    return std::max(kEngineTileRows * tiles / rate, a_feed + b_feed);
+  };
+  auto call_cycles_of = [&](double cols) {
+    const double tiles = std::ceil(cols / kEngineTileRows);
+    return kCallCycles + kEngineTileStoreCycles * tiles +
+           kStoreCyclesPerVector * kEngineTileRows * tiles;
+  };
+  const double tail_cols = s.col_tiles > full_cols ? 1.0 : 0.0;
+  const double per_row_tile_step = full_cols * step_cycles(s.nr) + tail_cols * step_cycles(s.nr);
+  const double per_row_tile_call = (full_cols + tail_cols) * call_cycles_of(s.nr);
+  const double cycles =
+      s.row_tiles * (s.steps * per_row_tile_step + s.k_blocks * per_row_tile_call);
+  return cycles / (hw_.freq_ghz * 1e3) / kKernelEfficiency + kEngineConfigureUs;
 }
 
 // Plan::prefetch_c issues a prefetch per line of the core's C and per tile, on top of the

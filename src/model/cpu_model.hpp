@@ -93,6 +93,7 @@ class CpuModel {
   // to the overlapped or the exposed part) and synchronisation.
   BlockedShare blocked_share(const ShapeKey& key, const Plan& p) const noexcept;
   double blocked_compute_us(const BlockedShare& s, const Plan& p) const noexcept;
+  double engine_compute_us(const BlockedShare& s, double full_cols, double rate) const noexcept;
   double prefetch_c_us(const BlockedShare& s) const noexcept;
   double pack_gbs(double src_gbs, bool transposing, double run, double share,
                   int threads) const noexcept;

@@ -17,6 +17,11 @@ inline constexpr double kVectorOpsPerCycle = 2.0;
 // per depth step.
 inline constexpr double kDtlbEntries = 64.0;
 
+// A matrix-engine (AMX) tile: rows and columns of one tile product, and the cycles of one tile
+// store (its 16 rows of 64 bytes, one a cycle).
+inline constexpr double kEngineTileRows = 16.0;
+inline constexpr double kEngineTileStoreCycles = 16.0;
+
 // --- Fitted (docs/MODEL.md, "Fitted constants").
 
 // Share of the kernels' issue bound they reach: loop overhead, front end, C-tile stalls. F1.
@@ -85,5 +90,8 @@ inline constexpr double kSplitPerCycleGeneric = 0.15;
 inline constexpr double kGenericDotsPerCycle = 1.0 / 64.0;
 // A quantized tile's fixed cycles per row and output vector, beside its steps and flushes. F22.
 inline constexpr double kWqEpilogueCyclesPerVector = 6.0;
+// Loading the tile configuration (LDTILECFG) once per task of an AMX plan, microseconds:
+// measured on an Emerald Rapids core (about 68 ns even when unchanged). F25.
+inline constexpr double kEngineConfigureUs = 0.07;
 
 }  // namespace adaptcore::model_constants

@@ -120,6 +120,10 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     if (transposed && (!cfg.tile(ti).transposed_c || mr < key.m)) continue;
     // Prepacked B: the tiles of the panels' width, which read them in place.
     if (panels && nr != key.b_panel_nr) continue;
+    // A matrix-engine tile packs both operands its own way: never prepacked panels (their
+    // depth is not padded to its blocks) and never C^T.
+    const bool engine = cfg.tile(ti).engine;
+    if (engine && (panels || transposed)) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
     // less than that (docs/MODEL.md M13).
@@ -150,7 +154,16 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         if (!pack_a && key.a_row_unit && mr > 8) continue;
         std::array<int64_t, 5> opts{};
         std::size_t n_opts = 0;
-        if (pack_b) {
+        if (engine) {
+          // Whole depth blocks of the engine; besides the vector tiles' depths, the deepest
+          // whose B sliver (kc x nr) stays in L1 while the row tiles meet it.
+          const int64_t unit = int64_t{cfg.tile(ti).depth_block} * cfg.group;
+          const int64_t kc_l1 = hw.l1d_bytes / 2 / (pw * nr);
+          opts = {std::max(unit, round_down_min1(kc_l1, unit)),
+                  std::max(unit, round_down_min1(kcs[0], unit)),
+                  std::max(unit, round_down_min1(kcs[1], unit))};
+          n_opts = 3;
+        } else if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
         } else if (panels) {
           // Contiguous panels: no row streams to keep short; the whole depth makes each
@@ -187,7 +200,7 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             p.nr = nr;
             p.pack_a = pack_a != 0;
             p.pack_b = pack_b != 0;
-            if (p.pack_a) p.a_packing = a_packing_for(key, cfg);
+            if (p.pack_a && !engine) p.a_packing = a_packing_for(key, cfg);
             p.kc = std::max<int64_t>(1, kc);
             // mc: the packed A block (mc x kc) and the B sliver it meets (kc x nr) share L2
             // with C lines and the next sliver: both in a third of L2 (docs/MODEL.md,
@@ -293,6 +306,9 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   }
   if (p.a_packing == APacking::Words && (!p.pack_a || a_packing_for(key, cfg) != APacking::Words))
     return "A packed as words where A is not packed or its rows are not groups of words";
+  if (!p.is_dot() && p.tile >= 0 && p.tile < cfg.tile_count && cfg.tile(p.tile).engine &&
+      (!p.pack_b || !p.pack_a || p.a_packing != APacking::Elements || key.b_panel_nr != 0))
+    return "a matrix-engine tile without both operands packed by its own packers";
   if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";
   if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";
   if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))

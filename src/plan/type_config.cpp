@@ -18,6 +18,10 @@ constexpr double kGenericInt8MacsPerCycle = 4.0;
 // only at a single row (docs/LOWP.md, "In-place B": its epilogue undoes a 4-row interleave of
 // 4 column vectors per call, which the model does not price).
 constexpr int64_t kDirectBTiles = 8;
+// A matrix-engine tile product (16 rows, 16 columns of 32-bit accumulators, 16 depth steps)
+// counted in 16-lane vector instructions of one depth step, the unit of TypeConfig's rates.
+constexpr int kEngineLanes = 16;
+constexpr double kVectorsPerTileProduct = 16.0 * 16.0;
 
 template <class Tiles>
 void copy_tiles(const Tiles& from, TypeConfig& cfg) {
@@ -84,6 +88,15 @@ TypeConfig type_config(const kernels::LowpKernels& ks, const HardwareProfile& hw
     cfg.instr_per_cycle = kGenericInt8MacsPerCycle / (ks.lanes * ks.macs_per_lane);
   cfg.latency_cycles = kDotLatency;
   copy_tiles(ks.tiles, cfg);
+  for (int i = 0; i < cfg.tile_count; ++i) {
+    const kernels::LowpTile& from = ks.tiles[static_cast<std::size_t>(i)];
+    if (from.engine == nullptr) continue;
+    TileShape& t = cfg.tiles[static_cast<std::size_t>(i)];
+    t.engine = true;
+    t.depth_block = from.engine->depth_block;
+    t.lanes = kEngineLanes;
+    t.instr_per_cycle = kVectorsPerTileProduct * hw.amx_tiles_per_cycle;
+  }
   if (ks.direct_b != nullptr) {
     cfg.direct_b = {ks.direct_b->mr, ks.direct_b->nr};
     cfg.direct_b_cycles = ks.direct_b->shuffle_cycles;

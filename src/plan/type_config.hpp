@@ -23,6 +23,13 @@ struct TileShape {
   double instr_per_cycle = 0.0;
   // Its kernels can also store C transposed (Plan::transpose_c).
   bool transposed_c = false;
+  // A matrix-engine tile (kernels::EngineTile): whole 16-row tiles per product whatever the
+  // rows used, operands fed from the caches by tile loads, both packed by its own packers
+  // (never prepacked panels, never A as words), depth padded to whole blocks of this many
+  // groups. lanes and instr_per_cycle then count a tile product as the 256 vector instructions
+  // (16 rows x 16 depth steps of one 16-lane vector) it replaces.
+  bool engine = false;
+  int depth_block = 1;
   bool exists() const noexcept { return mr > 0; }
 };
 

@@ -1,7 +1,8 @@
 // The AMX block kernel: a C block of TM x TN tiles (16 x 16 fp32 or s32 each) over packed A and
-// B panels (amx_layout.hpp), written once over an Ops type that either runs the instructions
-// (amx_ops_native.hpp, on AMX hosts) or the scalar model (ModelOps below, on every host). Tile
-// numbers are template arguments because the instructions take them as immediates.
+// B panels (amx_layout.hpp, depth padded to whole blocks), written once over an Ops type that
+// either runs the instructions (amx_ops_native.hpp, on AMX hosts) or the scalar model (ModelOps
+// below, on every host). Tile numbers are template arguments because the instructions take them as
+// immediates.
 //
 // Registers: C tiles 0 .. TM*TN-1, A tiles next, then two B tiles used in turn; TM*TN + TM + 2
 // <= 8 (2 x 2: the four C tiles, two A, two B; 1 x 4: four C, one A, one B at a time).
@@ -23,7 +24,7 @@ namespace adaptcore::kernels::amx {
 enum class Dot { Bf16, U8S8, S8U8 };  // S8U8: A signed, B unsigned (a column-major C's swap)
 
 struct BlockArgs {
-  std::int64_t groups;     // depth in groups (amx_layout.hpp: whole blocks, then the rest)
+  std::int64_t groups;     // depth in groups, whole blocks of 16 (amx_layout.hpp: padded)
   const std::uint32_t* a;  // packed A panel of TM tiles
   const std::uint32_t* b;  // packed B panel of TN tiles
   void* c;                 // fp32 (bf16 inputs) or s32 (int8) C, row-major
@@ -71,67 +72,48 @@ template <Dot D, int TM, int TN, class Ops>
 void block(Ops& ops, const BlockArgs& x) noexcept {
   static_assert(TM >= 1 && TN >= 1 && TM * TN + TM + 2 <= kTiles, "eight tiles");
   using detail::static_for;
-  constexpr int kA = TM * TN, kB = kA + TM;
+  constexpr int kA = TM * TN, kB = kA + TM, kNr = TN * 16;
   static_for<TM * TN>([&](auto t) { ops.template zero<decltype(t)::value>(); });
-  const std::int64_t full = x.groups / kGroupsPerBlock, rest = x.groups % kGroupsPerBlock;
-  for (std::int64_t kb = 0; kb < full; ++kb) {
+  for (std::int64_t kb = 0; kb < x.groups / kGroupsPerBlock; ++kb) {
     const std::uint32_t* a = x.a + kb * TM * kTileWords;
-    const std::uint32_t* b = x.b + kb * TN * kTileWords;
+    const std::uint32_t* b = x.b + kb * kGroupsPerBlock * kNr;
     static_for<TM>([&](auto tm) {
       constexpr int m = decltype(tm)::value;
       ops.template load<kA + m>(a + m * kTileWords, 64);
     });
     static_for<TN>([&](auto tn) {
       constexpr int n = decltype(tn)::value, bt = kB + n % 2;
-      ops.template load<bt>(b + n * kTileWords, 64);
+      ops.template load<bt>(b + n * 16, kNr * 4);
       static_for<TM>([&](auto tm) {
         constexpr int m = decltype(tm)::value;
         ops.template dot<D, m * TN + n, kA + m, bt>();
       });
     });
   }
-  // 32-bit accumulators of the whole block, then the valid part into C.
+  // The accumulators of the whole block, then the valid part into C.
   using Acc = std::conditional_t<D == Dot::Bf16, float, std::int32_t>;
-  alignas(64) Acc acc[TM * 16][TN * 16];
+  alignas(64) Acc acc[TM * 16][kNr];
   static_for<TM>([&](auto tm) {
     static_for<TN>([&](auto tn) {
       constexpr int m = decltype(tm)::value, n = decltype(tn)::value;
-      ops.template store<m * TN + n>(&acc[m * 16][n * 16], TN * 64);
+      ops.template store<m * TN + n>(&acc[m * 16][n * 16], kNr * 4);
     });
   });
-  // The depth remainder (fewer than 16 groups) element by element, after the whole blocks, in
-  // the instructions' order within each group: the same sums on the tile unit and on its model.
-  if (rest > 0) {
-    const std::uint32_t* ar = x.a + full * TM * kTileWords;
-    const std::uint32_t* br = x.b + full * TN * kTileWords;
-    for (int i = 0; i < x.m; ++i)
-      for (int j = 0; j < x.n; ++j) {
-        const std::uint32_t* aw = ar + ((i / 16) * 16 + i % 16) * rest;
-        const std::uint32_t* bw = br + (j / 16) * rest * 16 + j % 16;
-        Acc s = acc[i][j];
-        for (std::int64_t g = 0; g < rest; ++g) {
-          if constexpr (D == Dot::Bf16)
-            s = TileModel::bf16_pair(s, aw[g], bw[g * 16]);
-          else if constexpr (D == Dot::U8S8)
-            s = TileModel::int8_quad<false, true>(s, aw[g], bw[g * 16]);
-          else
-            s = TileModel::int8_quad<true, false>(s, aw[g], bw[g * 16]);
-        }
-        acc[i][j] = s;
-      }
-  }
   for (int i = 0; i < x.m; ++i) {
     Acc* c = static_cast<Acc*>(x.c) + i * x.ldc;
-    for (int j = 0; j < x.n; ++j) {
-      if constexpr (D == Dot::Bf16) {
-        c[j] = x.beta == 0.0f ? x.alpha * acc[i][j] : x.alpha * acc[i][j] + x.beta * c[j];
-      } else {
-        const auto sum =
-            static_cast<std::uint32_t>(acc[i][j]) +
-            (x.ibeta == 0 ? 0u
-                          : static_cast<std::uint32_t>(x.ibeta) * static_cast<std::uint32_t>(c[j]));
-        c[j] = static_cast<std::int32_t>(sum);
-      }
+    const Acc* r = acc[i];
+    if constexpr (D == Dot::Bf16) {
+      if (x.beta == 0.0f)
+        for (int j = 0; j < x.n; ++j) c[j] = x.alpha * r[j];
+      else
+        for (int j = 0; j < x.n; ++j) c[j] = x.alpha * r[j] + x.beta * c[j];
+    } else {
+      auto* cu = reinterpret_cast<std::uint32_t*>(c);
+      const auto ib = static_cast<std::uint32_t>(x.ibeta);
+      if (x.ibeta == 0)
+        for (int j = 0; j < x.n; ++j) cu[j] = static_cast<std::uint32_t>(r[j]);
+      else
+        for (int j = 0; j < x.n; ++j) cu[j] = static_cast<std::uint32_t>(r[j]) + ib * cu[j];
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/x86_amx/amx_block.hpp"
 
@@ -20,10 +21,23 @@ struct alignas(64) TileConfig {
   std::uint8_t rows[16] = {};
 };
 
-inline void configure() noexcept {
+inline TileConfig block_config() noexcept {
   TileConfig cfg;
   for (int t = 0; t < kTiles; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = kTileRows;
+  return cfg;
+}
+inline void configure() noexcept {
+  const TileConfig cfg = block_config();
   _tile_loadconfig(&cfg);
+}
+// The configuration the block kernels need, loaded only where the thread's differs: whatever
+// ran on this thread before (another library, the thread's last task) may have left another
+// one or none; reading it back costs less than loading (which also zeroes every tile).
+inline void configure_if_changed() noexcept {
+  TileConfig now;
+  _tile_storeconfig(&now);
+  const TileConfig want = block_config();
+  if (std::memcmp(&now, &want, sizeof now) != 0) _tile_loadconfig(&want);
 }
 inline void release() noexcept { _tile_release(); }
 
@@ -34,9 +48,10 @@ inline void release() noexcept { _tile_release(); }
 #define ADAPTCORE_AMX_EACH_DOT(X)                                                             \
   X(0, 4, 5)                                                                                  \
   X(0, 4, 6)                                                                                  \
-  X(0, 4, 7) X(0, 5, 6) X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7)     \
-      X(2, 4, 5) X(2, 4, 6) X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) \
-          X(3, 5, 6) X(3, 5, 7)
+  X(0, 4, 7)                                                                                  \
+  X(0, 5, 6) X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7) X(2, 4, 5)     \
+      X(2, 4, 6) X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) X(3, 5, 6) \
+          X(3, 5, 7)
 
 struct NativeOps {
   template <int T>

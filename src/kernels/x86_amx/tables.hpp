@@ -1,0 +1,11 @@
+// The tiles of the amx level's unit (config.cpp adds them to the tables of the level below).
+#pragma once
+
+#include "kernels/lowp.hpp"
+
+namespace adaptcore::kernels {
+
+const LowpTile& amx_bf16_tile() noexcept;  // amx_kernels.cpp
+const LowpTile& amx_int8_tile() noexcept;
+
+}  // namespace adaptcore::kernels
