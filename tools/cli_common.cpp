@@ -14,7 +14,8 @@ void add_context_options(CLI::App& cmd, ContextArgs& args) {
   cmd.add_option("-t,--threads", args.threads,
                  "threads (default: ADAPTCORE_NUM_THREADS, else all cores)")
       ->check(CLI::Range(1, 1024));
-  cmd.add_option("--isa", args.isa, "kernel path: auto, avx512, avx2, generic")
+  cmd.add_option("--isa", args.isa,
+                 "registry level: auto, generic, avx2, avx512, avx512_vnni, avx512_bf16, amx")
       ->check([](const std::string& v) {
         Isa isa{};
         return parse_isa(v, isa) ? std::string() : "unknown ISA '" + v + "'";

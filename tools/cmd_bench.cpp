@@ -296,7 +296,9 @@ void register_bench(CLI::App& app) {
   cmd->add_option("-t,--threads", a->run.threads, "threads for every library (0: all cores)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--out", a->out, "output folder")->capture_default_str();
-  cmd->add_option("--isa", a->run.isa, "adaptcore's kernel path: auto, avx512, avx2, generic");
+  cmd->add_option(
+      "--isa", a->run.isa,
+      "adaptcore's registry level: auto, generic, avx2, avx512, avx512_vnni, avx512_bf16, amx");
   cmd->add_option("--profile", a->run.profile,
                   "hardware profile JSON (e.g. from `adaptcore calibrate`)");
   cmd->add_option("--target", a->run.target_s, "timed seconds per library and shape")

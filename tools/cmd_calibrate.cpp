@@ -54,6 +54,9 @@ void run_calibrate(const CalibrateArgs& args) {
       {"dot_int8_per_cycle", start.dot_int8_per_cycle, hw.dot_int8_per_cycle, "/cycle",
        rep.dot_int8_measured ? std::string("vpdpbusd loop, 1 thread")
                              : std::string("no AVX512-VNNI: default kept")},
+      {"amx_tiles_per_cycle", start.amx_tiles_per_cycle, hw.amx_tiles_per_cycle, "/cycle",
+       rep.amx_tiles_measured ? std::string("tdpbf16ps loop, 4 tiles, 1 thread")
+                              : std::string("no AMX tile state here: default kept")},
       {"bw_l1_gbs", start.bw_l1_gbs, hw.bw_l1_gbs, "GB/s",
        format_bytes(rep.l1_buffer) + " buffer, 1 thread"},
       {"bw_l2_gbs", start.bw_l2_gbs, hw.bw_l2_gbs, "GB/s",

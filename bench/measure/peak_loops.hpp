@@ -11,5 +11,8 @@ namespace adaptcore::measure::loops {
 std::uint64_t mul_add_sse(std::uint64_t iters) noexcept;      // baseline: mulps + addps
 std::uint64_t dot_bf16_avx512(std::uint64_t iters) noexcept;  // -mavx512bf16: vdpbf16ps
 std::uint64_t dot_int8_vnni(std::uint64_t iters) noexcept;    // -mavx512vnni: vpdpbusd
+// AMX: tile products (TDPBF16PS) executed, not flops; 0 where the build or the process has no
+// AMX (amx_loop.cpp).
+std::uint64_t amx_bf16_tiles(std::uint64_t iters) noexcept;
 
 }  // namespace adaptcore::measure::loops

@@ -351,6 +351,15 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
     if (level >= Isa::Avx512Bf16)
       if (const double v = dot_rate(&measure::loops::dot_bf16_avx512, 64.0); v > 0)
         hw.dot_bf16_per_cycle = v, rep.dot_bf16_measured = true;
+    // The AMX unit's tile products per cycle (to 1/1000 of a product), where the process holds
+    // the tile state; the loop answers 0 elsewhere.
+    if (level >= Isa::Amx) {
+      const double tiles = median_rate(
+          b, [&] { return static_cast<double>(measure::loops::amx_bf16_tiles(1 << 12)); });
+      if (tiles > 0)
+        hw.amx_tiles_per_cycle = std::round(tiles / (hw.freq_ghz * 1e9) * 1000.0) / 1000.0,
+        rep.amx_tiles_measured = true;
+    }
 
     // Read bandwidth of each level: a buffer well inside it (half of L1, a quarter of L2, and
     // 8 MiB or half of the L3 the cores share, whichever is smaller, but at least 4 x L2).

@@ -34,6 +34,7 @@ struct CalibrationReport {
   int64_t l1_buffer = 0, l2_buffer = 0, l3_buffer = 0, dram_buffer = 0;  // bytes read per pass
   double fma_gflops_512 = 0.0, fma_gflops_256 = 0.0;          // one thread, raw probe result
   bool dot_bf16_measured = false, dot_int8_measured = false;  // the CPU has the instruction
+  bool amx_tiles_measured = false;  // the CPU has AMX and the process the tile state
   // One thread's DRAM read rate with the hardware prefetchers alone and with software
   // prefetches ahead (bw_dram_core_gbs is the faster).
   double dram_core_plain_gbs = 0.0, dram_core_prefetch_gbs = 0.0;
