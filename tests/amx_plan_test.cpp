@@ -11,6 +11,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "amx_model_table.hpp"
 #include "core/lowp_problem.hpp"
+#include "core/packed_weights.hpp"
 #include "core/shape_key.hpp"
 #include "hw/cpu_identity.hpp"
 #include "hw/shipped_profiles.hpp"
@@ -66,7 +67,7 @@ Plan plan_for(const kernels::LowpKernels& ks, const HardwareProfile& hw, int64_t
 
 bool is_engine(const kernels::LowpKernels& ks, const Plan& p) {
   return !p.is_dot() && p.tile >= 0 && static_cast<std::size_t>(p.tile) < ks.tiles.size() &&
-         ks.tiles[static_cast<std::size_t>(p.tile)].engine != nullptr && p.pack_b;
+         ks.tiles[static_cast<std::size_t>(p.tile)].engine != nullptr;
 }
 
 TEST(AmxPlans, TheModelGivesPrefillToTheEngineAndDecodeToTheVectorKernels) {
@@ -82,6 +83,15 @@ TEST(AmxPlans, TheModelGivesPrefillToTheEngineAndDecodeToTheVectorKernels) {
         for (const int64_t m : {128, 512, 2048}) {
           const Plan p = plan_for(t.ks, hw, m, 2048, 2048, threads, cold);
           EXPECT_TRUE(is_engine(t.ks, p)) << m << ": " << describe(p);
+          // On prepacked weights of the tile's width, too (read in place, whole blocks).
+          const LowpProblem packed =
+              packed_lowp_problem(dtype == DType::Bf16 ? LowpKind::Bf16F32 : LowpKind::U8S8S32, m,
+                                  2048, 2048, false, 2048, 2048, kernels::amx::kEngineNr);
+          ShapeKey key = make_key(packed, t.ks.isa, threads);
+          key.cold = cold;
+          const Plan q = make_plan(key, hw, type_config(t.ks, hw));
+          EXPECT_TRUE(!q.pack_b && q.tile == static_cast<int>(t.ks.tiles.size()) - 1)
+              << m << " prepacked: " << describe(q);
         }
         // Decode with the weights in memory streams them once, in place: a packed B costs as
         // much again as the product (bf16 reads B in place up to 8 rows, int8 at one row; more

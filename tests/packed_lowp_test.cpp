@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "adaptcore/adaptcore.h"
+#include "amx_model_table.hpp"
 #include "core/int_math.hpp"
 #include "core/packed_weights.hpp"
 #include "dispatch/internal_access.hpp"
@@ -39,7 +40,7 @@ struct Bf16Matrix {
 };
 
 // The bf16 tables this CPU runs: the converted one of every path, the native one where the CPU
-// has AVX512-BF16.
+// has AVX512-BF16, and the AMX tile through its model.
 std::vector<const kernels::LowpKernels*> bf16_tables() {
   std::vector<const kernels::LowpKernels*> out;
   const HardwareProfile& hw = detected_hardware();
@@ -50,6 +51,8 @@ std::vector<const kernels::LowpKernels*> bf16_tables() {
   if (hw.supports(Isa::Avx512))
     if (const auto* t = kernels::lowp_kernels_for(DType::Bf16, Isa::Avx512))
       if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  // The AMX tile on its scalar model, on every host: its plans on the padded panels.
+  out.push_back(&model_engine_kernels(DType::Bf16));
   return out;
 }
 
@@ -72,9 +75,12 @@ TEST(PackedBf16, EveryCandidateIsCorrect) {
     for (const Shape s : kShapes)
       for (const int nr : widths) {
         const Bf16Matrix b(s.k, s.n, Layout::RowMajor, s.n + 3, rng);
-        const int64_t rows = ceil_div(s.k, int64_t{lk->group}), cols = round_up(s.n, int64_t{nr});
+        // The handle's layout: panel by panel, each lowp_panel_depth words deep (zero below).
+        const int64_t rows = lowp_panel_depth(s.k, lk->group), cols = round_up(s.n, int64_t{nr});
         std::vector<std::uint32_t> panels(static_cast<std::size_t>(rows * cols), 0u);
-        lk->pack_b(s.k, s.n, b.data(), b.f.ld(), 1, nr, 0u, panels.data(), nullptr);
+        for (int64_t j = 0; j < s.n; j += nr)
+          lk->pack_b(s.k, std::min<int64_t>(nr, s.n - j), b.data() + j, b.f.ld(), 1, nr, 0u,
+                     panels.data() + j * rows, nullptr);
         for (const Trans ta : {Trans::No, Trans::Yes}) {
           const int64_t ar = transposed(ta) ? s.k : s.m, ac = transposed(ta) ? s.m : s.k;
           const Bf16Matrix a(ar, ac, Layout::RowMajor, ac + 1, rng);
@@ -141,7 +147,7 @@ TEST(PackedBf16, RandomShapesThroughTheApi) {
       EXPECT_EQ(
           w.packed_bytes(),
           static_cast<std::size_t>(
-              (ceil_div(k, int64_t{lk->group}) * round_up(n, int64_t{w.panel_cols()}) * 4 + 63) /
+              (lowp_panel_depth(k, lk->group) * round_up(n, int64_t{w.panel_cols()}) * 4 + 63) /
               64 * 64));
       // op(B) as a plain row-major matrix for the reference.
       Stored bref(k, n, Layout::RowMajor, n, 0);

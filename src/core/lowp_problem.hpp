@@ -39,6 +39,16 @@ struct LowpSide {
   }
 };
 
+// Words deep of a prepacked low-precision panel over depth k (`group` values a word): whole
+// blocks of kLowpPanelDepthBlock words, the padding zero, so that a matrix-engine tile, which
+// multiplies whole blocks (kernels::EngineTile::depth_block), reads the panels as they are and
+// the vector tiles read only the words of the depth.
+inline constexpr int64_t kLowpPanelDepthBlock = 16;
+constexpr int64_t lowp_panel_depth(int64_t k, int64_t group) noexcept {
+  return ((k + group - 1) / group + kLowpPanelDepthBlock - 1) / kLowpPanelDepthBlock *
+         kLowpPanelDepthBlock;
+}
+
 struct LowpProblem {
   LowpKind kind = LowpKind::Bf16F32;
   int64_t m = 0, n = 0, k = 0;
@@ -51,7 +61,8 @@ struct LowpProblem {
   // caller's transposed for a column-major C), owned by the entry point (null: none).
   const struct PostOpChain* post = nullptr;
   // B prepacked (PackedWeights of bf16): b.ptr the handle's panels of b_panel_nr columns
-  // (core/packed_weights.hpp), read in place by the packed register tiles. 0: B as stored.
+  // (core/packed_weights.hpp), read in place by the packed register tiles, each
+  // lowp_panel_depth(k, group) words deep. 0: B as stored.
   int b_panel_nr = 0;
   // Prepacked int8 B: its column sums over the whole depth (n values, as the kernels read the
   // bytes), which a zero point of A needs and no packer gathers on this path.

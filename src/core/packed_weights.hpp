@@ -30,14 +30,15 @@ struct PackedWeightsImpl {
   Isa isa = Isa::Generic;
   // F32: the fp32 panels above. Bf16: the low-precision table `lowp`'s packed-B panels over the
   // whole depth, every panel nr words wide (the last padded with zeros: those kernels read whole
-  // panels), ceil(k / group) words deep, a depth block [pc, pc + kc) of panel q at
+  // panels), lowp_panel_depth(k, group) words deep (ceil(k / group) rounded up to whole blocks
+  // of 16, the padding zero: core/lowp_problem.hpp), a depth block [pc, pc + kc) of panel q at
   // q * nr * words_deep + pc / group * nr words.
   DType dtype = DType::F32;  // F32, Bf16 or U8S8 (int8 weights, s8)
   const kernels::LowpKernels* lowp = nullptr;
   // int8: the column sums of the weights over the whole depth (n values), for a zero point of A.
   std::vector<std::int32_t> colsum;
-  // The storage: rows x cols 32-bit words (fp32: k x n; bf16: ceil(k / group) x
-  // round_up(n, nr)), 64-byte aligned, and from 2 MiB on on a 2 MiB boundary with its whole
+  // The storage: rows x cols 32-bit words (fp32: k x n; bf16 and int8: lowp_panel_depth(k,
+  // group) x round_up(n, nr)), 64-byte aligned, and from 2 MiB on on a 2 MiB boundary with its whole
   // 2 MiB pages asked to be huge pages (madvise), the rest (at most 2 MiB) in ordinary pages.
   int64_t rows = 0, cols = 0;
   std::unique_ptr<float, FreeDeleter> data;

@@ -93,19 +93,23 @@ Status pack_lowp(DType dtype, Layout layout, Trans transb, int64_t k, int64_t n,
     w->lowp = lk;
     w->nr = packed_lowp_panel_width(impl, cfg, dtype, k, n, options);
     if (w->nr == 0) return Status::InternalError;
-    w->rows = ceil_div(k, int64_t{lk->group});
+    w->rows = lowp_panel_depth(k, lk->group);
     w->cols = round_up(n, int64_t{w->nr});
     // Zeros first: the packer writes the panels' padding columns and odd depth's half-word
     // too, and whatever it leaves must be 0 (the tiles multiply every word of a panel).
     w->data = weight_array<float>(
         static_cast<std::size_t>(w->rows) * static_cast<std::size_t>(w->cols), true);
-    // The whole of op(B) as one block: panels of nr columns (the last one padded), each
-    // ceil(k / group) words deep, which is the handle's layout.
+    // Panel by panel (the last one padded): the packer writes ceil(k / group) words of each,
+    // the handle's padding rows below them stay zero.
     // int8: s8 bytes (kSigned), and the column sums a zero point of A needs, gathered by the
     // packer as it does per depth block.
     if (int8) w->colsum.assign(static_cast<std::size_t>(w->cols), 0);
-    lk->pack_b(k, n, b, B.rs, B.cs, w->nr, int8 ? kernels::kSigned : 0u,
-               reinterpret_cast<std::uint32_t*>(w->data.get()), int8 ? w->colsum.data() : nullptr);
+    auto* words = reinterpret_cast<std::uint32_t*>(w->data.get());
+    const auto* bytes = static_cast<const unsigned char*>(b);
+    for (int64_t j = 0; j < n; j += w->nr)
+      lk->pack_b(k, std::min<int64_t>(w->nr, n - j), bytes + j * B.cs * B.eb, B.rs, B.cs, w->nr,
+                 int8 ? kernels::kSigned : 0u, words + j * w->rows,
+                 int8 ? w->colsum.data() + j : nullptr);
     out = detail::InternalAccess::make_packed(std::move(w));
     return Status::Ok;
   } catch (...) {

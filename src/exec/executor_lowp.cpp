@@ -27,12 +27,12 @@ ByteMatrix bytes_of(const LowpSide& s, int64_t eb) {
   return {static_cast<const unsigned char*>(s.ptr), s.rs, s.cs, eb};
 }
 
-// Prepacked B (LowpProblem::b_panel_nr): the handle's panels as 32-bit words, ceil(k / group)
-// deep, every panel whole (core/packed_weights.hpp).
+// Prepacked B (LowpProblem::b_panel_nr): the handle's panels as 32-bit words,
+// lowp_panel_depth(k, group) deep, every panel whole (core/packed_weights.hpp).
 ByteMatrix panels_of(const LowpProblem& g, int group) {
   ByteMatrix m{static_cast<const unsigned char*>(g.b.ptr), g.b_panel_nr, 1, 4};
   m.panel_nr = g.b_panel_nr;
-  m.depth = ceil_div(g.k, int64_t{group});
+  m.depth = lowp_panel_depth(g.k, group);
   m.cols = round_up(g.n, int64_t{g.b_panel_nr});
   m.panel_group = group;
   return m;
@@ -210,8 +210,12 @@ bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernel
         static_cast<std::size_t>(p.tile) >= ks.tiles.size())
       return false;
     const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-    return tile.engine == nullptr && p.mr == tile.mr && p.nr == tile.nr &&
-           (p.kc % ks.group == 0 || p.kc >= g.k);
+    // A matrix-engine tile reads whole blocks of the panels' (padded) depth.
+    const int64_t unit = ks.group * (tile.engine != nullptr ? tile.engine->depth_block : 1);
+    if (tile.engine != nullptr &&
+        (p.a_packing != APacking::Elements || kLowpPanelDepthBlock % tile.engine->depth_block != 0))
+      return false;
+    return p.mr == tile.mr && p.nr == tile.nr && (p.kc % unit == 0 || p.kc >= g.k);
   }
   if (!p.pack_b)
     return ks.direct_b != nullptr && g.b.cs == 1 && p.mr == ks.direct_b->mr &&

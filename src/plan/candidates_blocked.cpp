@@ -120,10 +120,11 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     if (transposed && (!cfg.tile(ti).transposed_c || mr < key.m)) continue;
     // Prepacked B: the tiles of the panels' width, which read them in place.
     if (panels && nr != key.b_panel_nr) continue;
-    // A matrix-engine tile packs both operands its own way: never prepacked panels (their
-    // depth is not padded to its blocks) and never C^T.
+    // A matrix-engine tile packs A its own way and B too, or reads prepacked panels (padded
+    // to its depth blocks: core/lowp_problem.hpp) at depths of whole blocks; never C^T.
     const bool engine = cfg.tile(ti).engine;
-    if (engine && (panels || transposed)) continue;
+    const int64_t engine_unit = int64_t{cfg.tile(ti).depth_block} * cfg.group;
+    if (engine && transposed) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
     // less than that (docs/MODEL.md M13).
@@ -157,11 +158,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         if (engine) {
           // Whole depth blocks of the engine; besides the vector tiles' depths, the deepest
           // whose B sliver (kc x nr) stays in L1 while the row tiles meet it.
-          const int64_t unit = int64_t{cfg.tile(ti).depth_block} * cfg.group;
           const int64_t kc_l1 = hw.l1d_bytes / 2 / (pw * nr);
-          opts = {std::max(unit, round_down_min1(kc_l1, unit)),
-                  std::max(unit, round_down_min1(kcs[0], unit)),
-                  std::max(unit, round_down_min1(kcs[1], unit))};
+          opts = {round_down_min1(kc_l1, engine_unit), round_down_min1(kcs[0], engine_unit),
+                  round_down_min1(kcs[1], engine_unit)};
           n_opts = 3;
         } else if (pack_b) {
           opts = {kcs[0], kcs[1], 0}, n_opts = 2;
@@ -184,6 +183,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];
           if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
+          // The engine's blocks start on whole depth blocks (prepacked panels hold nothing
+          // between them).
+          if (engine && kc < key.k) kc = round_down_min1(kc, engine_unit);
           const auto used_end = used.begin() + static_cast<std::ptrdiff_t>(n_used);
           if (std::find(used.begin(), used_end, kc) != used_end) continue;  // same as before
           used[n_used++] = kc;
@@ -306,9 +308,13 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   }
   if (p.a_packing == APacking::Words && (!p.pack_a || a_packing_for(key, cfg) != APacking::Words))
     return "A packed as words where A is not packed or its rows are not groups of words";
-  if (!p.is_dot() && p.tile >= 0 && p.tile < cfg.tile_count && cfg.tile(p.tile).engine &&
-      (!p.pack_b || !p.pack_a || p.a_packing != APacking::Elements || key.b_panel_nr != 0))
-    return "a matrix-engine tile without both operands packed by its own packers";
+  if (!p.is_dot() && p.tile >= 0 && p.tile < cfg.tile_count && cfg.tile(p.tile).engine) {
+    if (!p.pack_a || p.a_packing != APacking::Elements || (!p.pack_b && key.b_panel_nr == 0))
+      return "a matrix-engine tile without both operands packed by its own packers";
+    const int64_t unit = int64_t{cfg.tile(p.tile).depth_block} * cfg.group;
+    if (p.kc < key.k && p.kc % unit != 0)
+      return "a matrix-engine tile over depth blocks that are not whole blocks of its own";
+  }
   if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";
   if (p.tail == TailStrategy::Padded && !cfg.padded_tail) return "padded tail on a path without it";
   if (p.tail == TailStrategy::Padded && !(p.pack_a && p.pack_b))
