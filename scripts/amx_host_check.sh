@@ -39,7 +39,7 @@ taskset -c 0 "$A" calibrate --out "$OUT/calibrated.json" > "$OUT/calibrate.txt" 
 grep -E "amx_tiles|dot_|fma_per_cycle_512" "$OUT/calibrate.txt" | tee -a "$OUT/summary.txt"
 
 log "products at amx vs avx512_bf16 (same run), warm, median GFLOP/s (GOP/s int8)"
-for dt in bf16 u8s8; do
+for dt in bf16 u8s8 w8a16 w4a16; do
   for shape in "1 4096 4096" "16 4096 4096" "128 4096 4096" "512 4096 4096" "2048 2048 2048"; do
     read -r m n k <<< "$shape"
     for threads in 1 2; do

@@ -7,7 +7,9 @@
 
 #include "kernels/lowp.hpp"
 #include "kernels/lowp_pack_template.hpp"
+#include "kernels/wq_tables.hpp"
 #include "kernels/x86_amx/amx_tile.hpp"
+#include "kernels/x86_amx/amx_wq.hpp"
 
 namespace adaptcore::test {
 
@@ -54,6 +56,21 @@ inline const kernels::LowpKernels& model_engine_kernels(DType dtype) {
                                  nullptr,
                                  nullptr};
   return dtype == DType::Bf16 ? kBf16 : kInt8;
+}
+
+template <int P, bool INT4>
+using ModelWqTile = kernels::amx::WqEngine<kernels::amx::ModelOps>::Tile<P, INT4>;
+
+// The weight-quantized kernels of the amx level on the model, the portable quantizer writing
+// their layout; `below`: the vector kernels the planner weighs against them (null: none).
+inline kernels::WqKernels model_engine_wq_kernels(const kernels::WqKernels* below) {
+  using namespace kernels;
+  WqKernels k = make_wq_kernels<ModelWqTile, amx::kWqTileRows>(
+      "amx-model", Isa::Generic, 512, amx::kWqTileRows, amx::kWqTileRows, &wq_quantize_portable);
+  k.engine = true;
+  k.tile_quads = amx::kWqTileQuads;
+  k.below = below;
+  return k;
 }
 
 }  // namespace adaptcore::test

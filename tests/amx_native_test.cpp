@@ -1,6 +1,7 @@
-// The AMX block kernels on the instructions, against the scalar model bit for bit (compiled with
-// the AMX flags; runs where amx_support() grants the tile state, skipped elsewhere with the
-// reason). And the permission request itself, on every host: it answers, never faults.
+// The AMX block kernels on the instructions, against the scalar model bit for bit, and the
+// weight-quantized kernels against the portable ones (compiled with the AMX flags; runs where
+// amx_support() grants the tile state, skipped elsewhere with the reason). And the permission
+// request itself, on every host: it answers, never faults.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -9,7 +10,15 @@
 #include <random>
 #include <vector>
 
+#include "adaptcore/adaptcore.hpp"
+#include "core/wq_problem.hpp"
+#include "core/wq_weights.hpp"
+#include "dispatch/internal_access.hpp"
+#include "exec/executor_wq.hpp"
+#include "exec/thread_pool.hpp"
 #include "hw/amx_support.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/wq.hpp"
 #include "kernels/x86_amx/amx_ops_native.hpp"
 
 namespace adaptcore::kernels::amx {
@@ -69,6 +78,54 @@ TEST(AmxNative, BlocksMatchTheScalarModel) {
       same_as_model<Dot::U8S8, 2, 2>(m, n, k, rng);
       same_as_model<Dot::S8U8, 2, 2>(m, n, k, rng);
       if (m <= 16) same_as_model<Dot::Bf16, 1, 4>(m, n, k, rng);
+    }
+}
+
+// The amx level's weight-quantized kernels on the instructions give the portable kernels' bits
+// (amx_wq_test.cpp checks the same through the model on every host).
+TEST(AmxNative, WeightQuantizedGivesTheVectorKernelsBits) {
+  if (!amx_support().usable()) GTEST_SKIP() << "no AMX here: " << amx_support().why;
+  const WqKernels* engine = wq_kernels_for(Isa::Amx);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->engine);
+  const WqKernels& generic = *wq_kernels_for(Isa::Generic);
+  ContextOptions o;
+  o.read_environment = false;
+  Context ctx(o);
+  ThreadPool pool(2);
+  const int64_t m = 21, n = 70, k = 1000;
+  std::vector<float> w(static_cast<std::size_t>(k * n)), a(static_cast<std::size_t>(m * k));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 7919) % 23) - 11.0f;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = (static_cast<float>((i * 104729) % 31) - 15.0f) * 0.11f;
+  for (const bool int4 : {false, true})
+    for (const int parts : {1, 2}) {
+      WeightQuantSpec spec;
+      spec.format = int4 ? WeightFormat::Int4 : WeightFormat::Int8;
+      spec.group_size = int4 ? 128 : 0;
+      QuantizedWeights qw;
+      ASSERT_EQ(quantize_weights(Layout::RowMajor, Trans::No, k, n, w.data(), n, spec, qw, ctx),
+                Status::Ok);
+      const int64_t act = ::adaptcore::detail::impl_of(qw)->act_group;
+      auto run = [&](const WqKernels& ks) {
+        Plan p;
+        p.kind = PlanKind::WeightQuantized;
+        p.mr = ks.mr(parts);
+        p.nr = kWqNr;
+        p.pack_a = true;
+        p.mc = p.mr;
+        p.kc = (k + act - 1) / act * act;
+        p.pm = 2;
+        std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
+        WqProblem prob;
+        EXPECT_EQ(
+            make_wq_problem(Layout::RowMajor, Trans::No, m, a.data(), false, k, qw, 0.75f, c.data(),
+                            n, parts == 2 ? ActivationParts::Two : ActivationParts::One, prob),
+            Status::Ok);
+        EXPECT_EQ(execute(p, prob, ks, pool), Status::Ok);
+        return c;
+      };
+      EXPECT_EQ(run(*engine), run(generic)) << "int4 " << int4 << " parts " << parts;
     }
 }
 

@@ -48,6 +48,7 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
     q.row_factor_out = const_cast<float*>(tile.row_factor);
     q.mr = buf.mr;
     q.row = static_cast<int>(r % buf.mr);
+    q.tile_quads = ks.tile_quads;
     if (r >= p.m) {  // padding row of the last tile: zeros
       std::fill(staging, staging + k, 0.0f);
       q.x = staging;
@@ -65,8 +66,14 @@ void split_rows(const WqProblem& p, const kernels::WqKernels& ks, const SplitBuf
   }
 }
 
-// Whether the plan can run on this table: its row tile sizes the split buffer the kernels
-// read.
+// The kernels a plan runs: the table's own (Plan::tile 0) or the vector kernels beside a matrix
+// engine's (1); null for another tile.
+const kernels::WqKernels* kernels_of(const Plan& plan, const kernels::WqKernels& ks) {
+  if (plan.tile == 0) return &ks;
+  return plan.tile == 1 ? ks.below : nullptr;
+}
+
+// Whether the plan can run on these kernels: its row tile sizes the split buffer they read.
 bool plan_matches(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks) {
   return plan.kind == PlanKind::WeightQuantized && !plan.transpose_c &&
          plan.mr == ks.mr(prob.parts) && plan.nr == kWqNr && plan.pm >= 1 && plan.pn >= 1 &&
@@ -77,18 +84,20 @@ bool plan_matches(const Plan& plan, const WqProblem& prob, const kernels::WqKern
 
 }  // namespace
 
-Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& ks,
+Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels& table,
                ThreadPool& pool) noexcept {
   if (prob.m == 0) return Status::Ok;
-  if (!plan_matches(plan, prob, ks)) return Status::InternalError;
+  const kernels::WqKernels* chosen = kernels_of(plan, table);
+  if (chosen == nullptr || !plan_matches(plan, prob, *chosen)) return Status::InternalError;
+  const kernels::WqKernels& ks = *chosen;
   const detail::QuantizedWeightsImpl& w = *prob.w;
   const int mr = plan.mr;
   const int threads = plan.threads();
   const int64_t tiles = ceil_div(prob.m, int64_t{mr});
   SplitBuffer buf{};
   buf.mr = mr;
-  buf.tile_parts_bytes = static_cast<std::size_t>(w.quads) * static_cast<std::size_t>(mr) *
-                         static_cast<std::size_t>(prob.parts) * 4;
+  buf.tile_parts_bytes = static_cast<std::size_t>(kernels::wq_tile_quads(w.k, ks.tile_quads)) *
+                         static_cast<std::size_t>(mr) * static_cast<std::size_t>(prob.parts) * 4;
   buf.tile_meta = static_cast<std::size_t>(w.groups) * static_cast<std::size_t>(mr);
   const auto ut = static_cast<std::size_t>(tiles);
   ScratchLayout scratch;
@@ -138,6 +147,18 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   run_tasks(pool, threads, [&](int tid) {
     const Block blk = grid_cell(plan, tid, prob.m, n, w.k, mr, kWqNr).block;
     if (blk.empty()) return;
+    // A matrix engine's state lives on the thread that runs the task (EngineTile's rule).
+    struct EngineState {
+      const kernels::WqKernels& table;
+      explicit EngineState(const kernels::WqKernels& t) : table(t) {
+        if (table.begin != nullptr) table.begin();
+      }
+      ~EngineState() {
+        if (table.end != nullptr) table.end();
+      }
+      EngineState(const EngineState&) = delete;
+      EngineState& operator=(const EngineState&) = delete;
+    } engine(ks);
     const int64_t t0 = blk.m0 / mr, t1 = ceil_div(blk.m1, int64_t{mr});
     const int64_t p0 = blk.n0 / kWqNr, p1 = ceil_div(blk.n1, kWqNr);
     float* const sums = partial_of(tid);

@@ -10,11 +10,15 @@
 
 namespace adaptcore::kernels {
 
-inline constexpr int kWqMaxMr = 8;
+inline constexpr int kWqMaxMr = 16;
 
 // One row tile's activations (mr rows, padded with zero rows) as the quantizer writes them:
 //   parts:  int8, part t of quad q (4 consecutive k) of row i at bytes
 //           ((q * mr + i) * parts + t) * 4 .. + 3       (broadcast as one 32-bit word)
+//           or, for a matrix-engine table (WqKernels::tile_quads = Q), in blocks of Q quads,
+//           each part's rows one after the other, a row's Q words contiguous (a tile of A):
+//           (((q / Q * parts + t) * mr + i) * Q + q % Q) * 4, the quads padded with zeros
+//           to whole blocks (wq_part_offset below)
 //   scale:  [group * mr + i] the scale of the last part (two parts: s2 = s1 / 256; one part:
 //           s1), in the row's scaled units (x 2^E, see row_factor)
 //   comp:   [group * mr + i] offset x (256 rowsum(q1) + rowsum(q2)) (two parts) or offset x
@@ -55,6 +59,19 @@ struct WqArgs {
 };
 using WqFn = void (*)(const WqArgs&);
 
+// Where the quantizer puts part t of quad q of row i (the layouts above; tile_quads 0: the
+// vector kernels' interleaved one).
+constexpr int64_t wq_part_offset(int64_t q, int64_t i, int t, int mr, int parts,
+                                 int tile_quads) noexcept {
+  if (tile_quads == 0) return ((q * mr + i) * parts + t) * 4;
+  return (((q / tile_quads * parts + t) * mr + i) * tile_quads + q % tile_quads) * 4;
+}
+// Quads a row tile's parts hold: ceil(k / 4), rounded up to whole blocks of tile_quads.
+constexpr int64_t wq_tile_quads(int64_t k, int tile_quads) noexcept {
+  const int64_t quads = (k + 3) / 4;
+  return tile_quads == 0 ? quads : (quads + tile_quads - 1) / tile_quads * tile_quads;
+}
+
 // Quantizes one fp32 row of k values (contiguous) into the tile layout above at row `row` of
 // a tile of `mr` rows: groups of `group` values (a multiple of 4), parts 1 or 2, the weights'
 // storage offset (128 or 8) for the compensation.
@@ -69,19 +86,29 @@ struct WqQuantizeArgs {
   std::int32_t* comp_out;  // tile base
   float* row_factor_out;   // tile base
   int mr, row;
+  int tile_quads = 0;  // the layout (WqTileA): 0 the vector kernels', else a matrix engine's
 };
 using WqQuantizeFn = void (*)(const WqQuantizeArgs&);
 
 // Everything one weight-quantized path offers: kernels per part count and weight format,
 // each with one instantiation per row count 1..mr.
 struct WqKernels {
-  const char* name;    // "avx512-vnni", "int32-generic"
+  const char* name;    // "avx512-vnni", "int32-generic", "amx"
   Isa isa;             // the level whose fp32 post-ops it runs with
   bool native;         // a dot-product instruction (the model's peak); false: the portable kernel
   int dot_bits;        // the width of that instruction's vectors (0: portable)
   int mr_two, mr_one;  // tile rows for two parts / one part
   std::array<WqFn, kWqMaxMr> two_int8{}, one_int8{}, two_int4{}, one_int4{};
   WqQuantizeFn quantize;
+  // A matrix engine's kernels (AMX tile products): the split in its layout (tile_quads, WqTileA),
+  // the unit's state set up per task (begin, end: the tile configuration, on the thread that
+  // runs the task), and the vector kernels of the level below, which the planner weighs against
+  // them per shape (Plan::tile 1; decode streams its weights at the same rate either way).
+  bool engine = false;
+  int tile_quads = 0;
+  void (*begin)() noexcept = nullptr;
+  void (*end)() noexcept = nullptr;
+  const WqKernels* below = nullptr;
 
   WqFn get(int parts, bool int4, int m) const noexcept {
     const auto& t = parts == 2 ? (int4 ? two_int4 : two_int8) : (int4 ? one_int4 : one_int8);

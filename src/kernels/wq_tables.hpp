@@ -10,7 +10,8 @@
 namespace adaptcore::kernels {
 namespace {
 
-template <template <int, bool> class Tile>
+// MR: the most rows a tile of the table runs (its kernels are instantiated for 1..MR).
+template <template <int, bool> class Tile, int MR = 8>
 constexpr WqKernels make_wq_kernels(const char* name, Isa isa, int dot_bits, int mr_two, int mr_one,
                                     WqQuantizeFn quantize) {
   WqKernels k{};
@@ -20,10 +21,11 @@ constexpr WqKernels make_wq_kernels(const char* name, Isa isa, int dot_bits, int
   k.dot_bits = dot_bits;
   k.mr_two = mr_two;
   k.mr_one = mr_one;
-  k.two_int8 = row_table<WqFn, Tile<2, false>, kWqMaxMr, kWqMaxMr>();
-  k.one_int8 = row_table<WqFn, Tile<1, false>, kWqMaxMr, kWqMaxMr>();
-  k.two_int4 = row_table<WqFn, Tile<2, true>, kWqMaxMr, kWqMaxMr>();
-  k.one_int4 = row_table<WqFn, Tile<1, true>, kWqMaxMr, kWqMaxMr>();
+  static_assert(MR <= kWqMaxMr);
+  k.two_int8 = row_table<WqFn, Tile<2, false>, MR, kWqMaxMr>();
+  k.one_int8 = row_table<WqFn, Tile<1, false>, MR, kWqMaxMr>();
+  k.two_int4 = row_table<WqFn, Tile<2, true>, MR, kWqMaxMr>();
+  k.one_int4 = row_table<WqFn, Tile<1, true>, MR, kWqMaxMr>();
   k.quantize = quantize;
   return k;
 }

@@ -21,6 +21,11 @@ inline constexpr double kDtlbEntries = 64.0;
 // store (its 16 rows of 64 bytes, one a cycle).
 inline constexpr double kEngineTileRows = 16.0;
 inline constexpr double kEngineTileStoreCycles = 16.0;
+// A tile product in vpdpbusd's multiply-adds (16 x 16 outputs x 64 bytes: 256 instructions of
+// 16 lanes x 4), and the weight-quantized kernels' sub-block: 8 quads (activation groups of 32
+// values), a product over half a tile's depth.
+inline constexpr double kEngineDotsPerTile = 256.0;
+inline constexpr double kEngineWqQuads = 8.0;
 
 // --- Fitted (docs/MODEL.md, "Fitted constants").
 
@@ -93,5 +98,9 @@ inline constexpr double kWqEpilogueCyclesPerVector = 6.0;
 // Loading the tile configuration (LDTILECFG) once per task of an AMX plan, microseconds:
 // measured on an Emerald Rapids core (about 68 ns even when unchanged). F25.
 inline constexpr double kEngineConfigureUs = 0.07;
+// The cost of a tile product over half a tile's depth (the weight-quantized kernels' 8 quads),
+// as a share of a whole one's: assumed half, not measured (no AMX host since the kernels were
+// written). F26.
+inline constexpr double kEngineWqProductShare = 0.5;
 
 }  // namespace adaptcore::model_constants

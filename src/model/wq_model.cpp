@@ -12,11 +12,23 @@ namespace adaptcore {
 using namespace model_constants;
 
 double WqModel::dots_per_cycle() const noexcept {
+  // A tile product of 16 x 16 x 16 quads is 256 vpdpbusd's multiply-adds.
+  if (engine_) return kEngineDotsPerTile * hw_.amx_tiles_per_cycle;
   if (!native_) return kGenericDotsPerCycle;
   return dot_bits_ == 512 ? hw_.dot_int8_per_cycle : hw_.fma_per_cycle_at(dot_bits_);
 }
 
 double WqModel::cycles_per_quad(int m, int parts, bool int4) const noexcept {
+  if (engine_) {
+    // Per sub-block of kEngineWqQuads quads, whatever the rows: a product per part and
+    // 16-column half, each over half a tile's depth (priced at half a product), its A tiles
+    // (16 rows) and two B tiles (one row a quad) through the load ports, and int4 weights
+    // widened into a staging block first.
+    const double products = parts * 2.0 * kEngineWqProductShare / hw_.amx_tiles_per_cycle;
+    const double lines = 16.0 * parts + 2.0 * kEngineWqQuads;
+    const double staging = int4 ? 2.0 * kEngineWqQuads / kVectorOpsPerCycle * 2.0 : 0.0;
+    return (std::max(products, lines / kLoadsPerCycle) + staging) / kEngineWqQuads;
+  }
   const double dots = 2.0 * m * parts;
   const double loads = (int4 ? 1.0 : 2.0) + m * parts;  // weight vectors, broadcasts
   const double unpack = int4 ? 3.0 : 0.0;
@@ -25,9 +37,11 @@ double WqModel::cycles_per_quad(int m, int parts, bool int4) const noexcept {
 
 double WqModel::cycles_per_flush(int m, int parts, bool group_scaled) const noexcept {
   // Per output vector: (shift, add,) subtract, convert, (scale,) multiply-add; zeroing the
-  // int32 accumulators is free (renamed).
+  // int32 accumulators is free (renamed). A matrix engine first stores its C tiles (two per
+  // part, 16 rows each) and loads them back as vectors.
   const double ops = (parts == 2 ? 5.0 : 3.0) + (group_scaled ? 1.0 : 0.0);
-  return 2.0 * m * ops / kVectorOpsPerCycle;
+  const double stores = engine_ ? 2.0 * parts * kEngineTileStoreCycles : 0.0;
+  return stores + 2.0 * m * (ops + (engine_ ? parts : 0)) / kVectorOpsPerCycle;
 }
 
 double WqModel::weight_bytes(const ShapeKey& key) noexcept {

@@ -13,10 +13,11 @@ namespace adaptcore {
 
 class WqModel {
  public:
-  // dot_bits: the width of the dot-product vectors the kernels issue (WqKernels::dot_bits, the
-  // one fact of the kernel table the model needs); 0: the portable kernel's rate.
-  WqModel(const HardwareProfile& hw, int dot_bits)
-      : hw_(hw), native_(dot_bits > 0), dot_bits_(dot_bits) {}
+  // dot_bits: the width of the dot-product vectors the kernels issue (WqKernels::dot_bits);
+  // 0: the portable kernel's rate. engine: the kernels are a matrix engine's tile products
+  // (WqKernels::engine, amx_tiles_per_cycle), whatever the rows of a tile.
+  WqModel(const HardwareProfile& hw, int dot_bits, bool engine = false)
+      : hw_(hw), native_(dot_bits > 0 || engine), dot_bits_(dot_bits), engine_(engine) {}
   CostBreakdown predict(const ShapeKey& key, const Plan& plan) const noexcept;
 
   // vpdpbusd-equivalent instructions one core issues per cycle (16 lanes x 4 multiply-adds).
@@ -36,6 +37,7 @@ class WqModel {
   const HardwareProfile& hw_;
   bool native_;
   int dot_bits_;
+  bool engine_;
 };
 
 }  // namespace adaptcore

@@ -54,6 +54,8 @@ std::string describe(const Plan& p) {
   }
   os << " grid=" << p.pm << 'x' << p.pn << 'x' << p.pk;
   if (p.kind == PlanKind::WeightQuantized) os << " quantize=" << p.quantize_threads;
+  // The vector kernels beside a matrix engine's (WqKernels::below).
+  if (p.kind == PlanKind::WeightQuantized && p.tile == 1) os << " vector-kernels";
   if (p.kind == PlanKind::Blocked || p.kind == PlanKind::WeightQuantized)
     os << ' ' << to_string(p.tail);
   return os.str();

@@ -60,11 +60,12 @@ void set_depth_blocking(const ShapeKey& key, const HardwareProfile& hw, Plan& p)
   p.prefetch_b = true;
 }
 
-std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
-                             const kernels::WqKernels& ks, const HardwareProfile& hw) {
+// The plans of one kernel table, `tile` the index plans name it by (Plan::tile: 0 the table's
+// own kernels, 1 the vector kernels beside a matrix engine's).
+void add_candidates(const ShapeKey& key, const ShapeClass& cls, const kernels::WqKernels& ks,
+                    int tile, const HardwareProfile& hw, std::vector<Plan>& out) {
   const int mr = ks.mr(wq_dtype_parts(key.dtype));
   const int64_t tiles = ceil_div(key.m, int64_t{mr}), panels = ceil_div(key.n, kWqNr);
-  std::vector<Plan> out;
   for (const CoreGrid& g : core_grids(key.threads, key.m, key.n, key.k, mr, kWqNr, false)) {
     const int64_t tiles_t = ceil_div(tiles, int64_t{g.pm});
     // The activation split (O(mk), before the product) runs on every core of the grid when
@@ -83,7 +84,7 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       Plan p;
       p.kind = PlanKind::WeightQuantized;
       p.isa = key.isa;
-      p.tile = 0;
+      p.tile = tile;
       p.mr = mr;
       p.nr = kWqNr;
       p.pack_a = true;   // the split is the packing of A
@@ -97,7 +98,12 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
       out.push_back(p);
     }
   }
-  return out;
+}
+
+// The kernels a plan names (Plan::tile), or null.
+const kernels::WqKernels* kernels_of(const Plan& p, const kernels::WqKernels& ks) {
+  if (p.tile == 0) return &ks;
+  return p.tile == 1 ? ks.below : nullptr;
 }
 
 }  // namespace
@@ -105,9 +111,15 @@ std::vector<Plan> candidates(const ShapeKey& key, const ShapeClass& cls,
 Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
                             const kernels::WqKernels& ks) {
   const ShapeClass cls = classify_wq(key, hw, ks.mr(wq_dtype_parts(key.dtype)));
-  const WqModel model(hw, ks.dot_bits);
+  std::vector<Plan> plans;
+  add_candidates(key, cls, ks, 0, hw, plans);
+  if (ks.below != nullptr) add_candidates(key, cls, *ks.below, 1, hw, plans);
+  const WqModel own(hw, ks.dot_bits, ks.engine);
+  const WqModel below(hw, ks.below != nullptr ? ks.below->dot_bits : 0,
+                      ks.below != nullptr && ks.below->engine);
   Explanation e = rank_by_model(
-      cls, candidates(key, cls, ks, hw), [&](const Plan& p) { return model.predict(key, p); },
+      cls, std::move(plans),
+      [&](const Plan& p) { return (p.tile == 0 ? own : below).predict(key, p); },
       [](Plan& p, const CostBreakdown& c) { p.predicted_us = c.total_us; });
   // Compute-bound candidates often tie on the predicted time (the memory streams hide under
   // the dot products in the model); among those within 1% the one moving the fewest bytes
@@ -126,7 +138,9 @@ Explanation explain_wq_plan(const ShapeKey& key, const HardwareProfile& hw,
 
 std::string check_wq_plan(const ShapeKey& key, const Plan& p, const kernels::WqKernels& ks) {
   if (p.kind != PlanKind::WeightQuantized) return "not a weight-quantized plan";
-  if (p.tile != 0 || p.mr != ks.mr(wq_dtype_parts(key.dtype)) || p.nr != kWqNr)
+  const kernels::WqKernels* used = kernels_of(p, ks);
+  if (used == nullptr) return "weight-quantized plan naming kernels the table does not have";
+  if (p.mr != used->mr(wq_dtype_parts(key.dtype)) || p.nr != kWqNr)
     return "mr x nr does not match the weight-quantized tile";
   if (!p.pack_a || p.pack_b) return "weight-quantized plan with other packing than A's split";
   const int64_t group = key.wq_group > 0 ? key.wq_group : kWqColumnActGroup;

@@ -15,11 +15,16 @@
 namespace adaptcore::kernels {
 namespace {
 
+// Zeros for the parts of quads [q0, q1) of the row.
+void zero_quads(const WqQuantizeArgs& a, int64_t q0, int64_t q1) {
+  for (int64_t q = q0; q < q1; ++q)
+    for (int t = 0; t < a.parts; ++t)
+      std::memset(a.parts_out + wq_part_offset(q, a.row, t, a.mr, a.parts, a.tile_quads), 0, 4);
+}
+
 void zero_row(const WqQuantizeArgs& a, float row_factor) {
-  const int64_t quads = (a.k + 3) / 4, groups = (a.k + a.group - 1) / a.group;
-  for (int64_t q = 0; q < quads; ++q)
-    std::memset(a.parts_out + ((q * a.mr + a.row) * a.parts) * 4, 0,
-                static_cast<std::size_t>(a.parts) * 4);
+  const int64_t groups = (a.k + a.group - 1) / a.group;
+  zero_quads(a, 0, wq_tile_quads(a.k, a.tile_quads));
   for (int64_t g = 0; g < groups; ++g) {
     a.scale_out[g * a.mr + a.row] = 0.0f;
     a.comp_out[g * a.mr + a.row] = 0;
@@ -116,17 +121,19 @@ void wq_quantize_portable(const WqQuantizeArgs& a) noexcept {
         v2 = std::clamp(std::nearbyint(e * s.inv2), -127.0f, 127.0f);
       }
       const int64_t q = p / 4, t = p % 4;
-      std::int8_t* dst = a.parts_out + ((q * a.mr + a.row) * a.parts) * 4 + t;
-      dst[0] = static_cast<std::int8_t>(v1);
+      a.parts_out[wq_part_offset(q, a.row, 0, a.mr, a.parts, a.tile_quads) + t] =
+          static_cast<std::int8_t>(v1);
       sum1 += static_cast<std::int32_t>(v1);
       if (a.parts == 2) {
-        dst[4] = static_cast<std::int8_t>(v2);
+        a.parts_out[wq_part_offset(q, a.row, 1, a.mr, a.parts, a.tile_quads) + t] =
+            static_cast<std::int8_t>(v2);
         sum2 += static_cast<std::int32_t>(v2);
       }
     }
     a.scale_out[g * a.mr + a.row] = flushed ? 0.0f : s.epilogue;
     a.comp_out[g * a.mr + a.row] = wq_compensation(a.offset, a.parts, sum1, sum2);
   }
+  zero_quads(a, padded / 4, wq_tile_quads(a.k, a.tile_quads));  // an engine layout's padding
   a.row_factor_out[a.row] = row_factor;
 }
 

@@ -41,9 +41,11 @@ struct ModelOps {
   void zero() noexcept {
     unit.zero(T);
   }
+  // rows x colsb: the tile's configured shape (amx_ops_native.hpp's configurations).
   template <int T>
-  void load(const void* p, std::int64_t stride) noexcept {
-    unit.load(T, p, stride);
+  void load(const void* p, std::int64_t stride, int rows = kTileRows,
+            int colsb = kTileBytes) noexcept {
+    unit.load(T, p, stride, rows, colsb);
   }
   template <int T>
   void store(void* p, std::int64_t stride) noexcept {

@@ -5,8 +5,10 @@
 // (dispatch/kernel_select.cpp asks hw/amx_support.hpp first).
 #include <cstdint>
 
+#include "kernels/wq_tables.hpp"
 #include "kernels/x86_amx/amx_ops_native.hpp"
 #include "kernels/x86_amx/amx_tile.hpp"
+#include "kernels/x86_amx/amx_wq.hpp"
 #include "kernels/x86_amx/tables.hpp"
 #include "kernels/x86_avx512_bf16/tables.hpp"
 #include "kernels/x86_avx512_vnni/tables.hpp"
@@ -24,7 +26,8 @@ void pack_b_int8_rows(int64_t k, int64_t n, const void* b, int64_t rs, int64_t c
   int8_vnni_kernels().pack_b(k, n, b, rs, cs, nr, flags, out, colsum);
 }
 
-void begin_task() noexcept { amx::configure_if_changed(); }
+void begin_task() noexcept { amx::configure_if_changed(amx::block_config()); }
+void begin_wq_task() noexcept { amx::configure_if_changed(amx::wq_config()); }
 // Released after every task: a thread holding tile state in use keeps its core out of the
 // deeper idle states and its context switches save 8 KiB more. The psABI makes tile state
 // caller-saved, so no caller expects its tiles back across a call into the library.
@@ -46,9 +49,24 @@ constexpr EngineTile kInt8Engine{"amx",
 constexpr LowpTile kBf16Tile = amx::engine_tile<false, amx::NativeOps>(&kBf16Engine);
 constexpr LowpTile kInt8Tile = amx::engine_tile<true, amx::NativeOps>(&kInt8Engine);
 
+// Weight-quantized: the engine's kernels (the split by the avx512_vnni quantizer in the
+// engine's layout and the level below's kernels are set by config.cpp, at run time).
+template <int P, bool INT4>
+using WqTile = amx::WqEngine<amx::NativeOps>::Tile<P, INT4>;
+constexpr WqKernels kWq = [] {
+  WqKernels k = make_wq_kernels<WqTile, amx::kWqTileRows>(
+      "amx", adaptcore::Isa::Avx512, 512, amx::kWqTileRows, amx::kWqTileRows, nullptr);
+  k.engine = true;
+  k.tile_quads = amx::kWqTileQuads;
+  k.begin = &begin_wq_task;
+  k.end = &end_task;
+  return k;
+}();
+
 }  // namespace
 
 namespace adaptcore::kernels {
 const LowpTile& amx_bf16_tile() noexcept { return kBf16Tile; }
 const LowpTile& amx_int8_tile() noexcept { return kInt8Tile; }
+const WqKernels& amx_wq_kernels() noexcept { return kWq; }
 }  // namespace adaptcore::kernels

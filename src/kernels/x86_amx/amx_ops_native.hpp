@@ -26,17 +26,25 @@ inline TileConfig block_config() noexcept {
   for (int t = 0; t < kTiles; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = kTileRows;
   return cfg;
 }
+// The weight-quantized kernels' (amx_wq.hpp): C 16 x 64 bytes, A 16 rows of 8 quads, B 8 quads
+// of 64 bytes.
+inline TileConfig wq_config() noexcept {
+  TileConfig cfg;
+  for (int t = 0; t < 4; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = kTileRows;
+  for (int t = 4; t < 6; ++t) cfg.colsb[t] = 32, cfg.rows[t] = kTileRows;
+  for (int t = 6; t < 8; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = 8;
+  return cfg;
+}
 inline void configure() noexcept {
   const TileConfig cfg = block_config();
   _tile_loadconfig(&cfg);
 }
-// The configuration the block kernels need, loaded only where the thread's differs: whatever
-// ran on this thread before (another library, the thread's last task) may have left another
-// one or none; reading it back costs less than loading (which also zeroes every tile).
-inline void configure_if_changed() noexcept {
+// A configuration loaded only where the thread's differs: whatever ran on this thread before
+// (another library, the thread's last task) may have left another one or none; reading it back
+// costs less than loading (which also zeroes every tile).
+inline void configure_if_changed(const TileConfig& want) noexcept {
   TileConfig now;
   _tile_storeconfig(&now);
-  const TileConfig want = block_config();
   if (std::memcmp(&now, &want, sizeof now) != 0) _tile_loadconfig(&want);
 }
 inline void release() noexcept { _tile_release(); }
@@ -45,13 +53,13 @@ inline void release() noexcept { _tile_release(); }
 // operation is spelled out per tile number; the block kernels' numbering (amx_block.hpp) uses C
 // tiles 0-3, A tiles 4-5 and B tiles 5-7.
 #define ADAPTCORE_AMX_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define ADAPTCORE_AMX_EACH_DOT(X)                                                             \
-  X(0, 4, 5)                                                                                  \
-  X(0, 4, 6)                                                                                  \
-  X(0, 4, 7)                                                                                  \
-  X(0, 5, 6) X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7) X(2, 4, 5)     \
-      X(2, 4, 6) X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) X(3, 5, 6) \
-          X(3, 5, 7)
+#define ADAPTCORE_AMX_EACH_DOT(X)                                                         \
+  X(0, 4, 5)                                                                              \
+  X(0, 4, 6)                                                                              \
+  X(0, 4, 7)                                                                              \
+  X(0, 5, 6)                                                                              \
+  X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7) X(2, 4, 5) X(2, 4, 6) \
+      X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) X(3, 5, 6) X(3, 5, 7)
 
 struct NativeOps {
   template <int T>
@@ -61,8 +69,9 @@ struct NativeOps {
     ADAPTCORE_AMX_EACH_TILE(ADAPTCORE_AMX_ZERO)
 #undef ADAPTCORE_AMX_ZERO
   }
+  // The shape is the configuration's (the arguments say it for the scalar model).
   template <int T>
-  void load(const void* p, std::int64_t stride) noexcept {
+  void load(const void* p, std::int64_t stride, int = kTileRows, int = kTileBytes) noexcept {
 #define ADAPTCORE_AMX_LOAD(t) \
   if constexpr (T == t) _tile_loadd(t, p, stride);
     ADAPTCORE_AMX_EACH_TILE(ADAPTCORE_AMX_LOAD)

@@ -1,7 +1,8 @@
 // The amx level (AMX-TILE, AMX-BF16 and AMX-INT8 on top of avx512_bf16): the bf16 and int8
 // tables of the level below with the engine's tile added, so that the model chooses per shape
 // between the tile unit and the vector tiles, the in-place and dot-product kernels (decode
-// streams its weights at the same rate either way). fp32 and weight-quantized GEMM stay the
+// streams its weights at the same rate either way). Weight-quantized GEMM likewise: the
+// engine's kernels with the avx512_vnni ones beside them (WqKernels::below). fp32 stays the
 // levels' below.
 #include <algorithm>
 #include <array>
@@ -36,7 +37,13 @@ const Level& level_amx() noexcept {
       with_engine_tile(bf16_avx512_kernels(), amx_bf16_tile(), "amx-bf16", bf16_tiles);
   static const LowpKernels int8 =
       with_engine_tile(int8_vnni_kernels(), amx_int8_tile(), "amx-int8", int8_tiles);
-  static const Level level{Isa::Amx, nullptr, &bf16, &int8};
+  static const WqKernels wq = [] {
+    WqKernels k = amx_wq_kernels();
+    k.quantize = wq_vnni_kernels().quantize;  // it writes the engine's layout (tile_quads)
+    k.below = &wq_vnni_kernels();
+    return k;
+  }();
+  static const Level level{Isa::Amx, nullptr, &bf16, &int8, &wq};
   return level;
 }
 

@@ -294,10 +294,14 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
   const int64_t padded = (a.k + 3) / 4 * 4;
   const int64_t groups = (a.k + a.group - 1) / a.group;
   const bool bad = poison != 0.0f || std::isnan(poison);
+  // Zeros for the parts of quads [q0, q1) of the row.
+  auto zero_quads = [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q)
+      for (int t = 0; t < PARTS; ++t)
+        std::memset(a.parts_out + wq_part_offset(q, a.row, t, a.mr, PARTS, a.tile_quads), 0, 4);
+  };
   if (bad || rmax == 0.0f) {
-    for (int64_t q = 0; q < padded / 4; ++q)
-      std::memset(a.parts_out + ((q * a.mr + a.row) * PARTS) * 4, 0,
-                  static_cast<std::size_t>(PARTS) * 4);
+    zero_quads(0, wq_tile_quads(a.k, a.tile_quads));
     for (int64_t g = 0; g < groups; ++g) {
       a.scale_out[g * a.mr + a.row] = 0.0f;
       a.comp_out[g * a.mr + a.row] = 0;
@@ -371,7 +375,15 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
         // part: its 4.
         const __m256i b = _mm512_cvtepi16_epi8(_mm512_packs_epi32(i1, i2));
         std::int8_t* dst = a.parts_out + ((p / 4) * a.mr + a.row) * PARTS * 4;
-        if (PARTS == 2 && nq == 4) {
+        if (a.tile_quads != 0) {  // an engine's layout: each part's word where it goes
+          alignas(32) std::int8_t bytes[32];
+          _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), b);
+          for (int64_t j = 0; j < nq; ++j)
+            for (int t = 0; t < PARTS; ++t)
+              std::memcpy(
+                  a.parts_out + wq_part_offset(p / 4 + j, a.row, t, a.mr, PARTS, a.tile_quads),
+                  bytes + 8 * j + 4 * t, 4);
+        } else if (PARTS == 2 && nq == 4) {
           const __m128i lo_q = _mm256_castsi256_si128(b), hi_q = _mm256_extracti128_si256(b, 1);
           _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), lo_q);
           _mm_storeh_pd(reinterpret_cast<double*>(dst + quad_bytes), _mm_castsi128_pd(lo_q));
@@ -408,6 +420,7 @@ void quantize_parts(const WqQuantizeArgs& a) noexcept {
       a.comp_out[(g0 + i) * a.mr + a.row] = comp_v[i];
     }
   }
+  zero_quads(padded / 4, wq_tile_quads(a.k, a.tile_quads));  // an engine layout's padding
   a.row_factor_out[a.row] = row_factor;
 }
 
