@@ -87,6 +87,10 @@ struct NativeOps {
   template <Dot D, int C, int A, int B>
   void dot() noexcept {
     static_assert(C < 4 && A >= 4 && A < B && B < 8, "the block kernels' tile numbering");
+    // A combination missing from the list below would compile to nothing.
+#define ADAPTCORE_AMX_LISTED(c, a, b) || (C == c && A == a && B == b)
+    static_assert(false ADAPTCORE_AMX_EACH_DOT(ADAPTCORE_AMX_LISTED), "a tile product not listed");
+#undef ADAPTCORE_AMX_LISTED
 #define ADAPTCORE_AMX_DOT(c, a, b)            \
   if constexpr (C == c && A == a && B == b) { \
     if constexpr (D == Dot::Bf16)             \
