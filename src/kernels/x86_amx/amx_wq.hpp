@@ -17,9 +17,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/generic/vec_generic.hpp"
-#include "kernels/tile_epilogue.hpp"
 #include "kernels/wq.hpp"
+#include "kernels/wq_combine.hpp"
 #include "kernels/x86_amx/amx_block.hpp"
 
 namespace adaptcore::kernels::amx {
@@ -99,28 +98,16 @@ struct WqEngine {
           ops.template store<3>(&raw[1][0][16], 128);
         }
         const float* gs = a.w_group_scale != nullptr ? a.w_group_scale + g * 32 : nullptr;
-        for (int i = 0; i < M; ++i) {
-          const float s = a.a.scale[g * a.a.mr + i];
-          const auto comp = static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]);
-          for (int j = 0; j < 32; ++j) {
-            const std::uint32_t t =
-                (P == 2 ? (raw[0][i][j] << 8) + raw[1][i][j] : raw[0][i][j]) - comp;
-            float f = static_cast<float>(static_cast<std::int32_t>(t));
-            if (gs != nullptr) f *= gs[j];
-            acc[i][j] = std::fma(f, s, acc[i][j]);
-          }
-        }
+        for (int i = 0; i < M; ++i)
+          wq_combine_row<P>(raw[0][i], raw[P - 1][i],
+                            static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]),
+                            a.a.scale[g * a.a.mr + i], gs, acc[i]);
       }
       if (!a.finish) {  // a depth block before the last: carry the sums
         std::memcpy(a.partial, acc, sizeof(acc));
         return;
       }
-      const DequantizedOutput<VecGeneric> out(a.w_col_scale, a.a.row_factor, a.beta);
-      for (int i = 0; i < M; ++i)
-        for (int j = 0; j < a.n; ++j) {
-          float& c = a.c[i * a.c_rs + j * a.c_cs];
-          c = out.needs_source() ? out.at(acc[i][j], c, i, j) : out.at(acc[i][j], i, j);
-        }
+      wq_store_rows(M, &acc[0][0], a);
     }
   };
 };
