@@ -6,12 +6,22 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/generic/vec_generic.hpp"
 #include "kernels/tile_epilogue.hpp"
 #include "kernels/wq.hpp"
 
 namespace adaptcore::kernels {
+
+// The m x 32 fp32 sums at the start of a depth block: carried from the block before
+// (WqArgs::resume), else zero.
+inline void wq_begin_block(int m, float* acc, const WqArgs& a) noexcept {
+  if (a.resume)
+    std::memcpy(acc, a.partial, static_cast<std::size_t>(m) * 32 * sizeof(float));
+  else
+    std::memset(acc, 0, static_cast<std::size_t>(m) * 32 * sizeof(float));
+}
 
 // One row of a finished activation group into its 32 fp32 sums: t = (P1 << 8) + P2 - comp (P1
 // - comp for one part; modulo 2^32, exact for groups of at most 256), converted, times the
@@ -38,6 +48,15 @@ inline void wq_store_rows(int m, const float* acc, const WqArgs& a) noexcept {
       const float v = acc[i * 32 + j];
       c = out.needs_source() ? out.at(v, c, i, j) : out.at(v, i, j);
     }
+}
+
+// The end of a depth block: carry the sums to the next (a block before the last), or the
+// output op.
+inline void wq_end_block(int m, const float* acc, const WqArgs& a) noexcept {
+  if (!a.finish)
+    std::memcpy(a.partial, acc, static_cast<std::size_t>(m) * 32 * sizeof(float));
+  else
+    wq_store_rows(m, acc, a);
 }
 
 }  // namespace adaptcore::kernels

@@ -37,10 +37,7 @@ struct Tile {
   template <int M>
   static void kernel(const WqArgs& a) {
     float acc[M][32];
-    if (a.resume)
-      std::memcpy(acc, a.partial, sizeof(acc));
-    else
-      std::memset(acc, 0, sizeof(acc));
+    wq_begin_block(M, &acc[0][0], a);
     const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
     for (int64_t g = 0; g < groups; ++g) {
       std::uint32_t raw[M][P][32] = {};
@@ -69,11 +66,7 @@ struct Tile {
                           static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]),
                           a.a.scale[g * a.a.mr + i], gs, acc[i]);
     }
-    if (!a.finish) {  // a depth block before the last: carry the sums
-      std::memcpy(a.partial, acc, sizeof(acc));
-      return;
-    }
-    wq_store_rows(M, &acc[0][0], a);
+    wq_end_block(M, &acc[0][0], a);
   }
 };
 

@@ -73,10 +73,7 @@ struct WqEngine {
     static void kernel(const WqArgs& a) noexcept {
       Ops ops;
       alignas(64) float acc[M][32];
-      if (a.resume)
-        std::memcpy(acc, a.partial, sizeof(acc));
-      else
-        std::memset(acc, 0, sizeof(acc));
+      wq_begin_block(M, &acc[0][0], a);
       const std::int64_t sub_bytes = std::int64_t{a.a.mr} * P * kWqTileQuads * 4;
       const int64_t groups = (a.quads + a.quads_per_group - 1) / a.quads_per_group;
       for (int64_t g = 0; g < groups; ++g) {
@@ -103,11 +100,7 @@ struct WqEngine {
                             static_cast<std::uint32_t>(a.a.comp[g * a.a.mr + i]),
                             a.a.scale[g * a.a.mr + i], gs, acc[i]);
       }
-      if (!a.finish) {  // a depth block before the last: carry the sums
-        std::memcpy(a.partial, acc, sizeof(acc));
-        return;
-      }
-      wq_store_rows(M, &acc[0][0], a);
+      wq_end_block(M, &acc[0][0], a);
     }
   };
 };
