@@ -175,7 +175,7 @@ void check_block(int m, int n, int k, std::mt19937& rng) {
   x.a = pa.data(), x.b = pb.data(), x.c = c.data(), x.ldc = ldc;
   x.alpha = 0.5f, x.beta = bf16 ? -1.0f : 0.0f, x.ibeta = bf16 ? 0 : 3;
   x.m = m, x.n = n;
-  ModelOps ops;
+  ModelOps ops(block_shapes());
   block<D, TM, TN>(ops, x);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < ldc; ++j) {

@@ -55,11 +55,11 @@ void same_as_model(int m, int n, int k, std::mt19937& rng) {
   x.alpha = 1.0f, x.beta = 1.0f, x.ibeta = 1;
   x.c = c_native.data();
   configure();
-  NativeOps native;
+  NativeOps native(block_shapes());
   block<D, TM, TN>(native, x);
   release();
   x.c = c_model.data();
-  ModelOps model;
+  ModelOps model(block_shapes());
   block<D, TM, TN>(model, x);
   for (std::size_t i = 0; i < c_native.size(); ++i) {
     if (D == Dot::Bf16 && std::isnan(std::bit_cast<float>(c_native[i])) &&

@@ -10,6 +10,22 @@ const kernels::IsaKernels* runnable_kernels(Isa isa) noexcept {
   return kernels::kernels_for(isa);
 }
 
+namespace {
+
+// The level whose bf16, int8 and weight-quantized tables a call at `isa` runs: the highest the
+// profile and the CPU allow. The amx level's tables run the tile unit, which also needs the
+// process's permission: asked here, on the first such call at that level, never before (and
+// never for fp32); refused, the level below serves (hw/amx_support.hpp says why; `adaptcore
+// hw` prints it).
+Isa runnable_lowp_level(const HardwareProfile& hw, Isa isa) noexcept {
+  const Isa level = lowp_level(hw, isa);
+  if (level == Isa::Amx && !amx_support().usable())
+    return lowp_level(hw, kernels::lattice_row(Isa::Amx)->below);
+  return level;
+}
+
+}  // namespace
+
 Isa lowp_level(const HardwareProfile& hw, Isa isa) noexcept {
   // Asked on every low-precision and weight-quantized call: the CPU's set is read once.
   static const FeatureSet cpu = detected_hardware().features;
@@ -19,18 +35,12 @@ Isa lowp_level(const HardwareProfile& hw, Isa isa) noexcept {
 const kernels::LowpKernels* lowp_kernels_for(const HardwareProfile& hw, DType dtype,
                                              Isa isa) noexcept {
   if (dtype == DType::F32 || is_weight_quantized(dtype) || !kernels::built(isa)) return nullptr;
-  Isa level = lowp_level(hw, isa);
-  // The amx level's tables run the tile unit, which needs the process's permission: asked
-  // here, on the first bf16 or int8 call at that level, never before; refused, the level
-  // below serves (hw/amx_support.hpp says why; `adaptcore hw` prints it).
-  if (level == Isa::Amx && !amx_support().usable())
-    level = lowp_level(hw, kernels::lattice_row(Isa::Amx)->below);
-  return kernels::lowp_kernels_for(dtype, level);
+  return kernels::lowp_kernels_for(dtype, runnable_lowp_level(hw, isa));
 }
 
 const kernels::WqKernels& wq_kernels_for(const HardwareProfile& hw, Isa isa) noexcept {
-  // lowp_level answers a built level (generic at least), and every built level has them.
-  return *kernels::wq_kernels_for(lowp_level(hw, isa));
+  // A built level (generic at least), and every built level has them.
+  return *kernels::wq_kernels_for(runnable_lowp_level(hw, isa));
 }
 
 bool type_config_for(const HardwareProfile& hw, DType dtype, Isa isa, TypeConfig& out) noexcept {

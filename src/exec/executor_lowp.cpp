@@ -9,6 +9,7 @@
 
 #include "core/int_math.hpp"
 #include "core/post_ops.hpp"
+#include "exec/engine_scope.hpp"
 #include "exec/epilogue.hpp"
 #include "exec/grid_tasks.hpp"
 #include "exec/macro_kernel.hpp"
@@ -296,11 +297,10 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
         if (p.is_dot()) {
           run_dot(p, op, blk);
         } else {
-          // The engine's state lives on the thread that runs the task: set up here, released
-          // before the thread returns to the pool or the caller.
-          if (engine != nullptr && engine->begin != nullptr) engine->begin();
+          // The engine's state lives on the thread that runs the task.
+          const EngineScope scope(engine != nullptr ? engine->begin : nullptr,
+                                  engine != nullptr ? engine->end : nullptr);
           run_blocked(p, op, blk, PackBuffers{base + pack_a, base + pack_b});
-          if (engine != nullptr && engine->end != nullptr) engine->end();
         }
       },
       one_core_us(p));

@@ -5,6 +5,7 @@
 #include "adaptcore/adaptcore.hpp"
 #include "core/int_math.hpp"
 #include "core/post_ops.hpp"
+#include "exec/engine_scope.hpp"
 #include "exec/grid_tasks.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
@@ -147,18 +148,7 @@ Status execute(const Plan& plan, const WqProblem& prob, const kernels::WqKernels
   run_tasks(pool, threads, [&](int tid) {
     const Block blk = grid_cell(plan, tid, prob.m, n, w.k, mr, kWqNr).block;
     if (blk.empty()) return;
-    // A matrix engine's state lives on the thread that runs the task (EngineTile's rule).
-    struct EngineState {
-      const kernels::WqKernels& table;
-      explicit EngineState(const kernels::WqKernels& t) : table(t) {
-        if (table.begin != nullptr) table.begin();
-      }
-      ~EngineState() {
-        if (table.end != nullptr) table.end();
-      }
-      EngineState(const EngineState&) = delete;
-      EngineState& operator=(const EngineState&) = delete;
-    } engine(ks);
+    const EngineScope engine(ks.begin, ks.end);
     const int64_t t0 = blk.m0 / mr, t1 = ceil_div(blk.m1, int64_t{mr});
     const int64_t p0 = blk.n0 / kWqNr, p1 = ceil_div(blk.n1, kWqNr);
     float* const sums = partial_of(tid);

@@ -24,10 +24,10 @@ struct TileShape {
   // Its kernels can also store C transposed (Plan::transpose_c).
   bool transposed_c = false;
   // A matrix-engine tile (kernels::EngineTile): whole 16-row tiles per product whatever the
-  // rows used, operands fed from the caches by tile loads, both packed by its own packers
-  // (never prepacked panels, never A as words), depth padded to whole blocks of this many
-  // groups. lanes and instr_per_cycle then count a tile product as the 256 vector instructions
-  // (16 rows x 16 depth steps of one 16-lane vector) it replaces.
+  // rows used, operands fed from the caches by tile loads, A packed by its own packer (never as
+  // words), B by its own or prepacked panels read at depths of whole blocks, depth padded to
+  // whole blocks of this many groups. lanes and instr_per_cycle then count a tile product as the
+  // 256 vector instructions (16 rows x 16 depth steps of one 16-lane vector) it replaces.
   bool engine = false;
   int depth_block = 1;
   bool exists() const noexcept { return mr > 0; }

@@ -5,7 +5,7 @@
 // immediates.
 //
 // Registers: C tiles 0 .. TM*TN-1, A tiles next, then two B tiles used in turn; TM*TN + TM + 2
-// <= 8 (2 x 2: the four C tiles, two A, two B; 1 x 4: four C, one A, one B at a time).
+// <= 8 (2 x 2: the four C tiles, two A, two B; 1 x 4: four C, one A, two B in turn).
 // The tiles end in a scratch block and the epilogue writes the valid m x n of it:
 //   bf16 inputs: C = alpha * acc + beta * C (beta == 0: C not read)
 //   int8 inputs: C = acc + ibeta * C modulo 2^32 (ibeta == 0: C not read)
@@ -34,14 +34,25 @@ struct BlockArgs {
   int m = 0, n = 0;  // valid rows and columns, 1..TM*16 and 1..TN*16
 };
 
-// The scalar model as Ops.
+// The block kernels' configuration: every tile 16 rows of 64 bytes.
+constexpr TileShapes block_shapes() noexcept {
+  TileShapes s;
+  for (int t = 0; t < kTiles; ++t)
+    s.rows[static_cast<std::size_t>(t)] = kTileRows,
+    s.colsb[static_cast<std::size_t>(t)] = kTileBytes;
+  return s;
+}
+
+// The scalar model as Ops, configured with the shapes the kernel's configuration gives (the
+// kernels make their Ops from them; the native Ops find them loaded by the task's begin).
 struct ModelOps {
   TileModel unit;
+  explicit ModelOps(const TileShapes& shapes) noexcept : unit(shapes) {}
   template <int T>
   void zero() noexcept {
     unit.zero(T);
   }
-  // rows x colsb: the tile's configured shape (amx_ops_native.hpp's configurations).
+  // rows x colsb: the tile's configured shape (the model checks it).
   template <int T>
   void load(const void* p, std::int64_t stride, int rows = kTileRows,
             int colsb = kTileBytes) noexcept {

@@ -26,12 +26,11 @@ void pack_b_int8_rows(int64_t k, int64_t n, const void* b, int64_t rs, int64_t c
   int8_vnni_kernels().pack_b(k, n, b, rs, cs, nr, flags, out, colsum);
 }
 
-void begin_task() noexcept { amx::configure_if_changed(amx::block_config()); }
-void begin_wq_task() noexcept { amx::configure_if_changed(amx::wq_config()); }
-// Released after every task: a thread holding tile state in use keeps its core out of the
-// deeper idle states and its context switches save 8 KiB more. The psABI makes tile state
-// caller-saved, so no caller expects its tiles back across a call into the library.
-void end_task() noexcept { amx::release(); }
+// The thread's tile state around each task (amx::ThreadTiles): ours loaded where it differs,
+// the thread's given back after.
+void begin_task() noexcept { amx::ThreadTiles::begin(amx::config_of(amx::block_shapes())); }
+void begin_wq_task() noexcept { amx::ThreadTiles::begin(amx::config_of(amx::wq_shapes())); }
+void end_task() noexcept { amx::ThreadTiles::end(); }
 
 constexpr EngineTile kBf16Engine{"amx",
                                  &amx::pack_a_panels<std::uint16_t>,

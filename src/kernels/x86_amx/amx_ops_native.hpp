@@ -1,6 +1,6 @@
-// The AMX instructions as the Ops of amx_block.hpp. Include only in units compiled with
-// -mamx-tile -mamx-bf16 -mamx-int8, and run only where amx_support().usable() (hw/); the caller
-// configures the tiles first (configure()) and releases them after (release()).
+// The AMX instructions as the Ops of amx_block.hpp and amx_wq.hpp. Include only in units
+// compiled with -mamx-tile -mamx-bf16 -mamx-int8, and run only where amx_support().usable()
+// (hw/); the task configures the tiles first and gives them back after (ThreadTiles).
 #pragma once
 
 #include <immintrin.h>
@@ -12,7 +12,7 @@
 
 namespace adaptcore::kernels::amx {
 
-// Palette 1, every tile 16 rows of 64 bytes: the one shape the block kernels use.
+// LDTILECFG's 64-byte operand, palette 1 (tiles 8-15 and the reserved bytes zero).
 struct alignas(64) TileConfig {
   std::uint8_t palette = 1;
   std::uint8_t start_row = 0;
@@ -21,47 +21,75 @@ struct alignas(64) TileConfig {
   std::uint8_t rows[16] = {};
 };
 
-inline TileConfig block_config() noexcept {
+inline TileConfig config_of(const TileShapes& s) noexcept {
   TileConfig cfg;
-  for (int t = 0; t < kTiles; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = kTileRows;
+  for (std::size_t t = 0; t < kTiles; ++t) {
+    cfg.colsb[t] = static_cast<std::uint16_t>(s.colsb[t]);
+    cfg.rows[t] = static_cast<std::uint8_t>(s.rows[t]);
+  }
   return cfg;
 }
-// The weight-quantized kernels' (amx_wq.hpp): C 16 x 64 bytes, A 16 rows of 8 quads, B 8 quads
-// of 64 bytes.
-inline TileConfig wq_config() noexcept {
-  TileConfig cfg;
-  for (int t = 0; t < 4; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = kTileRows;
-  for (int t = 4; t < 6; ++t) cfg.colsb[t] = 32, cfg.rows[t] = kTileRows;
-  for (int t = 6; t < 8; ++t) cfg.colsb[t] = kTileBytes, cfg.rows[t] = 8;
-  return cfg;
-}
-inline void configure() noexcept {
-  const TileConfig cfg = block_config();
+
+// GCC's tile intrinsics do not tell the compiler which memory they read or write (the config's
+// 64 bytes, a tile's rows): a compiler barrier around them keeps stores before a load and reads
+// after a store where they belong.
+inline void memory_barrier() noexcept { asm volatile("" ::: "memory"); }
+
+inline void load_config(const TileConfig& cfg) noexcept {
+  memory_barrier();
   _tile_loadconfig(&cfg);
 }
-// A configuration loaded only where the thread's differs: whatever ran on this thread before
-// (another library, the thread's last task) may have left another one or none; reading it back
-// costs less than loading (which also zeroes every tile).
-inline void configure_if_changed(const TileConfig& want) noexcept {
-  TileConfig now;
-  _tile_storeconfig(&now);
-  if (std::memcmp(&now, &want, sizeof now) != 0) _tile_loadconfig(&want);
-}
+inline void configure() noexcept { load_config(config_of(block_shapes())); }
 inline void release() noexcept { _tile_release(); }
 
+// The thread's tile state around a task (kernels::EngineTile's begin and end): the
+// configuration it had is read back (another library's, or none) and ours loaded only where it
+// differs; after the task the thread's configuration is loaded back (its tiles zero: tile data
+// is not preserved across calls, the configuration is), or the tiles released where it had
+// none, so that the thread does not go on with tile state in use.
+class ThreadTiles {
+ public:
+  static void begin(const TileConfig& want) noexcept {
+    State& s = state();
+    _tile_storeconfig(&s.before);
+    memory_barrier();
+    s.ours = want;
+    if (std::memcmp(&s.before, &want, sizeof want) != 0) load_config(want);
+  }
+  static void end() noexcept {
+    const State& s = state();
+    if (s.before.palette == 0)
+      _tile_release();
+    else if (std::memcmp(&s.before, &s.ours, sizeof s.ours) != 0)
+      load_config(s.before);
+  }
+
+ private:
+  struct State {
+    TileConfig before, ours;
+  };
+  static State& state() noexcept {
+    thread_local State s;
+    return s;
+  }
+};
+
 // The intrinsics take tile numbers as tokens (GCC pastes them into the assembly), so each tile
-// operation is spelled out per tile number; the block kernels' numbering (amx_block.hpp) uses C
-// tiles 0-3, A tiles 4-5 and B tiles 5-7.
+// operation is spelled out per tile number: C tiles 0-3, A tiles 4-5 and B tiles 5-7 (the block
+// kernels: A 4, B 5 and 6; the weight-quantized ones: A 4 and 5, B 6 and 7).
 #define ADAPTCORE_AMX_EACH_TILE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define ADAPTCORE_AMX_EACH_DOT(X)                                                         \
   X(0, 4, 5)                                                                              \
   X(0, 4, 6)                                                                              \
   X(0, 4, 7)                                                                              \
   X(0, 5, 6)                                                                              \
-  X(0, 5, 7) X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7) X(2, 4, 5) X(2, 4, 6) \
-      X(2, 4, 7) X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) X(3, 5, 6) X(3, 5, 7)
+  X(0, 5, 7)                                                                              \
+  X(1, 4, 5) X(1, 4, 6) X(1, 4, 7) X(1, 5, 6) X(1, 5, 7) X(2, 4, 5) X(2, 4, 6) X(2, 4, 7) \
+      X(2, 5, 6) X(2, 5, 7) X(3, 4, 5) X(3, 4, 6) X(3, 4, 7) X(3, 5, 6) X(3, 5, 7)
 
 struct NativeOps {
+  // The shapes are those the task's begin loaded (the model checks the kernels against them).
+  explicit NativeOps(const TileShapes&) noexcept {}
   template <int T>
   void zero() noexcept {
 #define ADAPTCORE_AMX_ZERO(t) \
@@ -72,6 +100,7 @@ struct NativeOps {
   // The shape is the configuration's (the arguments say it for the scalar model).
   template <int T>
   void load(const void* p, std::int64_t stride, int = kTileRows, int = kTileBytes) noexcept {
+    memory_barrier();  // what was just written there (a staged block) first
 #define ADAPTCORE_AMX_LOAD(t) \
   if constexpr (T == t) _tile_loadd(t, p, stride);
     ADAPTCORE_AMX_EACH_TILE(ADAPTCORE_AMX_LOAD)
@@ -83,6 +112,7 @@ struct NativeOps {
   if constexpr (T == t) _tile_stored(t, p, stride);
     ADAPTCORE_AMX_EACH_TILE(ADAPTCORE_AMX_STORE)
 #undef ADAPTCORE_AMX_STORE
+    memory_barrier();  // the rows it wrote, before anything reads them
   }
   template <Dot D, int C, int A, int B>
   void dot() noexcept {

@@ -25,7 +25,7 @@ template <Dot D, class Ops>
 struct EngineKernel {
   template <int M>
   static void kernel(const LowpArgs& x) noexcept {
-    Ops ops;
+    Ops ops(block_shapes());
     BlockArgs b;
     b.groups = x.groups, b.a = x.a, b.b = x.b, b.c = x.c, b.ldc = x.ldc;
     b.alpha = x.alpha, b.beta = x.beta, b.ibeta = x.ibeta, b.m = M, b.n = x.n;

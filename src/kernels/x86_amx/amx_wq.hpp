@@ -7,7 +7,7 @@
 // with the row's scale), so the fp32 sums are the same bits as theirs; then their output op.
 //
 // Tiles: C 0-3 (part x 16-column half), A 4-5 (a part's 16 rows x 8 quads: 32 bytes a row), B
-// 6-7 (8 quads x a half's 16 columns: 64 bytes a row), shaped by wq_tile_config(). The int8
+// 6-7 (8 quads x a half's 16 columns: 64 bytes a row), shaped by wq_shapes(). The int8
 // panel is read in place (a half's rows are 128 bytes apart); int4 panels, and a last
 // sub-block past the panel's quads, are staged widened or zero-padded.
 #pragma once
@@ -25,6 +25,16 @@ namespace adaptcore::kernels::amx {
 
 inline constexpr int kWqTileQuads = 8;  // quads per tile product (activation groups of 32 k)
 inline constexpr int kWqTileRows = 16;
+
+// The configuration of these kernels: C 16 rows of 64 bytes, A 16 rows of 8 quads (32 bytes),
+// B 8 quads of 64 bytes.
+constexpr TileShapes wq_shapes() noexcept {
+  TileShapes s;
+  for (std::size_t t = 0; t < 4; ++t) s.rows[t] = kTileRows, s.colsb[t] = kTileBytes;
+  for (std::size_t t = 4; t < 6; ++t) s.rows[t] = kWqTileRows, s.colsb[t] = kWqTileQuads * 4;
+  for (std::size_t t = 6; t < 8; ++t) s.rows[t] = kWqTileQuads, s.colsb[t] = kTileBytes;
+  return s;
+}
 
 template <class Ops>
 struct WqEngine {
@@ -71,7 +81,7 @@ struct WqEngine {
   struct Tile {
     template <int M>
     static void kernel(const WqArgs& a) noexcept {
-      Ops ops;
+      Ops ops(wq_shapes());
       alignas(64) float acc[M][32];
       wq_begin_block(M, &acc[0][0], a);
       const std::int64_t sub_bytes = std::int64_t{a.a.mr} * P * kWqTileQuads * 4;

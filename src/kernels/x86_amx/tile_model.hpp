@@ -15,6 +15,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace adaptcore::kernels::amx {
@@ -23,8 +25,22 @@ inline constexpr int kTiles = 8;
 inline constexpr int kTileRows = 16;
 inline constexpr int kTileBytes = 64;  // bytes a tile row holds
 
+// The shapes a tile configuration (palette 1) gives the eight tiles: rows, and bytes a row. The
+// kernels' configurations are written once as these (amx_block.hpp, amx_wq.hpp); the native
+// configuration is made from them (amx_ops_native.hpp) and the model checks every operation
+// against them.
+struct TileShapes {
+  std::array<int, kTiles> rows{};
+  std::array<int, kTiles> colsb{};
+};
+
 class TileModel {
  public:
+  TileModel() = default;
+  // A model with a configuration: every load, store and product is checked against it as the
+  // hardware checks its own (a mismatch there is a fault, here an abort with the reason).
+  explicit TileModel(const TileShapes& shapes) : shapes_(shapes), configured_(true) {}
+
   void zero(int t) noexcept {
     Tile& d = tile(t);
     d.bytes = {};
@@ -32,6 +48,9 @@ class TileModel {
   // Rows of `colsb` bytes from p, `stride` bytes apart; the rest of the tile is zero.
   void load(int t, const void* p, std::int64_t stride, int rows = kTileRows,
             int colsb = kTileBytes) noexcept {
+    if (configured_ && (rows != shapes_.rows[static_cast<std::size_t>(t)] ||
+                        colsb != shapes_.colsb[static_cast<std::size_t>(t)]))
+      fault("a load of another shape than the tile's configured one");
     Tile& d = tile(t);
     d.bytes = {};
     const auto* src = static_cast<const unsigned char*>(p);
@@ -39,6 +58,10 @@ class TileModel {
   }
   void store(int t, void* p, std::int64_t stride, int rows = kTileRows,
              int colsb = kTileBytes) const noexcept {
+    if (configured_) {
+      rows = shapes_.rows[static_cast<std::size_t>(t)];
+      colsb = shapes_.colsb[static_cast<std::size_t>(t)];
+    }
     const Tile& s = tiles_[static_cast<std::size_t>(t)];
     auto* dst = static_cast<unsigned char*>(p);
     for (int r = 0; r < rows; ++r) std::memcpy(dst + r * stride, s.bytes[r].data(), colsb);
@@ -46,6 +69,7 @@ class TileModel {
 
   // c (fp32) += a (rows x 16 bf16 pairs) . b (16 rows of 16 bf16 pairs).
   void dpbf16ps(int c, int a, int b) noexcept {
+    check_product(c, a, b);
     Tile& tc = tile(c);
     const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
     for (int m = 0; m < kTileRows; ++m)
@@ -61,6 +85,7 @@ class TileModel {
   // side: TDPBUSD is <false, true> (a unsigned, b signed), TDPBSSD <true, true>, ...
   template <bool ASigned, bool BSigned>
   void dpb(int c, int a, int b) noexcept {
+    check_product(c, a, b);
     Tile& tc = tile(c);
     const Tile &ta = tiles_[static_cast<std::size_t>(a)], &tb = tiles_[static_cast<std::size_t>(b)];
     for (int m = 0; m < kTileRows; ++m)
@@ -75,7 +100,7 @@ class TileModel {
   // One accumulator and one group of each side, as the instructions combine them: the two bf16
   // products of a pair added one at a time (each exact in fp32, each sum rounded to nearest
   // even; denormal inputs and results flushed), the four int8 products exact and the sum
-  // wrapped. The kernels' depth remainder (amx_block.hpp) goes through these too.
+  // wrapped.
   static float bf16_pair(float acc, std::uint32_t a, std::uint32_t b) noexcept {
     acc = flush(acc);
     for (int h = 0; h < 2; ++h) {
@@ -107,6 +132,24 @@ class TileModel {
     std::array<std::array<unsigned char, kTileBytes>, kTileRows> bytes{};
   };
   std::array<Tile, kTiles> tiles_{};
+  TileShapes shapes_{};
+  bool configured_ = false;
+
+  [[noreturn]] static void fault(const char* why) noexcept {
+    std::fprintf(stderr, "AMX tile model: %s\n", why);
+    std::abort();
+  }
+  // The instructions' shape rules (SDM, TDPBF16PS / TDPBUSD: "#UD if ..."): the A tile's depth
+  // (bytes / 4) is B's rows, C is as wide as B and as tall as A.
+  void check_product(int c, int a, int b) const noexcept {
+    if (!configured_) return;
+    const auto at = [](const std::array<int, kTiles>& x, int t) {
+      return x[static_cast<std::size_t>(t)];
+    };
+    if (at(shapes_.colsb, a) / 4 != at(shapes_.rows, b) ||
+        at(shapes_.colsb, c) != at(shapes_.colsb, b) || at(shapes_.rows, c) != at(shapes_.rows, a))
+      fault("a tile product of operands whose configured shapes do not fit");
+  }
 
   Tile& tile(int t) noexcept { return tiles_[static_cast<std::size_t>(t)]; }
   template <class T>
