@@ -96,10 +96,12 @@ void run_calibrate(const CalibrateArgs& args) {
             << std::setw(10) << "measured"
             << "  " << std::left << std::setw(7) << "unit"
             << "how\n";
+  // Two decimals, or four for a figure below 0.1 (the tile unit's products a cycle).
+  auto shown = [](double v) { return format_fixed(v, v != 0.0 && v < 0.1 ? 4 : 2); };
   for (const Row& r : rows)
-    std::cout << std::left << std::setw(22) << r.key << std::right << std::setw(10)
-              << format_fixed(r.def, 2) << std::setw(10) << format_fixed(r.measured, 2) << "  "
-              << std::left << std::setw(7) << r.unit << r.how << '\n';
+    std::cout << std::left << std::setw(22) << r.key << std::right << std::setw(10) << shown(r.def)
+              << std::setw(10) << shown(r.measured) << "  " << std::left << std::setw(7) << r.unit
+              << r.how << '\n';
   std::cout << "\n(" << to_string(rep.isa) << " loads; " << format_fixed(rep.seconds, 1) << " s)\n";
   if (rep.dram_total_cpu_share > 0 && rep.dram_total_cpu_share < 0.8)
     std::cout << "warning: other processes held the CPUs during the all-thread DRAM test; "
