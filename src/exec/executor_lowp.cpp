@@ -51,12 +51,16 @@ const kernels::IsaKernels* word_packer(const Plan& p, const LowpProblem& g,
   return kernels::kernels_for(ks.isa);
 }
 
-// Packed words per depth step of the plan's tile: a matrix-engine tile's block (its panels are
-// padded to whole blocks), 1 for the vector tiles.
-int64_t depth_block_of(const Plan& p, const kernels::LowpKernels& ks) {
-  if (p.is_dot() || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size()) return 1;
-  const kernels::EngineTile* e = ks.tiles[static_cast<std::size_t>(p.tile)].engine;
-  return e != nullptr ? e->depth_block : 1;
+// The plan's matrix-engine tile (kernels::EngineTile), or null (a vector tile, a dot plan).
+const kernels::EngineTile* engine_of(const Plan& p, const kernels::LowpKernels& ks) {
+  if (p.is_dot() || p.tile < 0 || static_cast<std::size_t>(p.tile) >= ks.tiles.size())
+    return nullptr;
+  return ks.tiles[static_cast<std::size_t>(p.tile)].engine;
+}
+// Packed words per depth step of the plan's tile: an engine's block (its panels are padded to
+// whole blocks), 1 for the vector tiles.
+int64_t depth_block_of(const kernels::EngineTile* engine) {
+  return engine != nullptr ? engine->depth_block : 1;
 }
 
 // The bf16 / int8 adapter: group packers (or the fp32 packer for A as words), the packed
@@ -71,7 +75,7 @@ class LowpOp {
   LowpOp(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& ks,
          const LowpEpilogue& epilogue, const EpilogueBuffers& buffers) noexcept
       : group(ks.group),
-        depth_block(depth_block_of(p, ks)),
+        depth_block(depth_block_of(engine_of(p, ks))),
         a(bytes_of(g.a, input_bytes(g.dtype()))),
         b(g.b_panel_nr > 0 ? panels_of(g, ks.group) : bytes_of(g.b, input_bytes(g.dtype()))),
         g_(g),
@@ -81,7 +85,7 @@ class LowpOp {
         buffers_(buffers),
         tile_(ks.tiles[static_cast<std::size_t>(p.tile)]),
         direct_(p.is_dot() || p.pack_b || g.b_panel_nr > 0 ? nullptr : ks.direct_b),
-        engine_(p.is_dot() ? nullptr : ks.tiles[static_cast<std::size_t>(p.tile)].engine),
+        engine_(engine_of(p, ks)),
         words_(p.is_dot() || engine_ != nullptr ? nullptr : word_packer(p, g, ks, a.eb)),
         colsum_(epilogue.needs_colsum() ? buffers.colsum : nullptr),
         mr_(p.mr),
@@ -206,24 +210,20 @@ bool plan_matches(const Plan& p, const LowpProblem& g, const kernels::LowpKernel
     return ks.dot != nullptr && g.a.cs == 1 && g.b.rs == 1 && p.mr == kernels::kLowpDotMr &&
            p.nr == kernels::kLowpDotNr;
   if (!p.pack_a) return false;
+  // A matrix-engine tile packs A with its own packer (never as words).
+  const kernels::EngineTile* engine = engine_of(p, ks);
+  if (engine != nullptr && p.a_packing != APacking::Elements) return false;
+  const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
   if (g.b_panel_nr > 0) {  // the packed tiles of the panels' width, reading them in place
-    if (p.pack_b || p.is_dot() || p.nr != g.b_panel_nr || p.tile < 0 ||
-        static_cast<std::size_t>(p.tile) >= ks.tiles.size())
-      return false;
-    const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-    // A matrix-engine tile reads whole blocks of the panels' (padded) depth.
-    const int64_t unit = ks.group * (tile.engine != nullptr ? tile.engine->depth_block : 1);
-    if (tile.engine != nullptr &&
-        (p.a_packing != APacking::Elements || kLowpPanelDepthBlock % tile.engine->depth_block != 0))
-      return false;
+    if (p.pack_b || p.nr != g.b_panel_nr) return false;
+    // An engine reads whole blocks of the panels' (padded) depth.
+    if (engine != nullptr && kLowpPanelDepthBlock % engine->depth_block != 0) return false;
+    const int64_t unit = ks.group * depth_block_of(engine);
     return p.mr == tile.mr && p.nr == tile.nr && (p.kc % unit == 0 || p.kc >= g.k);
   }
   if (!p.pack_b)
     return ks.direct_b != nullptr && g.b.cs == 1 && p.mr == ks.direct_b->mr &&
            p.nr == ks.direct_b->nr;
-  const kernels::LowpTile& tile = ks.tiles[static_cast<std::size_t>(p.tile)];
-  // A matrix-engine tile packs both operands with its own packers (never A as words).
-  if (tile.engine != nullptr && p.a_packing != APacking::Elements) return false;
   return p.mr == tile.mr && p.nr == tile.nr;
 }
 
@@ -259,10 +259,9 @@ Status execute(const Plan& p, const LowpProblem& g, const kernels::LowpKernels& 
   if (!plan_matches(p, g, ks)) return Status::InternalError;
   const int threads = p.pm * p.pn;
   const LowpEpilogue epilogue(g, ks);
+  const kernels::EngineTile* engine = engine_of(p, ks);
   const int64_t steps =
-      round_up(ceil_div(std::min(p.kc, g.k), int64_t{ks.group}), depth_block_of(p, ks));
-  const kernels::EngineTile* engine =
-      p.is_dot() ? nullptr : ks.tiles[static_cast<std::size_t>(p.tile)].engine;
+      round_up(ceil_div(std::min(p.kc, g.k), int64_t{ks.group}), depth_block_of(engine));
   const int64_t m_t = std::min(g.m, ceil_div(ceil_div(g.m, p.mr), p.pm) * p.mr);
   // A dot plan packs nothing; its column block is a task's whole share of N.
   const int64_t n_t = std::min(g.n, ceil_div(ceil_div(g.n, p.nr), p.pn) * p.nr);
