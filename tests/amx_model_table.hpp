@@ -16,18 +16,12 @@ namespace adaptcore::test {
 inline const kernels::LowpKernels& model_engine_kernels(DType dtype) {
   using namespace kernels;
   static constexpr EngineTile kBf16Engine{
-      "amx-model",
       &amx::pack_a_panels<std::uint16_t>,
-      &amx::pack_b_panels<std::uint16_t, &pack_b_groups<Bf16Pairs>>,
-      amx::kGroupsPerBlock,
-      nullptr,
+      &amx::pack_b_panels<std::uint16_t, &pack_b_groups<Bf16Pairs>>, amx::kGroupsPerBlock, nullptr,
       nullptr};
   static constexpr EngineTile kInt8Engine{
-      "amx-model",
       &amx::pack_a_panels<std::uint8_t>,
-      &amx::pack_b_panels<std::uint8_t, &pack_b_groups<Int8Quads>>,
-      amx::kGroupsPerBlock,
-      nullptr,
+      &amx::pack_b_panels<std::uint8_t, &pack_b_groups<Int8Quads>>, amx::kGroupsPerBlock, nullptr,
       nullptr};
   static constexpr LowpTile kBf16Tiles[] = {amx::engine_tile<false, amx::ModelOps>(&kBf16Engine)};
   static constexpr LowpTile kInt8Tiles[] = {amx::engine_tile<true, amx::ModelOps>(&kInt8Engine)};

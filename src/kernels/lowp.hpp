@@ -50,7 +50,6 @@ using LowpPackBFn = void (*)(int64_t k, int64_t n, const void* b, int64_t b_rs, 
 // the unit's state, set up before a task's first call and released after its last (the tile
 // configuration; the executor calls begin and end on the thread that runs the task).
 struct EngineTile {
-  const char* name;  // "amx"
   LowpPackAFn pack_a;
   LowpPackBFn pack_b;
   int depth_block;

@@ -32,18 +32,12 @@ void begin_task() noexcept { amx::ThreadTiles::begin(amx::config_of(amx::block_s
 void begin_wq_task() noexcept { amx::ThreadTiles::begin(amx::config_of(amx::wq_shapes())); }
 void end_task() noexcept { amx::ThreadTiles::end(); }
 
-constexpr EngineTile kBf16Engine{"amx",
-                                 &amx::pack_a_panels<std::uint16_t>,
+constexpr EngineTile kBf16Engine{&amx::pack_a_panels<std::uint16_t>,
                                  &amx::pack_b_panels<std::uint16_t, &pack_b_bf16_rows>,
-                                 amx::kGroupsPerBlock,
-                                 &begin_task,
-                                 &end_task};
-constexpr EngineTile kInt8Engine{"amx",
-                                 &amx::pack_a_panels<std::uint8_t>,
+                                 amx::kGroupsPerBlock, &begin_task, &end_task};
+constexpr EngineTile kInt8Engine{&amx::pack_a_panels<std::uint8_t>,
                                  &amx::pack_b_panels<std::uint8_t, &pack_b_int8_rows>,
-                                 amx::kGroupsPerBlock,
-                                 &begin_task,
-                                 &end_task};
+                                 amx::kGroupsPerBlock, &begin_task, &end_task};
 
 constexpr LowpTile kBf16Tile = amx::engine_tile<false, amx::NativeOps>(&kBf16Engine);
 constexpr LowpTile kInt8Tile = amx::engine_tile<true, amx::NativeOps>(&kInt8Engine);
