@@ -29,7 +29,7 @@ tail -3 "$OUT/amx_native_test.txt" | tee -a "$OUT/summary.txt"
 grep -q SKIPPED "$OUT/amx_native_test.txt" && log "SKIPPED: $(grep -m1 'no AMX' "$OUT/amx_native_test.txt")"
 
 log "low-precision suites (every runner, the amx level's context among them)"
-for t in lowp_bf16 lowp_int8 lowp_api amx_model amx_plan; do
+for t in lowp_bf16 lowp_int8 lowp_api amx_model amx_plan amx_wq; do
   "$BUILD/tests/adaptcore_${t}_test" > "$OUT/${t}_test.txt" 2>&1
   echo "$t: $(tail -1 "$OUT/${t}_test.txt")" | tee -a "$OUT/summary.txt"
 done
@@ -38,17 +38,24 @@ log "calibrate (tile rate, dot rates, bandwidths)"
 taskset -c 0 "$A" calibrate --out "$OUT/calibrated.json" > "$OUT/calibrate.txt" 2>&1
 grep -E "amx_tiles|dot_|fma_per_cycle_512" "$OUT/calibrate.txt" | tee -a "$OUT/summary.txt"
 
-log "products at amx vs avx512_bf16 (same run), warm, median GFLOP/s (GOP/s int8)"
+log "products at amx vs avx512_bf16 (same run), warm: median GFLOP/s (GOP/s int8), kernels, plan, median us"
+levels="avx512_bf16 amx"
+grep -q "^  amx .*runs here" "$OUT/hw.txt" || { levels="avx512_bf16"; log "the amx level does not run here"; }
 for dt in bf16 u8s8 w8a16 w4a16; do
   for shape in "1 4096 4096" "16 4096 4096" "128 4096 4096" "512 4096 4096" "2048 2048 2048"; do
     read -r m n k <<< "$shape"
     for threads in 1 2; do
-      for isa in avx512_bf16 amx; do
-        r=$("$A" run --dtype "$dt" --m "$m" --n "$n" --k "$k" --threads "$threads" --isa "$isa" \
-              --seconds 1 --no-peak --json 2> /dev/null)
-        echo "$dt $m x $n x $k t$threads $isa: $(echo "$r" | python3 -c \
-          'import json,sys; d=json.load(sys.stdin); print(d.get("gops_median"), d.get("kernels"), d.get("plan"))' 2>&1)" \
-          | tee -a "$OUT/summary.txt"
+      for isa in $levels; do
+        "$A" run --dtype "$dt" --m "$m" --n "$n" --k "$k" --threads "$threads" --isa "$isa" \
+          --seconds 1 --no-peak --json > "$OUT/run.json" 2> "$OUT/run.err"
+        echo "$dt $m x $n x $k t$threads $isa: $(python3 -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    print(d.get("gops_median", d.get("gflops")), d.get("kernels"), d.get("plan"), "median us", d.get("median_us"))
+except Exception:
+    print("no result:", open(sys.argv[2]).read().strip().splitlines()[:1])
+' "$OUT/run.json" "$OUT/run.err")" | tee -a "$OUT/summary.txt"
       done
     done
   done
