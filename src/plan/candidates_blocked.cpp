@@ -123,7 +123,7 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
     // A matrix-engine tile packs A its own way and B too, or reads prepacked panels (padded
     // to its depth blocks: core/lowp_problem.hpp) at depths of whole blocks; never C^T.
     const bool engine = cfg.tile(ti).engine;
-    const int64_t engine_unit = int64_t{cfg.tile(ti).depth_block} * cfg.group;
+    const int64_t engine_unit = cfg.depth_unit(cfg.tile(ti));
     if (engine && transposed) continue;
     // A narrow tile (fewer lanes than the path's) is for a C no wider than itself: over more
     // column tiles it re-reads A once per tile, and the wide tiles' masked last vector wastes
@@ -156,8 +156,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         std::array<int64_t, 5> opts{};
         std::size_t n_opts = 0;
         if (engine) {
-          // Whole depth blocks of the engine; besides the vector tiles' depths, the deepest
-          // whose B sliver (kc x nr) stays in L1 while the row tiles meet it.
+          // Whole depth blocks of the engine (prepacked panels hold nothing between them);
+          // besides the vector tiles' depths, the deepest whose B sliver (kc x nr) stays in L1
+          // while the row tiles meet it.
           const int64_t kc_l1 = hw.l1d_bytes / 2 / (pw * nr);
           opts = {round_down_min1(kc_l1, engine_unit), round_down_min1(kcs[0], engine_unit),
                   round_down_min1(kcs[1], engine_unit)};
@@ -183,9 +184,6 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
         for (std::size_t kci = 0; kci < n_opts; ++kci) {
           int64_t kc = opts[kci];
           if (key.k <= kc + kc / 4) kc = key.k;  // one depth block; avoid a thin remainder
-          // The engine's blocks start on whole depth blocks (prepacked panels hold nothing
-          // between them).
-          if (engine && kc < key.k) kc = round_down_min1(kc, engine_unit);
           const auto used_end = used.begin() + static_cast<std::ptrdiff_t>(n_used);
           if (std::find(used.begin(), used_end, kc) != used_end) continue;  // same as before
           used[n_used++] = kc;
@@ -311,8 +309,7 @@ std::string check_blocked_plan(const ShapeKey& given, const Plan& p, const TypeC
   if (!p.is_dot() && p.tile >= 0 && p.tile < cfg.tile_count && cfg.tile(p.tile).engine) {
     if (!p.pack_a || p.a_packing != APacking::Elements || (!p.pack_b && key.b_panel_nr == 0))
       return "a matrix-engine tile without both operands packed by its own packers";
-    const int64_t unit = int64_t{cfg.tile(p.tile).depth_block} * cfg.group;
-    if (p.kc < key.k && p.kc % unit != 0)
+    if (p.kc < key.k && p.kc % cfg.depth_unit(cfg.tile(p.tile)) != 0)
       return "a matrix-engine tile over depth blocks that are not whole blocks of its own";
   }
   if (p.pk != 1 && !cfg.split_k) return "split-K on a path whose kernels cannot reduce partials";

@@ -87,6 +87,8 @@ struct TypeConfig {
     return 2.0 * macs_per_cycle() * hw.freq_ghz;
   }
   const TileShape& tile(int i) const noexcept { return tiles[static_cast<std::size_t>(i)]; }
+  // k values of one whole depth block of a tile (its depth_block groups).
+  int64_t depth_unit(const TileShape& t) const noexcept { return int64_t{t.depth_block} * group; }
   int lanes_of(const TileShape& t) const noexcept { return t.lanes > 0 ? t.lanes : lanes; }
   double rate_of(const TileShape& t) const noexcept {
     return t.instr_per_cycle > 0.0 ? t.instr_per_cycle : instr_per_cycle;
