@@ -38,26 +38,45 @@ inline double number(const std::map<std::string, std::string>& values, const std
   return it != values.end() ? std::atof(it->second.c_str()) : fallback;
 }
 
-// Every candidate of `e`, each run `runs` times by run(plan, r) (one timed call, the r-th
-// operand set), its median against the prediction; the chosen one marked. Returns 1 (with the
-// status printed) where a call fails, else 0.
-template <class Run>
-int time_candidates(const Explanation& e, std::size_t runs, Run run) {
-  std::printf("%-84s %12s %12s\n", "plan", "predicted_us", "measured_us");
+// The plans named in `names` (describe() strings separated by ';'), or every one where it is
+// empty: which of e.candidates to time.
+inline std::vector<std::size_t> selected_candidates(const Explanation& e,
+                                                    const std::string& names) {
+  std::vector<std::size_t> out;
+  std::string list = ";";
+  list.append(names).append(";");
   for (std::size_t ci = 0; ci < e.candidates.size(); ++ci) {
-    const Plan& p = e.candidates[ci].plan;
-    std::vector<double> t;
-    for (std::size_t r = 0; r < runs; ++r) {
+    std::string name = ";";
+    name.append(describe(e.candidates[ci].plan)).append(";");
+    if (names.empty() || list.find(name) != std::string::npos) out.push_back(ci);
+  }
+  return out;
+}
+
+// The candidates of `e` that `names` selects (selected_candidates), each run `runs` times by
+// run(plan, r) (one timed call, the r-th operand set), its median against the prediction; the
+// chosen one marked. The candidates take turns call by call, so a shared host's slow minutes
+// fall on all of them alike rather than on whichever ran then. Returns 1 (with the status
+// printed) where a call fails, else 0.
+template <class Run>
+int time_candidates(const Explanation& e, std::size_t runs, Run run,
+                    const std::string& names = {}) {
+  const std::vector<std::size_t> which = selected_candidates(e, names);
+  std::vector<std::vector<double>> t(e.candidates.size());
+  for (std::size_t r = 0; r < runs; ++r)
+    for (const std::size_t ci : which) {
       Status st = Status::Ok;
-      t.push_back(measure::time_once([&] { st = run(p, r); }));
+      t[ci].push_back(measure::time_once([&] { st = run(e.candidates[ci].plan, r); }));
       if (st != Status::Ok) {
         std::fprintf(stderr, "execute: %s\n", to_string(st));
         return 1;
       }
     }
-    std::printf("%-84s %12.1f %12.1f%s\n", describe(p).c_str(), e.candidates[ci].cost.total_us,
-                measure::median(t) * 1e6, ci == e.chosen ? "  <- chosen" : "");
-  }
+  std::printf("%-84s %12s %12s\n", "plan", "predicted_us", "measured_us");
+  for (const std::size_t ci : which)
+    std::printf("%-84s %12.1f %12.1f%s\n", describe(e.candidates[ci].plan).c_str(),
+                e.candidates[ci].cost.total_us, measure::median(t[ci]) * 1e6,
+                ci == e.chosen ? "  <- chosen" : "");
   return 0;
 }
 

@@ -4,7 +4,11 @@
 // twin of packed_candidates.cpp.
 //
 //   adaptcore_bench_f32_candidates --m M --n N --k K [--transa 0|1] [--transb 0|1]
-//                                  [--threads T] [--pool-mib P] [--reps R]
+//                                  [--threads T] [--pool-mib P] [--reps R] [--warm 0|1]
+//                                  [--plans "PLAN;PLAN"]
+// --warm 1: the candidates the planner ranks for operands in cache (the operands still rotate
+// unless --pool-mib is 0). --plans: only these candidates (as `adaptcore explain` prints them),
+// e.g. the plans two builds choose, compared in one process.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +33,8 @@ using namespace adaptcore;
 int usage() {
   std::fprintf(stderr,
                "usage: adaptcore_bench_f32_candidates --m M --n N --k K [--transa 0|1] "
-               "[--transb 0|1] [--threads T] [--pool-mib P] [--reps R]\n");
+               "[--transb 0|1] [--threads T] [--pool-mib P] [--reps R] [--warm 0|1] "
+               "[--plans \"PLAN;PLAN\"]\n");
   return 2;
 }
 
@@ -37,8 +42,9 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> v;
-  if (!bench::parse_pairs(argc, argv,
-                          {"m", "n", "k", "transa", "transb", "threads", "pool-mib", "reps"}, v))
+  if (!bench::parse_pairs(
+          argc, argv,
+          {"m", "n", "k", "transa", "transb", "threads", "pool-mib", "reps", "warm", "plans"}, v))
     return usage();
   auto num = [&](const char* name, double fallback) { return bench::number(v, name, fallback); };
   const auto m = static_cast<int64_t>(num("m", 0)), n = static_cast<int64_t>(num("n", 0)),
@@ -79,14 +85,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "make_problem: %s\n", to_string(s));
     return 1;
   }
-  const Explanation e = impl.explain(impl.key_for(g0, true));
+  const Explanation e = impl.explain(impl.key_for(g0, num("warm", 0) == 0));
   ThreadPool pool(threads);
   std::printf("%ldx%ldx%ld %s%s fp32, %zu operand copies (%.0f MiB), %d thread%s\n",
               static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), ta ? "T" : "N",
               tb ? "T" : "N", copies, static_cast<double>(copies) * bytes_per / (1 << 20), threads,
               threads == 1 ? "" : "s");
-  return bench::time_candidates(e, static_cast<std::size_t>(reps) * copies,
-                                [&](const Plan& p, std::size_t r) {
-                                  return execute(p, problem(r % copies), impl.kernels(), pool);
-                                });
+  return bench::time_candidates(
+      e, static_cast<std::size_t>(reps) * copies,
+      [&](const Plan& p, std::size_t r) {
+        return execute(p, problem(r % copies), impl.kernels(), pool);
+      },
+      v.count("plans") != 0 ? v["plans"] : std::string{});
 }

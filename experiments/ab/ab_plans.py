@@ -1,5 +1,6 @@
 # ab_plans.py OLD NEW [dtypes]: the chosen plan and predicted time of two adaptcore binaries over
-# random and LLM shapes, 1 and 2 threads; prints every difference.
+# random and LLM shapes, 1 and 2 threads; prints every difference. AB_COLD=1: for operands in
+# memory (explain --cold).
 import json, os, random, subprocess, sys, math
 # A fixed hardware profile for both binaries (the profile object of `adaptcore hw --json`).
 PROFILE = os.environ.get('ADAPTCORE_AB_PROFILE', 'profile.json')
@@ -16,6 +17,7 @@ for m in (1, 4, 8, 16, 64, 256, 1024):
 def chosen(binary, m, n, k, ta, tb, t, d):
     cmd = [binary, 'explain', '-m', str(m), '-n', str(n), '-k', str(k), '-t', str(t), '--dtype', d,
            '--json', '--top', '1', '--profile', PROFILE]
+    if os.environ.get('AB_COLD') == '1': cmd.append('--cold')
     if ta: cmd.append('--transa')
     if tb: cmd.append('--transb')
     r = subprocess.run(cmd, capture_output=True, text=True)
