@@ -54,7 +54,8 @@ inline std::vector<std::size_t> selected_candidates(const Explanation& e,
 }
 
 // The candidates of `e` that `names` selects (selected_candidates), each run `runs` times by
-// run(plan, r) (one timed call, the r-th operand set), its median against the prediction; the
+// run(plan, r) (one timed call on the r-th operand set, r counting all calls: a set the call
+// before used would be in cache), its median against the prediction; the
 // chosen one marked. The candidates take turns call by call, so a shared host's slow minutes
 // fall on all of them alike rather than on whichever ran then. Returns 1 (with the status
 // printed) where a call fails, else 0.
@@ -63,10 +64,11 @@ int time_candidates(const Explanation& e, std::size_t runs, Run run,
                     const std::string& names = {}) {
   const std::vector<std::size_t> which = selected_candidates(e, names);
   std::vector<std::vector<double>> t(e.candidates.size());
+  std::size_t call = 0;  // every call its own operand set, whichever candidate makes it
   for (std::size_t r = 0; r < runs; ++r)
     for (const std::size_t ci : which) {
       Status st = Status::Ok;
-      t[ci].push_back(measure::time_once([&] { st = run(e.candidates[ci].plan, r); }));
+      t[ci].push_back(measure::time_once([&] { st = run(e.candidates[ci].plan, call++); }));
       if (st != Status::Ok) {
         std::fprintf(stderr, "execute: %s\n", to_string(st));
         return 1;

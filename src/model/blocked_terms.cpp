@@ -357,12 +357,24 @@ double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const n
 // its FMAs: exposed. The direct-B tile prefetches along B's rows in software, so its streams
 // and its re-reads from L3 overlap the kernel (docs/LOWP.md, "In-place B").
 void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
-                                  BlockedTraffic& t) const noexcept {
+                                  double compute_us, BlockedTraffic& t) const noexcept {
   const double bytes = s.eb * s.k_t * s.n_t;
   const double b_src_bw = source_gbs(key, bytes, s.threads);
   const bool cached = !key.cold && s.eb * s.k * s.n <= static_cast<double>(hw_.l2_bytes);
-  (cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
-      transfer_us(bytes, b_src_bw * b_stream_share(key, s, p));
+  const double first_us = transfer_us(bytes, b_src_bw * b_stream_share(key, s, p));
+  // Plan::prefetch_b asks for every depth block but the first a whole block traversal ahead.
+  // Cores that split N and share the DRAM stream then hide those reads where the FMAs take
+  // longer than the streams: fully from twice as long on, not at all where the streams are as
+  // long (the tile then issues loads as fast as the core can, and the prefetches only take
+  // load slots). One core alone, cores over M that each read all of B, and cores of more than
+  // kAheadCoverRows rows (whose packing is spread over more rows) measured no faster in place
+  // than packed (docs/MODEL.md M16).
+  const bool shared_stream = s.threads > 1 && p.pm == 1 && p.pk == 1 && s.m_t <= kAheadCoverRows;
+  const double cover =
+      first_us > 0 && shared_stream ? std::clamp(compute_us / first_us - 1.0, 0.0, 1.0) : 0.0;
+  const double ahead = p.prefetch_b && !s.direct_b ? cover * (s.k_blocks - 1) / s.k_blocks : 0.0;
+  (cached || s.direct_b ? t.overlapped_us : t.exposed_us) += first_us * (1 - ahead);
+  t.overlapped_us += first_us * ahead;
   const ReReadLevel level = reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr);
   (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
       transfer_us((s.row_tiles - 1) * bytes, level.gbs);
@@ -457,7 +469,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     c.pack_us += pack_b_us(key, s);
     packed_b_traffic(s, t);
   } else {
-    in_place_b_traffic(key, s, p, t);
+    in_place_b_traffic(key, s, p, c.compute_us, t);
   }
   if (p.pack_a) {
     c.pack_us += pack_a_us(key, s);

@@ -107,7 +107,7 @@ class CpuModel {
                            const Plan& p) const noexcept;
   double tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   void in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
-                          BlockedTraffic& t) const noexcept;
+                          double compute_us, BlockedTraffic& t) const noexcept;
   void packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
   void in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
                           BlockedTraffic& t) const noexcept;

@@ -102,5 +102,8 @@ inline constexpr double kEngineConfigureUs = 0.07;
 // as a share of a whole one's: assumed half, not measured (no AMX host since the kernels were
 // written). F26.
 inline constexpr double kEngineWqProductShare = 0.5;
+// Rows of a core up to which B read in place with Plan::prefetch_b, over cores that split N,
+// counts its read-ahead depth blocks as overlapped with the FMAs (in_place_b_traffic). F27.
+inline constexpr double kAheadCoverRows = 64.0;
 
 }  // namespace adaptcore::model_constants
