@@ -105,5 +105,9 @@ inline constexpr double kEngineWqProductShare = 0.5;
 // Rows of a core up to which B read in place with Plan::prefetch_b, over cores that split N,
 // counts its read-ahead depth blocks as overlapped with the FMAs (in_place_b_traffic). F27.
 inline constexpr double kAheadCoverRows = 64.0;
+// The share of its L3 rate a core keeps over rows a stride apart (the lower of
+// HardwareProfile::l3_row_share_paged and l3_row_share) from which that credit is given: Zen 4
+// keeps 0.57 at 16 KiB, where it was measured; Emerald Rapids 0.19, where in-place rows lost. F28.
+inline constexpr double kAheadCoverRowShare = 0.5;
 
 }  // namespace adaptcore::model_constants
