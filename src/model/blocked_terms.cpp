@@ -372,11 +372,11 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   // A host whose cores lose most of a stream's rate over rows a stride apart (an Emerald
   // Rapids core keeps 0.19 of it at 16 KiB: issue 40's in-place losses there) gets no credit.
   const double row_share = std::min(hw_.l3_row_share_paged, hw_.l3_row_share);
-  const bool shared_stream = s.threads > 1 && p.pm == 1 && p.pk == 1 && s.m_t <= kAheadCoverRows &&
-                             row_share >= kAheadCoverRowShare;
-  const double cover =
-      first_us > 0 && shared_stream ? std::clamp(compute_us / first_us - 1.0, 0.0, 1.0) : 0.0;
-  const double ahead = p.prefetch_b && !s.direct_b ? cover * (s.k_blocks - 1) / s.k_blocks : 0.0;
+  const bool credited = p.prefetch_b && !s.direct_b && s.threads > 1 && p.pm == 1 && p.pk == 1 &&
+                        s.m_t <= kAheadCoverRows && row_share >= kAheadCoverRowShare &&
+                        first_us > 0;
+  const double cover = credited ? std::clamp(compute_us / first_us - 1.0, 0.0, 1.0) : 0.0;
+  const double ahead = cover * (s.k_blocks - 1) / s.k_blocks;
   (cached || s.direct_b ? t.overlapped_us : t.exposed_us) += first_us * (1 - ahead);
   t.overlapped_us += first_us * ahead;
   const ReReadLevel level = reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr);
