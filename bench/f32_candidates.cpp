@@ -7,8 +7,8 @@
 //                                  [--threads T] [--pool-mib P] [--reps R] [--warm 0|1]
 //                                  [--plans "PLAN;PLAN"]
 // --warm 1: the candidates the planner ranks for operands in cache (the operands still rotate
-// unless --pool-mib is 0). --plans: only these candidates (as `adaptcore explain` prints them),
-// e.g. the plans two builds choose, compared in one process.
+// unless --pool-mib is 0: one set). --plans: only these candidates (as `adaptcore explain` prints
+// them), e.g. the plans two builds choose, compared in one process.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -61,8 +61,11 @@ int main(int argc, char** argv) {
   // Copies of the operands, row-major, each in its own allocation.
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
   const auto bytes_per = static_cast<double>((m * k + k * n + m * n) * 4);
+  // --pool-mib 0: one set, which every call finds warm.
   const auto copies =
-      static_cast<std::size_t>(std::max<double>(2.0, pool_mib * 1024 * 1024 / bytes_per));
+      pool_mib <= 0
+          ? std::size_t{1}
+          : static_cast<std::size_t>(std::max<double>(2.0, pool_mib * 1024 * 1024 / bytes_per));
   std::vector<std::vector<float>> as(copies), bs(copies), cs(copies);
   for (std::size_t i = 0; i < copies; ++i) {
     as[i].resize(static_cast<std::size_t>(m * k));
