@@ -72,37 +72,50 @@ void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a
   }
 }
 
+// Source rows a row-major B is packed in at once (pack_b_panels): few enough that their
+// streams stay few and their lines out of each other's L1 sets, enough that each panel gets a
+// contiguous run (8 x nr floats). Measured against 1 (row by row), 4, 12, 16 and 32 rows with
+// adaptcore_bench_pack_rate (docs/MODEL.md F7).
+inline constexpr int64_t kPackBRows = 8;
+
 template <class V>
 void pack_b_panels(int64_t k, int64_t n, const float* b, int64_t b_rs, int64_t b_cs, int nr,
                    float* out) {
   constexpr int W = V::W;
   using reg_t = typename V::reg;
   if (b_cs == 1) {
-    // Rows contiguous in the source: walk the source in memory order (each row once, left to
-    // right) and scatter each row's nr-wide pieces to their panels. Walking panel by panel
-    // instead would read kc rows at once, a stream per row, which the prefetchers cannot
-    // follow when B comes from DRAM.
+    // Rows contiguous in the source: a few rows at a time (kPackBRows), each panel's slice of
+    // them in turn. Reading the source row by row across all panels stored one row's pieces a
+    // panel apart (nr * k floats, a multiple of 4 KiB for the usual depths): every store of
+    // the row fell into the same L1 sets and missed. A few rows per panel write a contiguous
+    // run of the panel instead, and read only that many source rows at once, streams the
+    // prefetchers follow (kc rows at once would not be: a stream per row).
     const int64_t full = n / nr * nr;
-    for (int64_t p = 0; p < k; ++p) {
-      const float* s = b + p * b_rs;
-      float* d = out + p * nr;
-      for (int64_t j0 = 0; j0 < full; j0 += nr) {
-        float* dp = d + j0 * k;
-        if (nr % W == 0) {
-          for (int v = 0; v < nr; v += W) V::store(dp + v, V::load(s + j0 + v));
-        } else {  // a panel narrower than the vectors (a half-width tile's)
-          for (int v = 0; v < nr; v += W) V::store_n(dp + v, V::load_n(s + j0 + v, nr - v), nr - v);
-        }
+    auto row_piece = [&](int64_t p, int64_t j0) {
+      const float* s = b + p * b_rs + j0;
+      float* dp = out + j0 * k + p * nr;
+      if (nr % W == 0) {
+        for (int v = 0; v < nr; v += W) V::store(dp + v, V::load(s + v));
+      } else {  // a panel narrower than the vectors (a half-width tile's)
+        for (int v = 0; v < nr; v += W) V::store_n(dp + v, V::load_n(s + v, nr - v), nr - v);
       }
+    };
+    for (int64_t p0 = 0; p0 < k; p0 += kPackBRows) {
+      const int64_t p1 = p0 + kPackBRows < k ? p0 + kPackBRows : k;
+      for (int64_t j0 = 0; j0 < full; j0 += nr)
+        for (int64_t p = p0; p < p1; ++p) row_piece(p, j0);
       if (full < n) {
         const int nv = static_cast<int>(n - full);
-        float* dp = d + full * k;
-        for (int v = 0; v < nr; v += W) {
-          const reg_t x = V::load_n(s + full + v, nv - v);
-          if (nr - v >= W)
-            V::store(dp + v, x);
-          else
-            V::store_n(dp + v, x, nr - v);
+        for (int64_t p = p0; p < p1; ++p) {
+          const float* s = b + p * b_rs + full;
+          float* dp = out + full * k + p * nr;
+          for (int v = 0; v < nr; v += W) {
+            const reg_t x = V::load_n(s + v, nv - v);
+            if (nr - v >= W)
+              V::store(dp + v, x);
+            else
+              V::store_n(dp + v, x, nr - v);
+          }
         }
       }
     }
