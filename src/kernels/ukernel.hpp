@@ -135,11 +135,6 @@ using PostOpsFn = void (*)(const PostOpChain& chain, float* c, int64_t ldc, int6
 struct PackCosts {
   double transposing_pack_b_share = 0.5;
   double dot_pack_cycles = 2.0;
-  // A row-major B packed out of DRAM: the source rate is the DRAM's divided by this (the
-  // destination's write-allocation and the packer's own stalls). The fp32 packer reads a few
-  // rows at a time into contiguous panel runs (pack_template.hpp): F7b in docs/MODEL.md, where
-  // the packer measured 1.25 and why the model keeps 1.6.
-  double row_pack_b_dram_divisor = 1.6;
 };
 
 // Everything one level's fp32 kernels offer. Tiles are ordered from the largest

@@ -234,15 +234,13 @@ double CpuModel::prefetch_c_us(const BlockedShare& s) const noexcept {
 }
 
 // A packer reads its source at the packing rate, at most the source's bandwidth. A copy out
-// of DRAM also write-allocates its destination (the DRAM rate divided by `dram_divisor`, 0:
-// F7's), and each run of `run` bytes restarts the prefetchers. A transposing packer runs at
-// its measured share of the rate.
-double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double share, int threads,
-                          double dram_divisor) const noexcept {
+// of DRAM also write-allocates its destination, and each run of `run` bytes restarts the
+// prefetchers. A transposing packer runs at its measured share of the rate.
+double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double share,
+                          int threads) const noexcept {
   const double dram_bw = dram_gbs(threads);
-  const double divisor = dram_divisor > 0 ? dram_divisor : kPackWriteAllocateDivisor;
   double src = src_gbs;
-  if (src_gbs == dram_bw) src = dram_bw / divisor / (1 + kDramRunRampBytes / run);
+  if (src_gbs == dram_bw) src = dram_bw / kPackWriteAllocateDivisor / (1 + kDramRunRampBytes / run);
   return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
 }
 
@@ -251,9 +249,8 @@ double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double s
 double CpuModel::pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
   const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
   const double run = key.b_row_unit ? run_bytes(s.eb, s.nc, s.n_t) : run_bytes(s.eb, s.kc, s.k_t);
-  return transfer_us(s.eb * s.k_t * s.n_t,
-                     pack_gbs(b_src_bw, !key.b_row_unit, run, cfg_.transposing_pack_b_share,
-                              s.threads, key.b_row_unit ? cfg_.row_pack_b_dram_divisor : 0.0));
+  return transfer_us(s.eb * s.k_t * s.n_t, pack_gbs(b_src_bw, !key.b_row_unit, run,
+                                                    cfg_.transposing_pack_b_share, s.threads));
 }
 
 // A packed once per column panel (nc), in runs along its contiguous direction (row-major, a

@@ -95,8 +95,8 @@ class CpuModel {
   double blocked_compute_us(const BlockedShare& s, const Plan& p) const noexcept;
   double engine_compute_us(const BlockedShare& s, double full_cols, double rate) const noexcept;
   double prefetch_c_us(const BlockedShare& s) const noexcept;
-  double pack_gbs(double src_gbs, bool transposing, double run, double share, int threads,
-                  double dram_divisor = 0.0) const noexcept;
+  double pack_gbs(double src_gbs, bool transposing, double run, double share,
+                  int threads) const noexcept;
   double pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   double pack_a_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   void prepacked_b_traffic(const ShapeKey& key, const BlockedShare& s,

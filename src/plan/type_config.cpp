@@ -63,7 +63,6 @@ TypeConfig type_config(const kernels::IsaKernels& ks, const HardwareProfile& hw)
   // (docs/MODEL.md, "Fitted constants": F23, and "Still wrong").
   cfg.transposing_pack_share = 0.5;
   cfg.transposing_pack_b_share = ks.pack_costs.transposing_pack_b_share;
-  cfg.row_pack_b_dram_divisor = ks.pack_costs.row_pack_b_dram_divisor;
   if (ks.dot != nullptr) cfg.dot = {kernels::kDotMr, kernels::kDotNr};
   cfg.dot_pack_b = ks.dot != nullptr;
   cfg.dot_pack_cycles = ks.pack_costs.dot_pack_cycles;

@@ -62,9 +62,6 @@ struct TypeConfig {
   // The same for the blocked plans' packed B (op(B) stored transposed, or op(A)^T of a
   // transposed plan): the AVX-512 B packer transposes 16 columns in registers.
   double transposing_pack_b_share = 1.0;
-  // A row-major B packed out of DRAM: the DRAM rate is divided by this (0: the model's
-  // default for every copy out of DRAM, F7; the fp32 tables measured their own, F7b).
-  double row_pack_b_dram_divisor = 0.0;
   // A separate in-place-B tile (low precision: it interleaves B's rows in registers), with
   // the cycles its interleaving adds per group step and column tile, and the most rows of C
   // it is offered for.
