@@ -128,30 +128,82 @@ void pack_a_groups(int64_t m, int64_t k, const void* src, int64_t rs, int64_t cs
   pack_group_lines<F>(m, k, src, rs, cs, mr, flags, out, [](const std::uint32_t*, int64_t, int) {});
 }
 
+// Source rows a row-major B is packed in at once (pack_row_major_lines): as the fp32 packer's
+// (pack_template.hpp, kPackBRows).
+inline constexpr int64_t kPackLowpRows = 8;
+
+// pack_group_lines for lines adjacent in memory and depth steps `depth_stride` apart (a
+// row-major B: its columns are the lines), over every panel a few source rows at a time
+// (kPackLowpRows), each panel's words of them in turn. Panel by panel, each panel read all k
+// rows at once: a stream per row, which the prefetchers lose out of DRAM, and rows a power of
+// two apart sharing L1 sets. Same output and after_panel contract as pack_group_lines.
+template <class F, class AfterPanel>
+void pack_row_major_lines(int64_t count, int64_t k, const void* src, int64_t depth_stride,
+                          int width, unsigned flags, std::uint32_t* out, AfterPanel after_panel) {
+  using T = typename F::T;
+  constexpr int G = F::G;
+  const T* s = static_cast<const T*>(src);
+  const GroupDepth<F> d(k);
+  const int64_t panel_words = d.groups * width;
+  constexpr int64_t kGroupsAtOnce = kPackLowpRows / G > 0 ? kPackLowpRows / G : 1;
+  for (int64_t g0 = 0; g0 < d.full; g0 += kGroupsAtOnce) {
+    const int64_t g1 = std::min(d.full, g0 + kGroupsAtOnce);
+    std::uint32_t* panel = out;
+    for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
+      const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
+      for (int64_t g = g0; g < g1; ++g) {
+        std::uint32_t* o = panel + g * width;
+        const T* r = s + l0 + g * G * depth_stride;
+        for (int l = 0; l < lines; ++l) {
+          std::uint32_t w = 0;
+          for (int q = 0; q < G; ++q)
+            w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
+          o[l] = w;
+        }
+      }
+    }
+  }
+  std::uint32_t* panel = out;
+  for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
+    const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
+    if (d.tail > 0) {
+      for (int l = 0; l < lines; ++l)
+        panel[d.full * width + l] =
+            group_word<F>(s + l0 + l + d.full * G * depth_stride, depth_stride, d.tail, flags);
+    }
+    for (int64_t g = 0; g < d.groups; ++g)
+      for (int l = lines; l < width; ++l) panel[g * width + l] = 0;
+    after_panel(panel, l0, lines);
+  }
+}
+
 // The contract of LowpPackBFn: columns of op(B) are the panel lines; the column sums of the
 // packed bytes (padding is zero), read with the operand's sign (kSigned), are added to colsum.
 template <class F>
 void pack_b_groups(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs, int nr,
                    unsigned flags, std::uint32_t* out, std::int32_t* colsum) {
   const int64_t groups = GroupDepth<F>(k).groups;
-  pack_group_lines<F>(
-      n, k, src, cs, rs, nr, flags, out, [&](const std::uint32_t* panel, int64_t j0, int cols) {
-        if (colsum == nullptr) return;
-        const bool sgn = (flags & 2u) != 0;
-        for (int64_t g = 0; g < groups; ++g) {
-          const std::uint32_t* o = panel + g * nr;
-          for (int j = 0; j < cols; ++j) {
-            const std::uint32_t w = o[j];
-            std::int32_t sum = 0;
-            for (int q = 0; q < 4; ++q) {
-              const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
-              sum += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
-            }
-            colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
-                                                       static_cast<std::uint32_t>(sum));
-          }
+  const auto sums = [&](const std::uint32_t* panel, int64_t j0, int cols) {
+    if (colsum == nullptr) return;
+    const bool sgn = (flags & 2u) != 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const std::uint32_t* o = panel + g * nr;
+      for (int j = 0; j < cols; ++j) {
+        const std::uint32_t w = o[j];
+        std::int32_t sum = 0;
+        for (int q = 0; q < 4; ++q) {
+          const std::uint8_t byte = static_cast<std::uint8_t>(w >> (8 * q));
+          sum += sgn ? static_cast<std::int32_t>(static_cast<std::int8_t>(byte)) : byte;
         }
-      });
+        colsum[j0 + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(colsum[j0 + j]) +
+                                                   static_cast<std::uint32_t>(sum));
+      }
+    }
+  };
+  if (cs == 1 && rs != 1)
+    pack_row_major_lines<F>(n, k, src, rs, nr, flags, out, sums);
+  else
+    pack_group_lines<F>(n, k, src, cs, rs, nr, flags, out, sums);
 }
 
 }  // namespace
