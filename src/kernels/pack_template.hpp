@@ -75,7 +75,7 @@ void pack_a_panels(int64_t m, int64_t k, const float* a, int64_t a_rs, int64_t a
 // Source rows a row-major B is packed in at once (pack_b_panels): few enough that their
 // streams stay few and their lines out of each other's L1 sets, enough that each panel gets a
 // contiguous run (8 x nr floats). Measured against 1 (row by row), 4, 12, 16 and 32 rows with
-// adaptcore_bench_pack_rate (docs/MODEL.md F7).
+// adaptcore_bench_pack_rate (docs/MODEL.md, "Packing out of DRAM").
 inline constexpr int64_t kPackBRows = 8;
 
 template <class V>
