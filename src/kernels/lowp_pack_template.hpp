@@ -67,6 +67,66 @@ struct GroupDepth {
         tail(static_cast<int>(k - k / F::G * F::G)) {}
 };
 
+// Group g of `lines` adjacent lines (element l of depth row q at r[q * depth_stride + l]) into
+// o[0, lines): the G depth rows interleaved line by line (vectorises).
+template <class F>
+inline void adjacent_lines_group(std::uint32_t* o, const typename F::T* r, int64_t depth_stride,
+                                 int lines, unsigned flags) {
+  for (int l = 0; l < lines; ++l) {
+    std::uint32_t w = 0;
+    for (int q = 0; q < F::G; ++q) w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
+    o[l] = w;
+  }
+}
+
+// A written panel's last, partial group (k % G values of each line, the rest zero) and its
+// lines past the edge (zero in every group).
+template <class F>
+inline void finish_panel(std::uint32_t* panel, const typename F::T* first, int64_t line_stride,
+                         int64_t depth_stride, const GroupDepth<F>& d, int lines, int width,
+                         unsigned flags) {
+  if (d.tail > 0) {
+    for (int l = 0; l < lines; ++l)
+      panel[d.full * width + l] = group_word<F>(
+          first + l * line_stride + d.full * F::G * depth_stride, depth_stride, d.tail, flags);
+  }
+  for (int64_t g = 0; g < d.groups; ++g)
+    for (int l = lines; l < width; ++l) panel[g * width + l] = 0;
+}
+
+// Source rows adjacent lines are packed in at once (pack_adjacent_lines): as the fp32 packer's
+// (pack_template.hpp, kPackBRows).
+inline constexpr int64_t kPackLowpRows = 8;
+
+// pack_group_lines for lines adjacent in memory and depth steps `depth_stride` apart (a
+// row-major B, whose columns are the lines; a column-major A), over every panel a few source
+// rows at a time (kPackLowpRows), each panel's words of them in turn. Panel by panel, each
+// panel read all k rows at once: a stream per row, which the prefetchers lose out of DRAM, and
+// rows a power of two apart sharing L1 sets. Same output and after_panel contract.
+template <class F, class AfterPanel>
+void pack_adjacent_lines(int64_t count, int64_t k, const typename F::T* s, int64_t depth_stride,
+                         int width, unsigned flags, std::uint32_t* out, AfterPanel after_panel) {
+  const GroupDepth<F> d(k);
+  const int64_t panel_words = d.groups * width;
+  constexpr int64_t kGroupsAtOnce = kPackLowpRows / F::G > 0 ? kPackLowpRows / F::G : 1;
+  for (int64_t g0 = 0; g0 < d.full; g0 += kGroupsAtOnce) {
+    const int64_t g1 = std::min(d.full, g0 + kGroupsAtOnce);
+    std::uint32_t* panel = out;
+    for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
+      const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
+      for (int64_t g = g0; g < g1; ++g)
+        adjacent_lines_group<F>(panel + g * width, s + l0 + g * F::G * depth_stride, depth_stride,
+                                lines, flags);
+    }
+  }
+  std::uint32_t* panel = out;
+  for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
+    const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
+    finish_panel<F>(panel, s + l0, 1, depth_stride, d, lines, width, flags);
+    after_panel(panel, l0, lines);
+  }
+}
+
 // Packs `count` lines (rows of A, columns of op(B)) of depth k into panels of `width` lines:
 // element (l, p) at src[l * line_stride + p * depth_stride], panel word g * width + l holds
 // group g of line l, lines past the edge are zero. after_panel(panel, first line, lines) runs
@@ -78,6 +138,10 @@ void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_st
   using T = typename F::T;
   constexpr int G = F::G;
   const T* s = static_cast<const T*>(src);
+  if (line_stride == 1 && depth_stride != 1) {
+    pack_adjacent_lines<F>(count, k, s, depth_stride, width, flags, out, after_panel);
+    return;
+  }
   const GroupDepth<F> d(k);
   for (int64_t l0 = 0; l0 < count; l0 += width, out += d.groups * width) {
     const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
@@ -90,19 +154,6 @@ void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_st
         const T* p = first + g * G;
         for (int l = 0; l < lines; ++l) o[l] = F::word(p + l * line_stride, flags);
       }
-    } else if (line_stride == 1) {
-      // Lines adjacent (G depth rows of them contiguous): interleave the G rows line by line
-      // (vectorises).
-      for (int64_t g = 0; g < d.full; ++g) {
-        std::uint32_t* o = out + g * width;
-        const T* r = first + g * G * depth_stride;
-        for (int l = 0; l < lines; ++l) {
-          std::uint32_t w = 0;
-          for (int q = 0; q < G; ++q)
-            w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
-          o[l] = w;
-        }
-      }
     } else {
       for (int l = 0; l < lines; ++l) {
         const T* line = first + l * line_stride;
@@ -110,13 +161,7 @@ void pack_group_lines(int64_t count, int64_t k, const void* src, int64_t line_st
           out[g * width + l] = group_word<F>(line + g * G * depth_stride, depth_stride, G, flags);
       }
     }
-    if (d.tail > 0) {
-      for (int l = 0; l < lines; ++l)
-        out[d.full * width + l] = group_word<F>(first + l * line_stride + d.full * G * depth_stride,
-                                                depth_stride, d.tail, flags);
-    }
-    for (int64_t g = 0; g < d.groups; ++g)
-      for (int l = lines; l < width; ++l) out[g * width + l] = 0;
+    finish_panel<F>(out, first, line_stride, depth_stride, d, lines, width, flags);
     after_panel(out, l0, lines);
   }
 }
@@ -126,55 +171,6 @@ template <class F>
 void pack_a_groups(int64_t m, int64_t k, const void* src, int64_t rs, int64_t cs, int mr,
                    unsigned flags, std::uint32_t* out) {
   pack_group_lines<F>(m, k, src, rs, cs, mr, flags, out, [](const std::uint32_t*, int64_t, int) {});
-}
-
-// Source rows a row-major B is packed in at once (pack_row_major_lines): as the fp32 packer's
-// (pack_template.hpp, kPackBRows).
-inline constexpr int64_t kPackLowpRows = 8;
-
-// pack_group_lines for lines adjacent in memory and depth steps `depth_stride` apart (a
-// row-major B: its columns are the lines), over every panel a few source rows at a time
-// (kPackLowpRows), each panel's words of them in turn. Panel by panel, each panel read all k
-// rows at once: a stream per row, which the prefetchers lose out of DRAM, and rows a power of
-// two apart sharing L1 sets. Same output and after_panel contract as pack_group_lines.
-template <class F, class AfterPanel>
-void pack_row_major_lines(int64_t count, int64_t k, const void* src, int64_t depth_stride,
-                          int width, unsigned flags, std::uint32_t* out, AfterPanel after_panel) {
-  using T = typename F::T;
-  constexpr int G = F::G;
-  const T* s = static_cast<const T*>(src);
-  const GroupDepth<F> d(k);
-  const int64_t panel_words = d.groups * width;
-  constexpr int64_t kGroupsAtOnce = kPackLowpRows / G > 0 ? kPackLowpRows / G : 1;
-  for (int64_t g0 = 0; g0 < d.full; g0 += kGroupsAtOnce) {
-    const int64_t g1 = std::min(d.full, g0 + kGroupsAtOnce);
-    std::uint32_t* panel = out;
-    for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
-      const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
-      for (int64_t g = g0; g < g1; ++g) {
-        std::uint32_t* o = panel + g * width;
-        const T* r = s + l0 + g * G * depth_stride;
-        for (int l = 0; l < lines; ++l) {
-          std::uint32_t w = 0;
-          for (int q = 0; q < G; ++q)
-            w |= F::elem(r[q * depth_stride + l], flags) << (q * F::kBits);
-          o[l] = w;
-        }
-      }
-    }
-  }
-  std::uint32_t* panel = out;
-  for (int64_t l0 = 0; l0 < count; l0 += width, panel += panel_words) {
-    const int lines = static_cast<int>(std::min<int64_t>(width, count - l0));
-    if (d.tail > 0) {
-      for (int l = 0; l < lines; ++l)
-        panel[d.full * width + l] =
-            group_word<F>(s + l0 + l + d.full * G * depth_stride, depth_stride, d.tail, flags);
-    }
-    for (int64_t g = 0; g < d.groups; ++g)
-      for (int l = lines; l < width; ++l) panel[g * width + l] = 0;
-    after_panel(panel, l0, lines);
-  }
 }
 
 // The contract of LowpPackBFn: columns of op(B) are the panel lines; the column sums of the
@@ -200,10 +196,7 @@ void pack_b_groups(int64_t k, int64_t n, const void* src, int64_t rs, int64_t cs
       }
     }
   };
-  if (cs == 1 && rs != 1)
-    pack_row_major_lines<F>(n, k, src, rs, nr, flags, out, sums);
-  else
-    pack_group_lines<F>(n, k, src, cs, rs, nr, flags, out, sums);
+  pack_group_lines<F>(n, k, src, cs, rs, nr, flags, out, sums);
 }
 
 }  // namespace
