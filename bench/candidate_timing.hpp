@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,6 +52,40 @@ inline std::vector<std::size_t> selected_candidates(const Explanation& e,
     if (names.empty() || list.find(name) != std::string::npos) out.push_back(ci);
   }
   return out;
+}
+
+// `e` with a plan added for every name in `names` that is no candidate but differs from one only
+// in its mc, nc or kc (the name's values replace the candidate's), or, reading B in place, in
+// prefetchB: blockings the generator does
+// not offer, timed beside those it does. Their prediction shows as 0; the executor checks them
+// like any plan.
+inline Explanation with_blocking_variants(Explanation e, const std::string& names) {
+  auto field = [](const std::string& name, const char* key, int64_t& v) {
+    const std::size_t at = name.find(std::string(" ") + key + "=");
+    if (at != std::string::npos) v = std::atoll(name.c_str() + at + std::strlen(key) + 2);
+  };
+  const std::size_t listed = e.candidates.size();
+  std::size_t from = 0;
+  while (from <= names.size()) {
+    std::size_t to = names.find(';', from);
+    if (to == std::string::npos) to = names.size();
+    const std::string name = names.substr(from, to - from);
+    from = to + 1;
+    bool known = false;
+    for (std::size_t ci = 0; ci < e.candidates.size() && !known; ++ci)
+      known = describe(e.candidates[ci].plan) == name;
+    for (std::size_t ci = 0; ci < listed && !known; ++ci) {
+      auto c = e.candidates[ci];
+      field(name, "mc", c.plan.mc), field(name, "nc", c.plan.nc), field(name, "kc", c.plan.kc);
+      if (c.plan.kind == PlanKind::Blocked && !c.plan.pack_b)
+        c.plan.prefetch_b = name.find(" prefetchB ") != std::string::npos;
+      if (describe(c.plan) != name) continue;
+      c.cost = {};
+      e.candidates.push_back(c);
+      known = true;
+    }
+  }
+  return e;
 }
 
 // The candidates of `e` that `names` selects (selected_candidates), each run `runs` times by

@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "make_problem: %s\n", to_string(s));
     return 1;
   }
-  const Explanation e = impl.explain(impl.key_for(g0, num("warm", 0) == 0));
+  const Explanation e =
+      bench::with_blocking_variants(impl.explain(impl.key_for(g0, num("warm", 0) == 0)),
+                                    v.count("plans") != 0 ? v["plans"] : std::string{});
   ThreadPool pool(threads);
   std::printf("%ldx%ldx%ld %s%s fp32, %zu operand copies (%.0f MiB), %d thread%s\n",
               static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), ta ? "T" : "N",

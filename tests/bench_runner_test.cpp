@@ -42,6 +42,10 @@ TEST(BenchRunner, RecordsFollowTheSchema) {
   EXPECT_EQ(doc["threads"], 2);
   for (const char* key : {"suite", "date", "peak_gflops", "dram_gbs", "hardware", "options"})
     EXPECT_TRUE(doc.contains(key)) << key;
+  // The limits use the fastest of the run's DRAM probes, never a slower one.
+  EXPECT_GE(doc["dram_probes"].get<int>(), 1);
+  EXPECT_GE(doc["dram_measured_gbs"].get<double>(), doc["dram_start_gbs"].get<double>());
+  EXPECT_GE(doc["dram_gbs"].get<double>(), doc["dram_measured_gbs"].get<double>());
   ASSERT_EQ(doc["libraries"].size(), 2u);
   EXPECT_EQ(doc["libraries"][0]["name"], "adaptcore");
   EXPECT_EQ(doc["libraries"][1]["status"], "skipped");
@@ -75,6 +79,8 @@ TEST(BenchRunner, RecordsFollowTheSchema) {
     EXPECT_GT(r["median_us"].get<double>(), 0.0);
     // No library beats the hardware limit by more than timer noise.
     EXPECT_LT(r["limit_fraction"].get<double>(), 1.5);
+    EXPECT_NEAR(r["limit_fraction"].get<double>(),
+                r["limit_us"].get<double>() / r["median_us"].get<double>(), 1e-9);
     EXPECT_FALSE(r["plan"].get<std::string>().empty());
     EXPECT_TRUE(r["limit_bound"] == "compute" || r["limit_bound"] == "memory");
     EXPECT_FALSE(r["m_class"].get<std::string>().empty());

@@ -3,14 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "adaptcore/adaptcore.hpp"
 #include "adaptcore/hardware.hpp"
 #include "calibrate/calibrate.hpp"
+#include "measure/read_loops.hpp"
 
 namespace adaptcore {
 namespace {
@@ -96,8 +100,10 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_EQ(d * 2.0, std::round(d * 2.0));
   }
   EXPECT_GE(report_.dram_core_prefetch_gbs, 0.0);
+  EXPECT_GT(report_.dram_core_streams_gbs, 0.0);
   EXPECT_EQ(p.bw_dram_core_gbs,
-            std::max(report_.dram_core_plain_gbs, report_.dram_core_prefetch_gbs));
+            std::max({report_.dram_core_plain_gbs, report_.dram_core_prefetch_gbs,
+                      report_.dram_core_streams_gbs}));
   // Fields calibration does not measure come from the base profile.
   const HardwareProfile& d = detected_hardware();
   EXPECT_EQ(p.l1d_bytes, d.l1d_bytes);
@@ -178,6 +184,18 @@ TEST_F(Calibration, ContextAppliesTheProfile) {
 
 // Profile files written before the rates were named by vector width still load; where a file
 // gives both names, the current one wins.
+// The several-streams pass behind the DRAM rates reads every float once, whatever is left
+// over after the streams' whole chunks: its sum is the plain pass's (small integers, exact).
+TEST(ReadLoops, StreamsPassReadsEveryElementOnce) {
+  for (const std::int64_t n : {std::int64_t{128}, std::int64_t{2048}, std::int64_t{2048 + 384},
+                               std::int64_t{8 * 256 * 5 + 128}}) {
+    std::vector<float> v(static_cast<std::size_t>(n) + 16);
+    auto* p = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(v.data()) + 63) / 64 * 64);
+    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i % 7);
+    EXPECT_EQ(measure::loops::read_pass_streams(p, n), measure::loops::read_pass_sse(p, n)) << n;
+  }
+}
+
 TEST(ProfileKeys, OlderRateNamesStillLoad) {
   HardwareProfile out;
   std::string err;

@@ -12,6 +12,7 @@
 #include "calibrate/calibrate.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "measure/read_loops.hpp"
 
 namespace adaptcore::cli {
 namespace {
@@ -66,7 +67,9 @@ void run_calibrate(const CalibrateArgs& args) {
       {"bw_dram_core_gbs", start.bw_dram_core_gbs, hw.bw_dram_core_gbs, "GB/s",
        format_bytes(rep.dram_buffer) +
            " buffer, 1 thread: " + format_fixed(rep.dram_core_plain_gbs, 1) + " plain, " +
-           format_fixed(rep.dram_core_prefetch_gbs, 1) + " prefetching"},
+           format_fixed(rep.dram_core_prefetch_gbs, 1) + " prefetching, " +
+           format_fixed(rep.dram_core_streams_gbs, 1) + " in " +
+           std::to_string(measure::loops::kReadStreams) + " streams"},
       {"bw_dram_total_gbs", start.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
        format_bytes(rep.dram_buffer) + " buffer, " + std::to_string(rep.threads) +
            " threads, on CPU " + format_fixed(100.0 * rep.dram_total_cpu_share, 0) +

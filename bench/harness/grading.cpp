@@ -23,6 +23,7 @@ HardwareLimit hardware_limit(int64_t m, int64_t n, int64_t k, double peak_gflops
   const double memory_s = bandwidth_gbs > 0 ? l.min_bytes / (bandwidth_gbs * 1e9) : 0.0;
   l.seconds = std::max(compute_s, memory_s);
   l.bound = compute_s >= memory_s ? "compute" : "memory";
+  l.bandwidth_gbs = bandwidth_gbs;
   return l;
 }
 

@@ -21,6 +21,7 @@ struct HardwareLimit {
   double min_bytes = 0;           // 4 (m k + k n + m n)
   double seconds = 0;             // max(flops / peak, min_bytes / bandwidth)
   const char* bound = "compute";  // "compute" or "memory"
+  double bandwidth_gbs = 0;       // of the level the operands come from
 };
 HardwareLimit hardware_limit(int64_t m, int64_t n, int64_t k, double peak_gflops,
                              double bandwidth_gbs);

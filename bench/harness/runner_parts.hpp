@@ -55,7 +55,9 @@ struct RunEnv {
   const RunOptions& options;
   Context& ctx;
   std::vector<Baseline*> vendors;  // the loaded vendor libraries, in the order asked for
-  double dram_gbs = 0.0;           // DRAM read rate measured at the start of the run, all threads
+  // DRAM read rate on all threads, the fastest of the run's probes so far (one at the start,
+  // one before each chunk of shapes); the runner raises it, the benches read it.
+  const double& dram_gbs;
 };
 
 std::unique_ptr<DtypeBench> make_f32_bench(const RunEnv& env);

@@ -22,14 +22,15 @@ double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
   auto* buf = static_cast<float*>(std::aligned_alloc(64, total));
   if (buf == nullptr) return 0;
   std::memset(buf, 0, total);  // touch every page before timing
-  // The path's widest loads and the prefetching loop in turn: the faster is what a kernel can
-  // reach (the in-place kernels prefetch).
+  // The path's widest loads, the prefetching loop and several streams at once in turn: the
+  // fastest is what a kernel can reach (the in-place kernels prefetch, and read many rows).
   const loops::ReadPass plain =
       loops::read_pass_for(32 * HardwareProfile::fp32_lanes(detected_hardware().best_isa()));
+  const loops::ReadPass reads[] = {plain, &loops::read_pass_prefetch, &loops::read_pass_streams};
   double best = 0;
   std::atomic<float> sink{0};
   for (int pass = 0; pass < passes; ++pass) {
-    const loops::ReadPass read = pass % 2 == 0 ? plain : &loops::read_pass_prefetch;
+    const loops::ReadPass read = reads[pass % 3];
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::vector<std::thread> pool;

@@ -9,8 +9,8 @@
 namespace adaptcore::measure {
 
 // GB/s (1e9 bytes per second) over `bytes` (rounded down to whole 64-byte lines per thread),
-// best of `passes` (alternately the path's plain read loop and the one that prefetches ahead);
-// 0 if the buffer cannot be allocated.
-double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 7);
+// best of `passes` (in turn the path's plain read loop, the one that prefetches ahead and the
+// one that reads several streams at once); 0 if the buffer cannot be allocated.
+double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 9);
 
 }  // namespace adaptcore::measure

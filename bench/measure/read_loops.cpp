@@ -41,7 +41,36 @@ float sse_pass(const float* p, std::int64_t n) noexcept {
 #endif
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// Accumulates the 32-float steps of [p, p + n) into a; n a multiple of 32.
+inline void sse_accumulate(__m128 (&a)[8], const float* p, std::int64_t n) noexcept {
+  for (std::int64_t i = 0; i < n; i += 32) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
+  }
+}
+#endif
+
 }  // namespace
+
+float read_pass_streams(const float* p, std::int64_t n) noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __m128 a[8];
+  for (auto& r : a) r = _mm_setzero_ps();
+  const std::int64_t part = n / kReadStreams / kReadStreamChunk * kReadStreamChunk;
+  for (std::int64_t off = 0; off < part; off += kReadStreamChunk)
+    for (int s = 0; s < kReadStreams; ++s) sse_accumulate(a, p + s * part + off, kReadStreamChunk);
+  // What the parts leave over (less than a chunk per stream) in one run.
+  sse_accumulate(a, p + kReadStreams * part, n - kReadStreams * part);
+  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
+                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
+  alignas(16) float out[4];
+  _mm_store_ps(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+#else
+  return read_pass_sse(p, n);
+#endif
+}
 
 float read_pass_sse(const float* p, std::int64_t n) noexcept { return sse_pass<0>(p, n); }
 

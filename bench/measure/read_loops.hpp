@@ -20,6 +20,15 @@ float read_pass_sse(const float* p, std::int64_t n) noexcept;     // baseline
 inline constexpr std::int64_t kReadPrefetchBytes = 8192;
 float read_pass_prefetch(const float* p, std::int64_t n) noexcept;  // baseline
 
+// The same bytes read as kReadStreams streams at once (the buffer in that many equal parts, a
+// kReadStreamChunk-float run of each in turn): one sequential stream leaves a core short of
+// what its DRAM path carries, since the hardware prefetchers keep only so many lines ahead per
+// stream, and the kernels read several (rows of B in place, panels of A and B). One Zen 4 core,
+// 512 MiB: one stream 21-22 GB/s, eight 26-29 (docs/MODEL.md, *DRAM read rate*).
+inline constexpr int kReadStreams = 8;
+inline constexpr std::int64_t kReadStreamChunk = 256;
+float read_pass_streams(const float* p, std::int64_t n) noexcept;  // baseline
+
 using ReadPass = float (*)(const float* p, std::int64_t n) noexcept;
 // The loop with loads of a vector width (512, 256; below: SSE). The caller checks the CPU has
 // them.

@@ -385,10 +385,12 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
     } else {
       const std::int64_t n = rep.dram_buffer / 4;
       const int dram_samples = options.quick ? 3 : 5;
-      // With the hardware prefetchers alone and with software prefetches ahead: the faster is
-      // what a kernel can reach (the in-place kernels prefetch).
+      // With the hardware prefetchers alone, with software prefetches ahead, and as several
+      // streams at once: the fastest is what a kernel can reach (the in-place kernels prefetch
+      // and read many rows at a time).
       double best = 0.0;
-      for (const ReadFn fn : {reader, &measure::loops::read_pass_prefetch}) {
+      for (const ReadFn fn :
+           {reader, &measure::loops::read_pass_prefetch, &measure::loops::read_pass_streams}) {
         std::vector<double> one;
         float sink = fn(big.get(), n);  // warm-up (TLB, clock)
         for (int s = 0; s < dram_samples; ++s) {
@@ -399,10 +401,12 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
         }
         g_sink.store(sink, std::memory_order_relaxed);
         const double v = median(one);
-        if (fn != reader)
+        if (fn == reader)
+          rep.dram_core_plain_gbs = v;
+        else if (fn == &measure::loops::read_pass_prefetch)
           rep.dram_core_prefetch_gbs = v;
         else
-          rep.dram_core_plain_gbs = v;
+          rep.dram_core_streams_gbs = v;
         best = std::max(best, v);
       }
       if (best > 0) hw.bw_dram_core_gbs = best;
@@ -453,7 +457,8 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
   if (big) {
     const int passes = options.quick ? 1 : 2;
     double best = 0.0;
-    for (const ReadFn fn : {reader, &measure::loops::read_pass_prefetch}) {
+    for (const ReadFn fn :
+         {reader, &measure::loops::read_pass_prefetch, &measure::loops::read_pass_streams}) {
       double share = 0.0;
       const double v = all_core_bandwidth(fn, big.get(), rep.dram_buffer, threads, passes,
                                           options.quick ? 3 : 5, &share);

@@ -37,7 +37,7 @@ struct CalibrationReport {
   bool amx_tiles_measured = false;  // the CPU has AMX and the process the tile state
   // One thread's DRAM read rate with the hardware prefetchers alone and with software
   // prefetches ahead (bw_dram_core_gbs is the faster).
-  double dram_core_plain_gbs = 0.0, dram_core_prefetch_gbs = 0.0;
+  double dram_core_plain_gbs = 0.0, dram_core_prefetch_gbs = 0.0, dram_core_streams_gbs = 0.0;
   // Share of the all-thread DRAM measurement its threads spent on a CPU (1: undisturbed; less:
   // other processes ran, and the wall-clock figure is low).
   double dram_total_cpu_share = 0.0;
