@@ -69,7 +69,7 @@ void run_calibrate(const CalibrateArgs& args) {
            " buffer, 1 thread: " + format_fixed(rep.dram_core_plain_gbs, 1) + " plain, " +
            format_fixed(rep.dram_core_prefetch_gbs, 1) + " prefetching, " +
            format_fixed(rep.dram_core_streams_gbs, 1) + " in " +
-           std::to_string(measure::loops::kReadStreams) + " streams"},
+           std::to_string(measure::loops::kReadStreams) + " streams (reported, not used)"},
       {"bw_dram_total_gbs", start.bw_dram_total_gbs, hw.bw_dram_total_gbs, "GB/s",
        format_bytes(rep.dram_buffer) + " buffer, " + std::to_string(rep.threads) +
            " threads, on CPU " + format_fixed(100.0 * rep.dram_total_cpu_share, 0) +
