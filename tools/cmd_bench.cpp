@@ -22,10 +22,13 @@
 namespace adaptcore::cli {
 namespace {
 
-// The cold pool by default: twice the last-level cache the kernel reports for CPU 0 (sysfs; the
-// whole L3 it shares, which on a server part is hundreds of MiB and would hold a 64 MiB pool),
-// at least 64 MiB, so that no call of a "cold" shape finds its operands in any cache. sysfs,
-// not sysconf: glibc's _SC_LEVEL3_CACHE_SIZE said 320 MiB for a 32 MiB L3 on an AMD EPYC guest.
+// The cold pool by default: four times the last-level cache the kernel reports for CPU 0 (sysfs;
+// the whole L3 it shares, which on a server part is hundreds of MiB and would hold a 64 MiB
+// pool), at least 64 MiB, so that no call of a "cold" shape finds its operands in any cache.
+// Twice was not enough: an L3 that does not evict in strict LRU order kept part of a pool of
+// twice its size, and 11.5 MiB sets rotating through 64 MiB over a 32 MiB L3 ran at 1.08-1.19x
+// their DRAM limit (the Zen 4 guest, two threads). sysfs, not sysconf: glibc's
+// _SC_LEVEL3_CACHE_SIZE said 320 MiB for a 32 MiB L3 on an AMD EPYC guest.
 double auto_pool_mib() {
   double l3_mib = 0;
   for (int index = 0; index < 8; ++index) {
@@ -46,7 +49,7 @@ double auto_pool_mib() {
       v /= 1024.0 * 1024.0;
     if (level >= 3) l3_mib = std::max(l3_mib, v);
   }
-  return std::max(64.0, 2.0 * l3_mib);
+  return std::max(64.0, 4.0 * l3_mib);
 }
 
 namespace fs = std::filesystem;

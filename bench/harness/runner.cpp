@@ -381,8 +381,8 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   // whose operands came from DRAM moved at least its minimum bytes in its median time; where
   // that is faster than every probe (a kernel reads more streams than they do, or a shared
   // host's minute was faster), it is the machine's rate, and the limit of every shape from DRAM.
-  // Only calls whose own bytes are twice the whole L3 count: a smaller set rotating through a
-  // pool of twice the L3 still finds part of itself there (2 x 2048 x 1408, 11.5 MiB a set in a
+  // Only calls whose own bytes are twice the whole L3 count: a smaller set rotating through the
+  // pool may still find part of itself there (2 x 2048 x 1408, 11.5 MiB a set in a
   // 64 MiB pool over a 32 MiB L3, "read" at 63 GB/s at two threads, against probes of 30-41).
   const double probed_dram = measured_dram;
   const double dram_level = detail::bandwidth_gbs(hw, threads, INFINITY, measured_dram);
