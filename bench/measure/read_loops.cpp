@@ -12,6 +12,24 @@ namespace adaptcore::measure::loops {
 
 namespace {
 
+#if defined(__x86_64__) || defined(__i386__)
+// Accumulates the 32-float steps of [p, p + n) into a; n a multiple of 32.
+inline void sse_accumulate(__m128 (&a)[8], const float* p, std::int64_t n) noexcept {
+  for (std::int64_t i = 0; i < n; i += 32) {
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
+  }
+}
+
+inline float sse_sum(const __m128 (&a)[8]) noexcept {
+  const __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
+                              _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
+  alignas(16) float out[4];
+  _mm_store_ps(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+}
+#endif
+
 // The baseline pass, with two prefetches a step kAhead floats ahead when kAhead > 0.
 template <std::int64_t kAhead>
 float sse_pass(const float* p, std::int64_t n) noexcept {
@@ -26,30 +44,15 @@ float sse_pass(const float* p, std::int64_t n) noexcept {
       __builtin_prefetch(reinterpret_cast<const void*>(ahead), 0, 0);
       __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64), 0, 0);
     }
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
+    sse_accumulate(a, p + i, 32);
   }
-  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
-                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
-  alignas(16) float out[4];
-  _mm_store_ps(out, s);
-  return out[0] + out[1] + out[2] + out[3];
+  return sse_sum(a);
 #else
   float s = 0.0f;
   for (std::int64_t i = 0; i < n; ++i) s += p[i];
   return s;
 #endif
 }
-
-#if defined(__x86_64__) || defined(__i386__)
-// Accumulates the 32-float steps of [p, p + n) into a; n a multiple of 32.
-inline void sse_accumulate(__m128 (&a)[8], const float* p, std::int64_t n) noexcept {
-  for (std::int64_t i = 0; i < n; i += 32) {
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) a[j] = _mm_add_ps(a[j], _mm_load_ps(p + i + 4 * j));
-  }
-}
-#endif
 
 }  // namespace
 
@@ -62,11 +65,7 @@ float read_pass_streams(const float* p, std::int64_t n) noexcept {
     for (int s = 0; s < kReadStreams; ++s) sse_accumulate(a, p + s * part + off, kReadStreamChunk);
   // What the parts leave over (less than a chunk per stream) in one run.
   sse_accumulate(a, p + kReadStreams * part, n - kReadStreams * part);
-  __m128 s = _mm_add_ps(_mm_add_ps(_mm_add_ps(a[0], a[1]), _mm_add_ps(a[2], a[3])),
-                        _mm_add_ps(_mm_add_ps(a[4], a[5]), _mm_add_ps(a[6], a[7])));
-  alignas(16) float out[4];
-  _mm_store_ps(out, s);
-  return out[0] + out[1] + out[2] + out[3];
+  return sse_sum(a);
 #else
   return read_pass_sse(p, n);
 #endif
