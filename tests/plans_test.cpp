@@ -18,6 +18,7 @@
 #include "core/shape_key.hpp"
 #include "exec/executor.hpp"
 #include "exec/executor_small.hpp"
+#include "exec/macro_kernel.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
@@ -99,7 +100,7 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
   const auto nshapes = static_cast<std::size_t>(
       env_int("ADAPTCORE_TEST_PLAN_SHAPES", static_cast<int64_t>(std::size(kShapes))));
   ThreadPools pool;
-  int64_t executed = 0, split_k = 0, padded = 0, transposed = 0, failures = 0;
+  int64_t executed = 0, split_k = 0, padded = 0, transposed = 0, read_ahead = 0, failures = 0;
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (std::size_t si = 0; si < std::min(nshapes, std::size(kShapes)) && failures < 10; ++si) {
@@ -143,6 +144,13 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
             split_k += plan.pk > 1;
             padded += !plan.is_dot() && plan.tail == TailStrategy::Padded;
             transposed += plan.transpose_c;
+            // Blocks whose next rows the first row tile asks for in its depth steps
+            // (UKernelArgs::b_next; more lines than macro_kernel.hpp's kMaxBurstLines).
+            read_ahead += plan.kind == PlanKind::Blocked && plan.prefetch_b && !plan.pack_b &&
+                          plan.tail == TailStrategy::Masked && plan.kc < s.k &&
+                          std::min(plan.kc, s.k - plan.kc) *
+                                  ((std::min<int64_t>(plan.nr, s.n) * 4 + 63) / 64) >
+                              kMaxBurstLines;
             // A split-K plan reduces in a fixed order: a second run gives the same bits.
             if (err.empty() && plan.pk > 1) {
               const std::vector<float> first = c.memory();
@@ -162,10 +170,12 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
   }
   std::printf(
       "[ plans    ] %s: executed %lld candidate plans (%lld split-K, %lld padded tail, %lld C "
-      "transposed)\n",
+      "transposed, %lld reading ahead in the tile)\n",
       to_string(isa), static_cast<long long>(executed), static_cast<long long>(split_k),
-      static_cast<long long>(padded), static_cast<long long>(transposed));
+      static_cast<long long>(padded), static_cast<long long>(transposed),
+      static_cast<long long>(read_ahead));
   EXPECT_GT(executed, 0);
+  EXPECT_GT(read_ahead, 0);
   // Every kernel table with transposed-store tiles had its transposed plans run.
   const auto& tiles = kernels::kernels_for(isa)->tiles;
   if (std::any_of(tiles.begin(), tiles.end(),

@@ -101,6 +101,11 @@ class F32Op : public F32Operands {
   // Whether sweep() may run: a padded tail goes through tile() and its scratch tile.
   bool can_sweep() const noexcept { return !padded_; }
 
+  // Plan::prefetch_b: the register tiles ask for the next depth block's rows themselves
+  // (UKernelArgs::b_next), where the tile is the kernel's own (a padded tail runs the full
+  // tile on packed panels).
+  bool tiles_read_ahead() const noexcept { return !padded_; }
+
   // The tiles of one row tile across nb columns (t.nv unused), B's column tiles b_step bytes
   // apart: the arguments made once, then the same kernel call per column tile with its B, C
   // and width; with prefetch_c, the next column tile's C lines are asked for first.
@@ -146,8 +151,11 @@ class F32Op : public F32Operands {
                        .ldc = t.ldc,
                        .alpha = store_.alpha,
                        .beta = store_.beta_at(t.first),
-                       .n = n};
+                       .n = n,
+                       .b_next = reinterpret_cast<const float*>(t.b_next),
+                       .b_next_rows = t.b_next_rows};
   }
+
 
   // The padded tail: the full tile on the zero-padded panels into a scratch tile, then the
   // valid part (mv x args.n) merged into C.

@@ -76,6 +76,10 @@ struct TileCall {
   int mv, nv;
   bool first;      // the first depth block of the core's slice: the store applies beta
   bool first_row;  // the block's first row tile in this depth block
+  // Plan::prefetch_b on an Op whose tiles read ahead themselves (Op::tiles_read_ahead): the
+  // next depth block's rows of this column tile, for the first row tile to ask for.
+  const unsigned char* b_next;
+  int64_t b_next_rows;
 };
 
 // One dot-product tile: mv x nv at row i, column j of C, over the whole depth.
@@ -120,6 +124,13 @@ inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept 
                     static_cast<int>(std::min<int64_t>(mr, mb)),
                     static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
 }
+
+// Plan::prefetch_b asks for at most this many lines of the next depth block at once, before a
+// column tile; more go through the first row tile's depth steps (UKernelArgs::b_next), a row
+// per step. A burst of 96 (32 rows of a 48-column tile) filled the core's miss buffers and held
+// up the tile's own loads (one Zen 4 core, 8 x 4096 x 4096: 7.5 ms against 3.8 spread over the
+// steps); 32 or fewer ran as fast or faster at once (docs/MODEL.md, *In-place read-ahead*).
+inline constexpr int64_t kMaxBurstLines = 32;
 
 // Depth blocks of at most this many k values run row tile by row tile (run_blocked).
 inline constexpr int64_t kSweepDepth = 8;
@@ -210,15 +221,26 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           if (kb_next > 0) {
             const unsigned char* next = op.b.at(pc + kb, jc + jr);
             const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
-            // Rows closer than a line share lines: one prefetch per line, not per row, whose
-            // extra instructions a short call would notice (docs/MODEL.md M8).
+            if constexpr (requires { op.tiles_read_ahead(); }) {
+              // Rows a line or more apart (in-place B from DRAM is): the first row tile asks
+              // for them over its depth steps, a row a step, while its FMAs run.
+              if (row_bytes >= 64 && kb_next * ceil_div(bytes + 63, int64_t{64}) > kMaxBurstLines &&
+                  op.tiles_read_ahead()) {
+                t.b_next = next, t.b_next_rows = std::min(kb_next, kb);
+                next = nullptr;
+              }
+            }
+            // Otherwise all at once, before the tile. Rows closer than a line share lines: one
+            // prefetch per line, not per row, whose extra instructions a short call would
+            // notice (docs/MODEL.md M8).
             const int64_t r_step = std::max<int64_t>(1, 64 / std::max<int64_t>(row_bytes, 1));
-            for (int64_t r = 0; r < kb_next; r += r_step)
+            for (int64_t r = 0; next != nullptr && r < kb_next; r += r_step)
               for (int64_t col = 0; col < bytes; col += 64)
                 __builtin_prefetch(next + r * row_bytes + col, 0, 2);
           }
           for (int64_t it = 0, ir = 0; it < row_tiles; ++it) {
             place_row_tile(it, ir, jr);
+            if (it == 1) t.b_next = nullptr, t.b_next_rows = 0;  // the first row tile's
             // A shallow tile is over before its C lines arrive from beyond L2: ask for the
             // next tile's lines (with intent to write) while this one computes.
             if (prefetch_c) [[unlikely]]

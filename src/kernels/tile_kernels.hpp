@@ -67,18 +67,32 @@ struct Fp32Tile {
     body<M, L, true>(args, b);
   }
 
+  // Source, with the read-ahead of UKernelArgs::b_next where the call asks for it: a kernel
+  // of its own (out of line), so that calls without it keep their loop as it was.
+  template <int M, int L, class Source>
+  static void run(const UKernelArgs& args, Source b) {
+    if (args.b_next != nullptr) return read_ahead_body<M, L>(args, b);
+    body<M, L>(args, b);
+  }
+  template <int M, int L, class Source>
+  [[gnu::noinline]] static void read_ahead_body(const UKernelArgs& args, Source b) {
+    body<M, L>(args, ReadAheadB<Source, L>{b, reinterpret_cast<const char*>(args.b_next),
+                                           args.ldb * static_cast<int64_t>(sizeof(float)),
+                                           args.b_next_rows});
+  }
+
   template <int M, int L = 1>
   static void tail(const UKernelArgs& args) {
     if constexpr (L < NV) {
       if (args.n > L * V::W) return tail<M, L + 1>(args);
     }
-    body<M, L>(args,
-               LastMaskedB<FmaStep<V>, L>{args.b, args.ldb, V::first(args.n - (L - 1) * V::W)});
+    run<M, L>(args,
+              LastMaskedB<FmaStep<V>, L>{args.b, args.ldb, V::first(args.n - (L - 1) * V::W)});
   }
 
   template <int M>
   static void kernel(const UKernelArgs& args) {
-    if (args.n == NV * V::W) return body<M, NV>(args, PanelB<FmaStep<V>, NV>{args.b, args.ldb});
+    if (args.n == NV * V::W) return run<M, NV>(args, PanelB<FmaStep<V>, NV>{args.b, args.ldb});
     tail<M>(args);
   }
 };

@@ -91,6 +91,34 @@ struct LastMaskedB {
   }
 };
 
+// A source of B that also asks for the rows of a later depth block (UKernelArgs::b_next): one
+// row per step, a prefetch into L2 for each of the row's L vectors, over the first `left` steps.
+// Spread over the steps, the requests leave the core a few at a time while the FMAs run; all of
+// them issued before the tile (one burst per column tile) filled the miss buffers and held up the
+// tile's own loads (docs/MODEL.md, *In-place read-ahead*).
+template <class Inner, int L>
+struct ReadAheadB {
+  static constexpr int kUnroll = Inner::kUnroll;
+  static constexpr bool kHasTail = false;
+  Inner inner;
+  const char* next;
+  int64_t row_bytes;
+  int64_t left;
+
+  template <class R>
+  [[gnu::always_inline]] void load(R (&bv)[L]) {
+    if (left > 0) {
+#pragma GCC unroll 8
+      for (int v = 0; v < L; ++v) __builtin_prefetch(next + v * 64, 0, 2);
+      // The row's last byte: a row that does not start on a line spans L + 1 lines.
+      __builtin_prefetch(next + L * 64 - 1, 0, 2);
+      next += row_bytes;
+      --left;
+    }
+    inner.load(bv);
+  }
+};
+
 // Hands the accumulators over from the mainloop to the epilogue through an empty asm (no
 // instruction): the values leave their registers as they are, and the epilogue's control flow
 // no longer reaches into the loop's register allocation. Without it GCC 12 kept a copy of

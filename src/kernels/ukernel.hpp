@@ -32,6 +32,11 @@ struct UKernelArgs {
   float alpha;
   float beta;  // 0: C is written without being read
   int n;       // valid columns, 1..nr; n < nr uses masked loads and stores
+  // B read in place from DRAM (Plan::prefetch_b): rows of a later depth block to ask for while
+  // this tile computes, ldb apart, one row per depth step over its first b_next_rows steps (a
+  // prefetch into L2 per vector of the row). Null: none.
+  const float* b_next = nullptr;
+  int64_t b_next_rows = 0;
 };
 using UKernelFn = void (*)(const UKernelArgs&);
 
