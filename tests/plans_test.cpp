@@ -18,7 +18,6 @@
 #include "core/shape_key.hpp"
 #include "exec/executor.hpp"
 #include "exec/executor_small.hpp"
-#include "exec/macro_kernel.hpp"
 #include "exec/thread_pool.hpp"
 #include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
@@ -145,12 +144,11 @@ TEST_P(Plans, EveryCandidateIsCorrect) {
             padded += !plan.is_dot() && plan.tail == TailStrategy::Padded;
             transposed += plan.transpose_c;
             // Blocks whose next rows the first row tile asks for in its depth steps
-            // (UKernelArgs::b_next; more lines than macro_kernel.hpp's kMaxBurstLines).
+            // (UKernelArgs::b_next; plan.hpp's reads_ahead_in_tile).
             read_ahead += plan.kind == PlanKind::Blocked && plan.prefetch_b && !plan.pack_b &&
                           plan.tail == TailStrategy::Masked && plan.kc < s.k &&
-                          std::min(plan.kc, s.k - plan.kc) *
-                                  ((std::min<int64_t>(plan.nr, s.n) * 4 + 63) / 64) >
-                              kMaxBurstLines;
+                          reads_ahead_in_tile(std::min(plan.kc, s.k - plan.kc),
+                                              std::min<int64_t>(plan.nr, s.n) * 4);
             // A split-K plan reduces in a fixed order: a second run gives the same bits.
             if (err.empty() && plan.pk > 1) {
               const std::vector<float> first = c.memory();

@@ -125,13 +125,6 @@ inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept 
                     static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
 }
 
-// Plan::prefetch_b asks for at most this many lines of the next depth block at once, before a
-// column tile; more go through the first row tile's depth steps (UKernelArgs::b_next), a row
-// per step. A burst of 96 (32 rows of a 48-column tile) filled the core's miss buffers and held
-// up the tile's own loads (one Zen 4 core, 8 x 4096 x 4096: 7.5 ms against 3.8 spread over the
-// steps); 32 or fewer ran as fast or faster at once (docs/MODEL.md, *In-place read-ahead*).
-inline constexpr int64_t kMaxBurstLines = 32;
-
 // Depth blocks of at most this many k values run row tile by row tile (run_blocked).
 inline constexpr int64_t kSweepDepth = 8;
 
@@ -224,8 +217,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             if constexpr (requires { op.tiles_read_ahead(); }) {
               // Rows a line or more apart (in-place B from DRAM is): the first row tile asks
               // for them over its depth steps, a row a step, while its FMAs run.
-              if (row_bytes >= 64 && kb_next * ceil_div(bytes + 63, int64_t{64}) > kMaxBurstLines &&
-                  op.tiles_read_ahead()) {
+              if (row_bytes >= 64 && reads_ahead_in_tile(kb_next, bytes) && op.tiles_read_ahead()) {
                 t.b_next = next, t.b_next_rows = std::min(kb_next, kb);
                 next = nullptr;
               }

@@ -58,6 +58,20 @@ enum class APacking : std::uint8_t { Elements = 0, Words = 1 };
 // Depth of the shallow blocks that may prefetch C (Plan::prefetch_c), in packed steps.
 inline constexpr int64_t kPrefetchCSteps = 48;
 
+// Plan::prefetch_b asks for at most this many lines of the next depth block at once, before a
+// column tile; more go through the first row tile's depth steps (UKernelArgs::b_next), a row
+// per step. A burst of 96 (32 rows of a 48-column tile) filled the core's miss buffers and held
+// up the tile's own loads (one Zen 4 core, 8 x 4096 x 4096: 7.5 ms against 3.8 spread over the
+// steps); 32 or fewer ran as fast or faster at once (docs/MODEL.md, *In-place read-ahead*).
+inline constexpr int64_t kMaxBurstLines = 32;
+
+// Whether the read-ahead of `rows` rows of `row_bytes` bytes each (a column tile's width of
+// in-place B) goes through the tile's depth steps rather than in one burst (the executor's rule,
+// which the model prices).
+inline constexpr bool reads_ahead_in_tile(int64_t rows, int64_t row_bytes) noexcept {
+  return rows * ((row_bytes + 63) / 64) > kMaxBurstLines;
+}
+
 struct Plan {
   PlanKind kind = PlanKind::Blocked;
   Isa isa = Isa::Generic;
