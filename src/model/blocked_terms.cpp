@@ -316,6 +316,14 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
   double streams = 1.0;
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
     streams = dram_row_stream_efficiency(s.kc);
+    // Read ahead through the tile's depth steps (Plan::prefetch_b, the executor's rule in
+    // plan.hpp): its rows come at the full rate while the next block, asked for a block
+    // traversal early, stays in half of L2 until the tile reads it (F29).
+    if (p.prefetch_b && !p.pack_b &&
+        reads_ahead_in_tile(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nr * s.eb))) {
+      const double held_rows = 0.5 * static_cast<double>(hw_.l2_bytes) / (s.eb * s.n_t);
+      streams = std::max(streams, std::min(1.0, std::min(kReadAheadRows, held_rows) / s.kc));
+    }
     if (s.row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
   }
   return streams;

@@ -37,6 +37,12 @@ inline constexpr double kResidentShare = 0.5;
 // Concurrent row streams from DRAM the hardware prefetchers follow at full bandwidth; past it a
 // core gets (kStreamsTracked / rows)^(1/4) of the bandwidth. F3.
 inline constexpr double kStreamsTracked = 8.0;
+// Rows of in-place B a block's read-ahead through the tile's depth steps (reads_ahead_in_tile)
+// keeps at the full DRAM rate: the software requests replace the hardware streams, up to the
+// rows whose pages and lines the core still holds from one block to the next; beyond, the share
+// falls as kReadAheadRows / kc (one Zen 4 core, 8 x 4096 x 4096: kc 32-128 within 10% of each
+// other, kc 256 1.6x slower). F29.
+inline constexpr double kReadAheadRows = 128.0;
 // Cycles of a first-level TLB miss that hits the second level, not covered by the FMAs. F4.
 inline constexpr double kDtlbMissCycles = 7.0;
 // Bytes of bandwidth a read from DRAM loses at the start of every contiguous run: the
