@@ -318,8 +318,9 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
     streams = dram_row_stream_efficiency(s.kc);
     // Read ahead through the tile's depth steps (Plan::prefetch_b, the executor's rule in
     // plan.hpp): its rows come at the full rate while the next block, asked for a block
-    // traversal early, stays in half of L2 until the tile reads it (F29).
-    if (p.prefetch_b && !p.pack_b &&
+    // traversal early, stays in half of L2 until the tile reads it, for a core of enough rows
+    // that its FMAs cover the requests (F29).
+    if (p.prefetch_b && !p.pack_b && s.m_t >= kReadAheadMinRows &&
         reads_ahead_in_tile(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nr * s.eb))) {
       const double held_rows = 0.5 * static_cast<double>(hw_.l2_bytes) / (s.eb * s.n_t);
       streams = std::max(streams, std::min(1.0, std::min(kReadAheadRows, held_rows) / s.kc));
