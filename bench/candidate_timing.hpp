@@ -56,9 +56,8 @@ inline std::vector<std::size_t> selected_candidates(const Explanation& e,
 
 // `e` with a plan added for every name in `names` that is no candidate but differs from one only
 // in its mc, nc or kc (the name's values replace the candidate's), or, reading B in place, in
-// prefetchB: blockings the generator does
-// not offer, timed beside those it does. Their prediction shows as 0; the executor checks them
-// like any plan.
+// prefetchB: blockings the generator does not offer, timed beside those it does. Their
+// prediction shows as 0; the executor checks them like any plan.
 inline Explanation with_blocking_variants(Explanation e, const std::string& names) {
   auto field = [](const std::string& name, const char* key, int64_t& v) {
     const std::size_t at = name.find(std::string(" ") + key + "=");

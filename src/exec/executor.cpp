@@ -156,7 +156,6 @@ class F32Op : public F32Operands {
                        .b_next_rows = t.b_next_rows};
   }
 
-
   // The padded tail: the full tile on the zero-padded panels into a scratch tile, then the
   // valid part (mv x args.n) merged into C.
   void padded_tile(const UKernelArgs& args, AMode mode, int mv) const {
