@@ -21,6 +21,7 @@
 #include "exec/thread_pool.hpp"
 #include "kernels/registry.hpp"
 #include "plan/candidates.hpp"
+#include "plan/core_grid.hpp"
 #include "test_util.hpp"
 #include "thread_pools.hpp"
 
@@ -284,6 +285,61 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
       EXPECT_GT(in_place, 0) << "no in-place plan over several depth blocks for " << m << "x" << n;
     }
   }
+}
+
+// In-place B read ahead through the tiles in column blocks narrower than C (Plan::nc): offered
+// where the core's whole width at that depth would not leave the next block in half of L2 (here
+// a profile of a 64 KiB L2, so that small shapes get them), and right, including the read-ahead
+// of the next column block's first depth block, a last column block narrower than the others
+// and a last depth block shorter than kc.
+TEST_P(Plans, ReadAheadColumnBlocksFitHalfOfL2) {
+  HardwareProfile hw = detected_hardware();
+  hw.l2_bytes = 64 * 1024;
+  const Isa isa = GetParam();
+  if (isa != Isa::Generic)
+    ADAPTCORE_SKIP_WITHOUT(
+        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
+        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+  const TypeConfig cfg = type_config(ks, hw);
+  ThreadPools pool;
+  std::mt19937 rng(31);
+  int64_t narrow = 0;
+  for (const Shape s : {Shape{8, 300, 700}, Shape{16, 250, 530}, Shape{3, 400, 300}}) {
+    const Variant v{Layout::RowMajor, Trans::No, Trans::No};
+    Inputs in(s, v, rng);
+    Stored c0(s.m, s.n, v.layout, s.n, 3);
+    c0.fill([](int64_t, int64_t) { return qnan(); });
+    const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a, in.b, 0.0f, c0);
+    for (int threads : {1, 2}) {
+      Stored c = c0;
+      GemmProblem prob;
+      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a.data(), in.a.ld(),
+                             in.b.data(), in.b.ld(), 0.0f, c.data(), c.ld(), prob),
+                Status::Ok);
+      ShapeKey key = make_key(prob, isa, threads);
+      key.cold = true;
+      for (const Plan& p : all_candidates(key, hw, ks)) {
+        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b ||
+            p.nc >= core_share(s.n, p.nr, p.pn))
+          continue;
+        if (!cfg.prefetch_b) continue;
+        ++narrow;
+        EXPECT_TRUE(p.prefetch_b) << describe(p);
+        EXPECT_LE(p.kc * p.nc * 4, hw.l2_bytes / 2) << describe(p);
+        EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
+        c = c0;
+        prob.c = c.data();
+        const Status st = execute(p, prob, ks, pool(p.threads()));
+        EXPECT_EQ(st == Status::Ok ? check_result(c, ref) : to_string(st), "")
+            << s.m << "x" << s.n << "x" << s.k << " threads " << threads << " [" << describe(p)
+            << "]";
+      }
+    }
+  }
+  std::printf("[ plans    ] %s: %lld plans in column blocks narrower than a core's columns\n",
+              to_string(isa), static_cast<long long>(narrow));
+  if (cfg.prefetch_b) EXPECT_GT(narrow, 0);
 }
 
 // Transposed plans that the small-problem executor runs (op(A)^T packed on its stack, or read

@@ -162,9 +162,15 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         // whole block traversal (every other panel) before the kernel needs them. B rows from
         // DRAM are one prefetch stream each and the hardware follows only a few, so short
         // blocks over long rows otherwise wait on every miss.
-        const int64_t kb_next = p.prefetch_b && ic == blk.m0 && !p.pack_b && op.b.cs == 1
-                                    ? std::min(p.kc, blk.k1 - pc - kb)
-                                    : 0;
+        // After the last depth block of a column block, the next column block's first one
+        // (the same columns within it): narrow column blocks (Plan::nc) turn over often.
+        const bool reads_next = p.prefetch_b && ic == blk.m0 && !p.pack_b && op.b.cs == 1;
+        const bool next_panel = pc + kb >= blk.k1;
+        const int64_t kb_next = !reads_next ? 0
+                                : next_panel
+                                    ? (jc + nb < blk.n1 ? std::min(p.kc, blk.k1 - blk.k0) : 0)
+                                    : std::min(p.kc, blk.k1 - pc - kb);
+        const int64_t nb_next = next_panel ? std::min(p.nc, blk.n1 - jc - nb) : nb;
 
         // A read in place: the block's rows in row tiles of even heights (13 rows of a 6-row
         // tile as 5 + 4 + 4, not 6 + 6 + 1), as the kernels run any height up to mr; a
@@ -211,9 +217,12 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           t.b = p.pack_b ? s.b + jr * steps * 4
                 : panels ? op.b.panel_at(pc, jc + jr)
                          : b_block + jr * b_col_bytes;
-          if (kb_next > 0) {
-            const unsigned char* next = op.b.at(pc + kb, jc + jr);
-            const int64_t row_bytes = op.b.rs * op.b.eb, bytes = t.nv * op.b.eb;
+          t.b_next = nullptr, t.b_next_rows = 0;
+          if (kb_next > 0 && jr < nb_next) {
+            const unsigned char* next =
+                next_panel ? op.b.at(blk.k0, jc + nb + jr) : op.b.at(pc + kb, jc + jr);
+            const int64_t row_bytes = op.b.rs * op.b.eb,
+                          bytes = std::min<int64_t>(t.nv, nb_next - jr) * op.b.eb;
             if constexpr (requires { op.tiles_read_ahead(); }) {
               // Rows a line or more apart (in-place B from DRAM is): the first row tile asks
               // for them over its depth steps, a row a step, while its FMAs run.

@@ -320,12 +320,17 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
     // plan.hpp): its rows come at the full rate while the next block, asked for a block
     // traversal early, stays in half of L2 until the tile reads it, for a core of enough rows
     // that its FMAs cover the requests (F29).
-    if (p.prefetch_b && !p.pack_b && s.m_t >= kReadAheadMinRows &&
-        reads_ahead_in_tile(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nr * s.eb))) {
-      const double held_rows = 0.5 * static_cast<double>(hw_.l2_bytes) / (s.eb * s.n_t);
+    // The next block is one column block (Plan::nc) wide; its rows are asked for in software,
+    // so a narrow block's short runs do not restart the hardware streams (F5 below).
+    const bool read_ahead =
+        p.prefetch_b && !p.pack_b && s.m_t >= kReadAheadMinRows &&
+        reads_ahead_in_tile(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nr * s.eb));
+    if (read_ahead) {
+      const double held_rows = 0.5 * static_cast<double>(hw_.l2_bytes) / (s.eb * s.nc);
       streams = std::max(streams, std::min(1.0, std::min(kReadAheadRows, held_rows) / s.kc));
     }
-    if (s.row_tiles <= 1) streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
+    if (s.row_tiles <= 1 && !(read_ahead && s.nc < s.n_t))
+      streams /= 1 + kDramRunRampBytes / run_bytes(s.eb, s.n_t, s.n);
   }
   return streams;
 }

@@ -22,6 +22,10 @@ constexpr int64_t kKcDecode = 8, kKcStreaming = 32;
 // row tile of the block meets it, and its row streams from DRAM are few enough
 // (docs/MODEL.md M10).
 constexpr int64_t kKcInPlace = 64;
+// In-place B read ahead through the tile's depth steps (reads_ahead_in_tile): the deepest block
+// whose rows still come at the full rate (docs/MODEL.md F29), in column blocks narrow enough that
+// the next block waits in half of L2 (a wide B at full width would need a shallow block).
+constexpr int64_t kKcReadAhead = 128;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
 // In-place B rows the hardware prefetchers stream by themselves for a tile of at most
@@ -175,9 +179,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
           opts = {kKcInPlace, kcs[0], kcs[1], key.k, kc_fit}, n_opts = 4;
           if (kc_fit > kcs[1] && kc_fit < key.k) n_opts = 5;
         } else if (key.m <= kDecodeRows) {
-          opts = {kKcDecode, kKcStreaming, kcs[0]}, n_opts = 3;
+          opts = {kKcDecode, kKcStreaming, kcs[0], kKcReadAhead}, n_opts = cfg.prefetch_b ? 4 : 3;
         } else {
-          opts = {kKcStreaming, kKcInPlace, kcs[0]}, n_opts = 3;
+          opts = {kKcStreaming, kKcInPlace, kcs[0], kKcReadAhead}, n_opts = cfg.prefetch_b ? 4 : 3;
         }
         std::array<int64_t, 5> used{};
         std::size_t n_used = 0;
@@ -222,6 +226,22 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             p.prefetch_b = prefetches_b(key, hw, cfg, p, m_t, n_t);
             p.transpose_c = transposed;
             out.push_back(p);
+            // In-place B read ahead through the tile: the same depth over column blocks whose
+            // next block fits half of L2, where the core's whole width would not.
+            if (p.prefetch_b && p.kc >= kKcStreaming &&
+                reads_ahead_in_tile(p.kc, int64_t{cfg.in_bytes} * nr)) {
+              const int64_t nc_ahead =
+                  round_down_min1(hw.l2_bytes / 2 / (int64_t{cfg.in_bytes} * p.kc), nr);
+              if (nc_ahead < n_t) {
+                // Blocks of even widths (4096 columns at most 4080 wide: 2 x 2048, not
+                // 4080 + 16), whole tiles each.
+                int64_t blocks = ceil_div(n_t, nc_ahead), nc = 0;
+                while ((nc = round_up(ceil_div(n_t, blocks), int64_t{nr})) > nc_ahead) ++blocks;
+                Plan q = p;
+                q.nc = nc;
+                out.push_back(q);
+              }
+            }
             if (panels && nc_l3 < n_t && key.m > p.mc) {
               Plan q = p;
               q.nc = nc_l3;
