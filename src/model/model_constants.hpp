@@ -43,9 +43,10 @@ inline constexpr double kStreamsTracked = 8.0;
 // falls as kReadAheadRows / kc (one Zen 4 core, 8 x 4096 x 4096: kc 32-128 within 10% of each
 // other, kc 256 1.6x slower). F29.
 inline constexpr double kReadAheadRows = 128.0;
-// Rows of C a core needs for F29: fewer leave too few FMAs per request (4 x 8192 x 8192, two
-// threads: `kc` 32 through the tile 12.8 ms, `kc` 8 in bursts 9.9-10.9; 8 rows gained 1.36-1.48x).
-inline constexpr double kReadAheadMinRows = 8.0;
+// Rows of C a core needs for F29: fewer leave too few FMAs per request (docs/MODEL.md, *Column
+// blocks for the read-ahead*: at two threads 4 and 5 rows lost up to 1.4x at `kc` 128, 6 and 7
+// rows gained up to 1.6x).
+inline constexpr double kReadAheadMinRows = 6.0;
 // Cycles of a first-level TLB miss that hits the second level, not covered by the FMAs. F4.
 inline constexpr double kDtlbMissCycles = 7.0;
 // Bytes of bandwidth a read from DRAM loses at the start of every contiguous run: the
