@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "adaptcore/hardware.hpp"
 #include "adaptcore/types.hpp"
 #include "kernels/registry.hpp"
 
@@ -121,4 +122,17 @@ inline const bool kFeatureLogRegistered = (FeatureLog::get(), true);
                << ": the CPU has it, but the library does not offer it (build or detection)"; \
       GTEST_SKIP() << ::adaptcore::test::feature_name(feature) << " is not on this CPU";      \
     }                                                                                         \
+  } while (0)
+
+// The same for a fp32 path's kernel table (Generic, Avx2 or Avx512): run where the library
+// detects the level and has its kernels; the generic path always runs.
+#define ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa)                                                \
+  do {                                                                                          \
+    const ::adaptcore::Isa adaptcore_isa_ = (isa);                                              \
+    if (adaptcore_isa_ != ::adaptcore::Isa::Generic)                                            \
+      ADAPTCORE_SKIP_WITHOUT(adaptcore_isa_ == ::adaptcore::Isa::Avx2                           \
+                                 ? ::adaptcore::test::CpuFeature::Avx2                          \
+                                 : ::adaptcore::test::CpuFeature::Avx512,                       \
+                             ::adaptcore::detected_hardware().supports(adaptcore_isa_) &&       \
+                                 ::adaptcore::kernels::kernels_for(adaptcore_isa_) != nullptr); \
   } while (0)

@@ -33,10 +33,7 @@ class Packing : public ::testing::TestWithParam<Isa> {};
 
 TEST_P(Packing, PanelsMatchTheScalarReference) {
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -93,10 +90,7 @@ TEST_P(Packing, PanelsMatchTheScalarReference) {
 // padded, row counts below, at and past 16, column counts below and past a 16-step block.
 TEST_P(Packing, BlockTransposeMatchesTheScalarReference) {
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ASSERT_NE(ks.transpose, nullptr);
   std::mt19937 rng(9);

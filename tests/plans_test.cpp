@@ -93,10 +93,7 @@ class Plans : public ::testing::TestWithParam<Isa> {};
 TEST_P(Plans, EveryCandidateIsCorrect) {
   const HardwareProfile& hw = detected_hardware();
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const auto nshapes = static_cast<std::size_t>(
       env_int("ADAPTCORE_TEST_PLAN_SHAPES", static_cast<int64_t>(std::size(kShapes))));
   ThreadPools pool;
@@ -191,10 +188,7 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
   HardwareProfile hw = detected_hardware();
   hw.l2_bytes = 4096;
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ThreadPool pool2(2);
   std::mt19937 rng(23);
@@ -296,10 +290,7 @@ TEST_P(Plans, ReadAheadColumnBlocksFitHalfOfL2) {
   HardwareProfile hw = detected_hardware();
   hw.l2_bytes = 64 * 1024;
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   const TypeConfig cfg = type_config(ks, hw);
   ThreadPools pool;
@@ -348,10 +339,7 @@ TEST_P(Plans, ReadAheadColumnBlocksFitHalfOfL2) {
 TEST_P(Plans, TransposedPlansOnTheSmallExecutorMatchTheExecutor) {
   const HardwareProfile& hw = detected_hardware();
   const Isa isa = GetParam();
-  if (isa != Isa::Generic)
-    ADAPTCORE_SKIP_WITHOUT(
-        isa == Isa::Avx2 ? test::CpuFeature::Avx2 : test::CpuFeature::Avx512,
-        detected_hardware().supports(isa) && kernels::kernels_for(isa) != nullptr);
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   ThreadPool pool(1);
   std::mt19937 rng(29);
