@@ -125,8 +125,10 @@ inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept 
                     static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
 }
 
-// Depth blocks of at most this many k values run row tile by row tile (run_blocked).
-inline constexpr int64_t kSweepDepth = 8;
+// Depth blocks of at most this many k values run row tile by row tile (run_blocked; up to 32
+// the rows of C written in turn beat the column strips at every shape measured, docs/MODEL.md
+// M17).
+inline constexpr int64_t kSweepDepth = 32;
 
 // The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
 // [pack A] -> jr -> ir -> micro-kernel, over the block's rows, columns and depth slice.
@@ -183,11 +185,11 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         const int64_t taller = p.pack_a ? row_tiles : mb - (even - 1) * row_tiles;
         TileCall t{};
         t.kb = kb, t.steps = steps, t.pc = pc, t.first = first;
-        // A shallow block (a few depth steps) is over in fewer cycles than the tile loop's own
-        // bookkeeping takes, and its B block is small enough to stay close in any order: each
-        // row tile sweeps the columns in one call of the Op, the kernel arguments made once,
-        // and C is written row panel by row panel instead of in column strips that touch a
-        // page per row (docs/MODEL.md M7).
+        // A shallow block (up to kSweepDepth steps) is over in few cycles next to the tile
+        // loop's own bookkeeping and C's traffic, and its B block is small enough to stay close
+        // in any order: each row tile sweeps the columns in one call of the Op, the kernel
+        // arguments made once, and C is written row panel by row panel instead of in column
+        // strips that touch a page per row (docs/MODEL.md M7, M17).
         // Row tile `it`, starting at row ir of the block and column j of the panel.
         auto place_row_tile = [&](int64_t it, int64_t ir, int64_t j) {
           t.mv = static_cast<int>(std::min<int64_t>(it < taller ? even : even - 1, mb - ir));
