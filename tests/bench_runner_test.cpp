@@ -123,6 +123,42 @@ TEST(BenchRunner, WarmOperandsAreRecordedAndLimitedByTheCache) {
             0.5 * cold["records"][0]["limit_us"].get<double>());
 }
 
+// Decode shapes of a cold run (M <= 16, at least 16 MiB read) are graded against the stream rate
+// read beside them; other shapes and warm runs are not.
+TEST(BenchRunner, ColdDecodeShapesGetTheStreamRateReadBesideThem) {
+  const std::string path = ::testing::TempDir() + "decode_suite.txt";
+  std::ofstream(path) << "2 2048 2048\n2 40 24\n";
+  RunOptions o = quick(path);
+  o.vendors = false;
+  o.pool_bytes = 64.0 * 1024 * 1024;
+  const nlohmann::ordered_json cold = run_benchmark(o, nullptr);
+  ASSERT_EQ(cold["records"].size(), 2u);
+  const auto& decode = cold["records"][0];
+  const auto& small = cold["records"][1];
+  ASSERT_TRUE(decode.contains("stream_gbs_near"));
+  EXPECT_GT(decode["stream_gbs_near"].get<double>(), 0.0);
+  ASSERT_TRUE(decode.contains("stream_fraction"));
+  const double bytes = 4.0 * (2 * 2048 + 2048 * 2048 + 2 * 2048);
+  EXPECT_NEAR(
+      decode["stream_fraction"].get<double>(),
+      bytes / (decode["median_us"].get<double>() * 1e3) / decode["stream_gbs_near"].get<double>(),
+      1e-9);
+  EXPECT_FALSE(small.contains("stream_fraction"));
+  ASSERT_TRUE(cold.contains("decode_stream"));
+  const auto& summary = cold["decode_stream"];
+  EXPECT_EQ(summary["shapes"], 1);
+  EXPECT_DOUBLE_EQ(summary["min"].get<double>(), decode["stream_fraction"].get<double>());
+  EXPECT_DOUBLE_EQ(summary["median"].get<double>(), decode["stream_fraction"].get<double>());
+  EXPECT_EQ(summary["at_least"], decode["stream_fraction"].get<double>() >= 0.9 ? 1 : 0);
+  ASSERT_TRUE(summary["by_m"].contains("2"));
+  EXPECT_EQ(summary["by_m"]["2"]["shapes"], 1);
+
+  o.warm = true;
+  const nlohmann::ordered_json warm = run_benchmark(o, nullptr);
+  EXPECT_FALSE(warm.contains("decode_stream"));
+  EXPECT_FALSE(warm["records"][0].contains("stream_fraction"));
+}
+
 // The stated rule for shapes longer than the target: 7 timed calls a round, not fewer.
 TEST(BenchRunner, LongCallsGetSevenTimedCallsARound) {
   const std::string path = ::testing::TempDir() + "long_suite.txt";

@@ -142,6 +142,21 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
     }
     os << '\n';
   }
+  // Decode shapes (cold) against the calibration's stream rate read beside them.
+  if (const auto d = doc.find("decode_stream"); d != doc.end()) {
+    const auto& v = *d;
+    os << "\n  decode (M <= 16, >= 16 MiB read, cold): adaptcore's bytes / time over the stream "
+          "rate "
+          "`adaptcore calibrate` reads, taken beside each chunk\n";
+    auto line = [&](const std::string& label, const nlohmann::ordered_json& p) {
+      os << "  " << std::left << std::setw(10) << label << std::right << std::setw(4)
+         << p["shapes"].get<int>() << " shapes  min " << fixed(p["min"].get<double>(), 2)
+         << "  median " << fixed(p["median"].get<double>(), 2) << "  " << p["at_least"].get<int>()
+         << " at " << fixed(v["share"].get<double>(), 2) << " or more\n";
+    };
+    line("all", v);
+    for (const auto& [rows, p] : v["by_m"].items()) line("M = " + rows, p);
+  }
   int wrong = 0;
   for (const auto& c : m.correctness) wrong += c.wrong + c.failed;
   os << "\n  correctness: "

@@ -37,12 +37,15 @@ std::string table(const nlohmann::ordered_json& records, std::initializer_list<c
 
 std::string results_csv(const nlohmann::ordered_json& run) {
   static const nlohmann::ordered_json empty = nlohmann::ordered_json::array();
-  return table(run.contains("records") ? run["records"] : empty,
+  const auto& records = run.contains("records") ? run["records"] : empty;
+  // clang-format off
+  return table(records,
                {"shape",        "m",      "n",       "k",        "trans_a",     "trans_b",
                 "lda",          "ldb",    "ldc",     "tag",      "m_class",     "n_class",
                 "lib",          "status", "correct", "error",    "setup_us",    "median_us",
                 "min_us",       "reps",   "gflops",  "limit_us", "limit_bound", "limit_fraction",
-                "predicted_us", "plan",   "taxonomy"});
+                "predicted_us", "plan",   "taxonomy", "stream_gbs_near", "stream_fraction"});
+  // clang-format on
 }
 
 std::string predicted_csv(const nlohmann::ordered_json& records) {

@@ -173,6 +173,41 @@ std::unique_ptr<Context> bench_context(const RunOptions& o) {
   return ctx;
 }
 
+// A decode shape of the issue targets: at most 16 rows of C, at least 16 MiB of bytes to read
+// (the weights, nearly all of them), which a decode call streams from DRAM.
+constexpr int64_t kDecodeMaxRows = 16;
+constexpr double kDecodeMinBytes = 16.0 * 1024 * 1024;
+bool is_decode(const SuiteShape& s, const HardwareLimit& limit) {
+  return s.m <= kDecodeMaxRows && limit.min_bytes >= kDecodeMinBytes;
+}
+
+// adaptcore's decode shapes as fractions of the stream rate read beside them: how many, the
+// lowest and the median, how many reach kDecodeStreamShare, and the same per M.
+constexpr double kDecodeStreamShare = 0.9;
+Json decode_stream_summary(std::vector<std::pair<int64_t, double>> fractions) {
+  auto part = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    const double median = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    const auto reach =
+        std::count_if(v.begin(), v.end(), [](double f) { return f >= kDecodeStreamShare; });
+    return Json{{"shapes", n}, {"min", v.front()}, {"median", median}, {"at_least", reach}};
+  };
+  std::sort(fractions.begin(), fractions.end());
+  std::vector<double> all;
+  Json by_m = Json::object();
+  for (std::size_t i = 0; i < fractions.size();) {
+    std::vector<double> one;
+    const int64_t m = fractions[i].first;
+    for (; i < fractions.size() && fractions[i].first == m; ++i) one.push_back(fractions[i].second);
+    all.insert(all.end(), one.begin(), one.end());
+    by_m[std::to_string(m)] = part(one);
+  }
+  Json doc = part(all);
+  doc["share"] = kDecodeStreamShare;
+  doc["by_m"] = std::move(by_m);
+  return doc;
+}
 }  // namespace
 
 Json predict_suite(const RunOptions& o, const std::vector<SuiteShape>& shapes) {
@@ -317,6 +352,7 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   // tenants, clocks) hit every library alike. A chunk's operand pools stay allocated for it.
   const bool tty = progress != nullptr && isatty(STDERR_FILENO) != 0;
   std::vector<Json> slots(kept.size() * contenders.size());
+  std::vector<double> stream_near(kept.size(), 0.0);  // per kept shape: 0, or the chunk's reading
   const double t0 = am::now_seconds();
   double last_report = -1;
   for (std::size_t begin = 0; begin < kept.size();) {
@@ -332,6 +368,13 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
       pools.push_back(bench->shape(shapes[kept[end]]));
       chunk_bytes += pools.back()->bytes();
       ++end;
+    }
+    // A chunk with decode shapes takes the calibration's stream rate beside them (cold runs).
+    double near = 0;
+    for (std::size_t idx = begin; idx < end && !o.warm; ++idx) {
+      if (!is_decode(shapes[kept[idx]], bench->limit(shapes[kept[idx]]))) continue;
+      if (near == 0) near = am::measure_stream_bandwidth(threads, probe_bytes);
+      stream_near[idx] = near;
     }
     // Rounds alternate the order of the libraries (forward, backward, ...).
     std::vector<std::size_t> next(end - begin, 0);
@@ -416,6 +459,20 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   doc["dram_probes"] = dram_probes;
   doc["dram_observed_gbs"] = observed_dram;
   doc["dram_observed_shape"] = observed_shape;
+  // Decode shapes against the stream rate read beside them (measure_stream_bandwidth).
+  std::vector<std::pair<int64_t, double>> decode_fractions;  // (m, adaptcore's fraction)
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    Json& r = slots[i];
+    const double near = stream_near[i / contenders.size()];
+    if (near <= 0 || !r.contains("limit_us")) continue;
+    r["stream_gbs_near"] = near;
+    if (r["status"] != "ok" || r["median_us"].get<double>() <= 0) continue;
+    const SuiteShape& s = shapes[kept[i / contenders.size()]];
+    const double fraction = bench->limit(s).min_bytes / (r["median_us"].get<double>() * 1e3) / near;
+    r["stream_fraction"] = fraction;
+    if (r["lib"] == "adaptcore") decode_fractions.emplace_back(s.m, fraction);
+  }
+  if (!decode_fractions.empty()) doc["decode_stream"] = decode_stream_summary(decode_fractions);
   Json records = Json::array();
   for (std::size_t i = 0; i < slots.size(); ++i) {
     Json& r = slots[i];

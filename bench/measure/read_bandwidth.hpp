@@ -13,4 +13,11 @@ namespace adaptcore::measure {
 // one that reads several streams at once); 0 if the buffer cannot be allocated.
 double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 9);
 
+// The stream rate `adaptcore calibrate` stores as the DRAM bandwidth, taken now and as it takes
+// it: the faster of the plain and the prefetching single-stream loops (each thread one stream
+// over its share), each loop's median of `passes` passes. Decode targets are stated against it, and
+// this host's DRAM moves by a third within minutes, so a benchmark takes it beside the shapes it
+// grades.
+double measure_stream_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 5);
+
 }  // namespace adaptcore::measure
