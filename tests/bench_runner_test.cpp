@@ -33,6 +33,16 @@ RunOptions quick(const std::string& suite) {
   return o;
 }
 
+// adaptcore alone on a suite file of these shapes, cold in a pool of 64 MiB.
+RunOptions adaptcore_in_pool(const std::string& name, const std::string& shapes) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << shapes;
+  RunOptions o = quick(path);
+  o.vendors = false;
+  o.pool_bytes = 64.0 * 1024 * 1024;
+  return o;
+}
+
 TEST(BenchRunner, RecordsFollowTheSchema) {
   RunOptions o = quick(write_suite());
   o.libs = {"no-such-library"};
@@ -103,11 +113,7 @@ TEST(BenchRunner, MaxGflopSkipsLargeShapesAndBadOptionsThrow) {
 // bandwidth of the cache that holds that set, not DRAM's. 1 x 512 x 256 reads a 512 KiB B:
 // memory-bound either way, from L2 warm, from DRAM when 64 MiB of sets rotate.
 TEST(BenchRunner, WarmOperandsAreRecordedAndLimitedByTheCache) {
-  const std::string path = ::testing::TempDir() + "warm_suite.txt";
-  std::ofstream(path) << "1 512 256\n";
-  RunOptions o = quick(path);
-  o.vendors = false;
-  o.pool_bytes = 64.0 * 1024 * 1024;
+  RunOptions o = adaptcore_in_pool("warm_suite.txt", "1 512 256\n");
   const nlohmann::ordered_json cold = run_benchmark(o, nullptr);
   o.warm = true;
   const nlohmann::ordered_json warm = run_benchmark(o, nullptr);
@@ -126,11 +132,7 @@ TEST(BenchRunner, WarmOperandsAreRecordedAndLimitedByTheCache) {
 // Decode shapes of a cold run (M <= 16, at least 16 MiB read) are graded against the stream rate
 // read beside them; other shapes and warm runs are not.
 TEST(BenchRunner, ColdDecodeShapesGetTheStreamRateReadBesideThem) {
-  const std::string path = ::testing::TempDir() + "decode_suite.txt";
-  std::ofstream(path) << "2 2048 2048\n2 40 24\n";
-  RunOptions o = quick(path);
-  o.vendors = false;
-  o.pool_bytes = 64.0 * 1024 * 1024;
+  RunOptions o = adaptcore_in_pool("decode_suite.txt", "2 2048 2048\n2 40 24\n");
   const nlohmann::ordered_json cold = run_benchmark(o, nullptr);
   ASSERT_EQ(cold["records"].size(), 2u);
   const auto& decode = cold["records"][0];
