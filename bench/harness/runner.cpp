@@ -185,13 +185,13 @@ bool is_decode(const SuiteShape& s, const HardwareLimit& limit) {
 // lowest and the median, how many reach kDecodeStreamShare, and the same per M.
 constexpr double kDecodeStreamShare = 0.9;
 Json decode_stream_summary(std::vector<std::pair<int64_t, double>> fractions) {
-  auto part = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    const double median = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  auto part = [](const std::vector<double>& v) {
     const auto reach =
         std::count_if(v.begin(), v.end(), [](double f) { return f >= kDecodeStreamShare; });
-    return Json{{"shapes", n}, {"min", v.front()}, {"median", median}, {"at_least", reach}};
+    return Json{{"shapes", v.size()},
+                {"min", am::minimum(v)},
+                {"median", am::median(v)},
+                {"at_least", reach}};
   };
   std::sort(fractions.begin(), fractions.end());
   std::vector<double> all;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "adaptcore/hardware.hpp"
+#include "measure/bench_util.hpp"
 #include "measure/read_loops.hpp"
 
 namespace adaptcore::measure {
@@ -84,9 +85,7 @@ double measure_stream_bandwidth(int threads, std::int64_t bytes, int passes) {
   for (std::size_t loop = 0; loop < 2; ++loop) {
     std::vector<double> one;
     for (std::size_t i = loop; i < rates.size(); i += 2) one.push_back(rates[i]);
-    if (one.empty()) continue;
-    std::nth_element(one.begin(), one.begin() + one.size() / 2, one.end());
-    best = std::max(best, one[one.size() / 2]);
+    best = std::max(best, median(one));
   }
   return best;
 }
