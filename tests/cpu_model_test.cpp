@@ -6,8 +6,10 @@
 #include "cpu_skip.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "adaptcore/hardware.hpp"
 #include "core/problem.hpp"
@@ -19,6 +21,7 @@
 #include "plan/candidates.hpp"
 #include "plan/taxonomy.hpp"
 #include "plan/type_config.hpp"
+#include "planner/select.hpp"
 
 namespace adaptcore {
 namespace {
@@ -83,6 +86,16 @@ class CpuModelRules : public ::testing::Test {
     double t = std::numeric_limits<double>::infinity();
     each(hw, key, keep, [&](const Plan&, const CostBreakdown& c) { t = std::min(t, c.total_us); });
     return t;
+  }
+  // The plan with the lowest prediction among them.
+  Plan cheapest(const HardwareProfile& hw, const ShapeKey& key,
+                const std::function<bool(const Plan&)>& keep) const {
+    Plan plan;
+    double t = std::numeric_limits<double>::infinity();
+    each(hw, key, keep, [&](const Plan& p, const CostBreakdown& c) {
+      if (c.total_us < t) t = c.total_us, plan = p;
+    });
+    return plan;
   }
   const kernels::IsaKernels* ks_ = nullptr;
 };
@@ -217,6 +230,73 @@ TEST_F(CpuModelRules, DotSplitOverNChargesTheSharedLinesOfC) {
   ASSERT_GT(narrow, 0.0);
   ASSERT_GT(whole_lines, 0.0);
   EXPECT_NEAR(narrow - whole_lines, 66 * 80.0 / (hw.freq_ghz * 1e3), 1e-9);
+}
+
+// A dot plan's copy of a cold narrow B is a packer out of DRAM (write-allocate and all): a
+// narrow B over a deep K (M 3-5, N 6-16) is read in place by a register tile, which measured
+// 1.6-1.9x faster than the copy and its dot tiles (docs/MODEL.md M18).
+TEST_F(CpuModelRules, ColdNarrowDeepShapesReadBInPlaceRatherThanCopyIt) {
+  const HardwareProfile hw = zen4_guest();
+  const auto all = [](const Plan&) { return true; };
+  for (const auto& [m, n, k] :
+       {std::array<int64_t, 3>{3, 15, 1541}, {4, 11, 1321}, {3, 9, 948}, {5, 9, 7144}}) {
+    double dot_packed = std::numeric_limits<double>::infinity(), copy = 0;
+    each(hw, key_of(m, n, k, false, 1, true), all, [&](const Plan& p, const CostBreakdown& c) {
+      if (p.is_dot() && p.pack_b && c.total_us < dot_packed)
+        dot_packed = c.total_us, copy = c.pack_us;
+    });
+    ASSERT_LT(dot_packed, std::numeric_limits<double>::infinity());
+    // The copy reads B at half the DRAM rate at most (F7).
+    EXPECT_GE(copy, 4.0 * n * k / (hw.bw_dram_core_gbs / 2 * 1e3) - 1e-9)
+        << m << 'x' << n << 'x' << k;
+    EXPECT_LT(best(hw, key_of(m, n, k, false, 1, true), in_place_tile), dot_packed)
+        << m << 'x' << n << 'x' << k;
+  }
+}
+
+// A register tile reads its rows' runs of an in-place A at once, so one DRAM ramp serves six
+// rows' runs (F30): deep blocks stay ahead of shallow ones by what 561 x 8 x 1071 measured
+// (kc 64 1.5x, 128 1.2x, 256 1.04x the whole rows' time), and the 32-deep block that lost 2.3x
+// on 1533 x 18 x 6082 stays behind.
+TEST_F(CpuModelRules, InPlaceARunsShareOneRampPerRowTile) {
+  const HardwareProfile hw = zen4_guest();
+  const ShapeKey key = key_of(561, 8, 1071, false, 1, true);
+  auto in_place_a_at = [&](int64_t kc) {
+    double t = std::numeric_limits<double>::infinity();
+    each(
+        hw, key,
+        [&](const Plan& p) { return in_place_tile(p) && !p.pack_a && p.kc == kc && p.mr == 8; },
+        [&](const Plan&, const CostBreakdown& c) { t = std::min(t, c.memory_us); });
+    return t;
+  };
+  const double kc64 = in_place_a_at(64), kc256 = in_place_a_at(256);
+  ASSERT_LT(kc64, std::numeric_limits<double>::infinity());
+  ASSERT_LT(kc256, std::numeric_limits<double>::infinity());
+  EXPECT_LT(kc64 / kc256, 1.6);  // F5 on every run alone: 2.3
+  const ShapeKey deep = key_of(1533, 18, 6082, false, 1, true);
+  const Plan chosen = cheapest(hw, deep, [](const Plan&) { return true; });
+  EXPECT_GE(chosen.kc, 128) << describe(chosen);
+}
+
+// The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
+// data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
+// height: docs/MODEL.md M18); otherwise the first enumerated.
+TEST(ModelSelection, TiesKeepLessDataThenFewerInstructions) {
+  struct Cost {
+    double total_us, memory_us, compute_us;
+  };
+  auto chosen = [](std::vector<Cost> costs) {
+    std::vector<int> plans(costs.size());
+    for (std::size_t i = 0; i < plans.size(); ++i) plans[i] = static_cast<int>(i);
+    const auto r = rank_by_model(
+        0, plans, [&](int p) { return costs[static_cast<std::size_t>(p)]; },
+        [](int&, const Cost&) {});
+    return r.chosen;
+  };
+  EXPECT_EQ(chosen({{2.0, 1.0, 1.0}, {1.9, 1.9, 0.1}}), 1u);
+  EXPECT_EQ(chosen({{1.87, 1.87, 1.27}, {1.87, 1.80, 1.5}}), 1u);
+  EXPECT_EQ(chosen({{1.87, 1.87, 1.27}, {1.87, 1.87, 0.99}, {1.87, 1.87, 1.19}}), 1u);
+  EXPECT_EQ(chosen({{1.87, 1.87, 0.99}, {1.87, 1.87, 0.99}}), 0u);
 }
 
 }  // namespace

@@ -411,16 +411,19 @@ void CpuModel::packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const 
 // does not stay in L2 are separate streams the prefetchers lose track of: exposed like
 // in-place B. From DRAM a row-major A is read in runs of a depth block per row, and every run
 // restarts the prefetchers like a packer's (split over K, a core's run ends where the other's
-// begins: runs of kc against the whole row k).
+// begins: runs of kc against the whole row k); unlike a packer's, a row tile reads its rows'
+// runs at once, so their ramps overlap: one ramp per kInPlaceARunRows runs (F30, M18).
 void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
                                   BlockedTraffic& t) const noexcept {
   const double dram_bw = dram_gbs(s.threads);
   const double bytes = s.eb * s.m_t * s.k_t;
   const double a_src_bw = source_gbs(key, bytes, s.threads);
   const bool cached = !key.cold && s.eb * s.m * s.k <= static_cast<double>(hw_.l2_bytes);
-  const double a_bw = a_src_bw == dram_bw && key.a_row_unit
-                          ? dram_bw / (1 + kDramRunRampBytes / run_bytes(s.eb, s.kc, s.k))
-                          : a_src_bw;
+  const double rows_at_once = std::min(kInPlaceARunRows, s.m_t);
+  const double a_bw =
+      a_src_bw == dram_bw && key.a_row_unit
+          ? dram_bw / (1 + kDramRunRampBytes / (rows_at_once * run_bytes(s.eb, s.kc, s.k)))
+          : a_src_bw;
   (cached ? t.overlapped_us : t.exposed_us) += transfer_us(bytes, a_bw);
   // Re-reads: the m_t x kc block, rows lda apart for a row-major A (packed-like contiguous
   // columns otherwise).

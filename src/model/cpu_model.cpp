@@ -160,11 +160,16 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   const double b_src_gbs = source_gbs(key, eb * k * n, threads);
   const double b_us = p.pack_b ? 0.0 : b_bytes / (b_src_gbs * 1e3);
   // The copy, at least TypeConfig::dot_pack_cycles per element (element by element, or a
-  // transpose in registers on AVX-512; docs/MODEL.md M2).
-  if (p.pack_b)
+  // transpose in registers on AVX-512; docs/MODEL.md M2). Out of DRAM it is a packer like the
+  // blocked plans' (pack_gbs): it write-allocates its block as it reads, in runs of the core's
+  // columns (docs/MODEL.md M18).
+  if (p.pack_b) {
+    const double run =
+        key.b_row_unit ? (n_t >= n ? std::numeric_limits<double>::infinity() : eb * n_t) : eb * k;
     c.pack_us = std::max(
-        b_bytes / (std::min(hw_.pack_gbs * cfg_.transposing_pack_b_share, b_src_gbs) * 1e3),
+        b_bytes / (pack_gbs(b_src_gbs, true, run, cfg_.transposing_pack_b_share, threads) * 1e3),
         cfg_.dot_pack_cycles * n_t * k / (hw_.freq_ghz * 1e3));
+  }
   // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
   // close while every row tile streams its mr rows of A, which come from the level holding
   // the core's whole A, not from the level one tile's rows would fit (docs/MODEL.md M2).

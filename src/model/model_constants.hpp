@@ -52,6 +52,10 @@ inline constexpr double kDtlbMissCycles = 7.0;
 // Bytes of bandwidth a read from DRAM loses at the start of every contiguous run: the
 // prefetchers restart on each run and its first lines arrive at memory latency. F5.
 inline constexpr double kDramRunRampBytes = 800.0;
+// Rows of a row-major A read in place whose runs share one such ramp: a register tile reads its
+// rows' runs at once, so their restarts overlap. Held the same for every tile height, as the
+// 6- and 8-row tiles measured alike. F30.
+inline constexpr double kInPlaceARunRows = 6.0;
 // The same for a register tile streaming prepacked panels, run by run (kc x nr values): its
 // loads wait for the stream to start again. F6.
 inline constexpr double kPanelRunRampBytes = 24.0 * 1024;

@@ -23,6 +23,15 @@ struct Ranking {
   std::size_t chosen = 0;
 };
 
+// A cost's instruction time, where its type has one.
+template <class CostT>
+double compute_of(const CostT& c) {
+  if constexpr (requires { c.compute_us; })
+    return c.compute_us;
+  else
+    return 0.0;
+}
+
 // Predicts every plan (predict(plan) -> cost with a `total_us`), records the prediction in the
 // plan through set_predicted(plan, cost), and chooses the cheapest.
 template <class ClassT, class PlanT, class Predict, class SetPredicted>
@@ -44,8 +53,13 @@ auto rank_by_model(const ClassT& cls, std::vector<PlanT> plans, Predict predict,
       r.chosen = i;
     } else if constexpr (requires { c.memory_us; }) {
       // A tie (plans that differ only where the bound term does not see it, such as a row
-      // block that leaves a short second one): the one moving less data.
-      if (c.total_us == best.total_us && c.memory_us < best.memory_us) r.chosen = i;
+      // block that leaves a short second one): the one moving less data; moving as much, the
+      // one with fewer instructions, which keeps its lead wherever memory turns out faster
+      // than the profile says.
+      if (c.total_us == best.total_us &&
+          (c.memory_us < best.memory_us ||
+           (c.memory_us == best.memory_us && compute_of(c) < compute_of(best))))
+        r.chosen = i;
     }
   }
   return r;
