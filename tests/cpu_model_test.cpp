@@ -278,6 +278,17 @@ TEST_F(CpuModelRules, InPlaceARunsShareOneRampPerRowTile) {
   EXPECT_GE(chosen.kc, 128) << describe(chosen);
 }
 
+// A block of A re-read for every column tile comes from L3 only while it fits the core's share
+// of it; 6274 x 378 x 931 re-reading 12.8 MB blocks in place ran 1.13-1.23x slower than packing
+// A into L2-sized blocks (docs/MODEL.md M19).
+TEST_F(CpuModelRules, ReReadsOfBlocksLargerThanL3ComeFromMemory) {
+  const HardwareProfile hw = zen4_guest();
+  const Plan chosen =
+      cheapest(hw, key_of(6274, 378, 931, false, 1, true), [](const Plan&) { return true; });
+  EXPECT_TRUE(chosen.pack_a) << describe(chosen);
+  EXPECT_LE(static_cast<double>(chosen.mc) * chosen.kc * 4, static_cast<double>(hw.l3_bytes));
+}
+
 // The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
 // data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
 // height: docs/MODEL.md M18); otherwise the first enumerated.

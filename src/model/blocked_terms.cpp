@@ -87,19 +87,23 @@ RowSplit row_split(const BlockedShare& s, const Plan& p, double full_rows, doubl
 
 // Where a re-read block lies: the smallest cache whose effective capacity (set conflicts of
 // rows `2^ld_log2` bytes apart) keeps it, overlapped with the FMAs; else L3, as it was just
-// read (the victim of L2), a latency-bound re-read.
+// read (the victim of L2), a latency-bound re-read; a block larger than the core's share of L3
+// has left it by the time it is read again, and comes from DRAM (`dram_gbs`; docs/MODEL.md
+// M19).
 struct ReReadLevel {
   double gbs;
   bool cached;
 };
 
-ReReadLevel reread_level(const HardwareProfile& hw, double block, int ld_log2, double row_bytes) {
+ReReadLevel reread_level(const HardwareProfile& hw, double block, int ld_log2, double row_bytes,
+                         double dram_gbs) {
   const double page = static_cast<double>(hw.page_bytes);
   if (stays_resident(block, static_cast<double>(hw.l1d_bytes), hw.l1d_ways, ld_log2, row_bytes,
                      page))
     return {hw.bw_l1_gbs, true};
   if (stays_resident(block, static_cast<double>(hw.l2_bytes), hw.l2_ways, ld_log2, row_bytes, page))
     return {hw.bw_l2_gbs, true};
+  if (block > static_cast<double>(hw.l3_bytes)) return {dram_gbs, false};
   return {hw.bw_l3_gbs, false};
 }
 
@@ -393,7 +397,8 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   const double ahead = cover * (s.k_blocks - 1) / s.k_blocks;
   (cached || s.direct_b ? t.overlapped_us : t.exposed_us) += first_us * (1 - ahead);
   t.overlapped_us += first_us * ahead;
-  const ReReadLevel level = reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr);
+  const ReReadLevel level =
+      reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr, dram_gbs(s.threads));
   (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
       transfer_us((s.row_tiles - 1) * bytes, level.gbs);
   t.exposed_us += tlb_miss_us(key, s);
@@ -430,7 +435,7 @@ void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
   const double block = s.eb * s.m_t * s.kc;
   const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
   const double row_bytes = key.a_row_unit ? s.eb * s.kc : block;
-  const ReReadLevel level = reread_level(hw_, block, ld, row_bytes);
+  const ReReadLevel level = reread_level(hw_, block, ld, row_bytes, dram_bw);
   (level.cached ? t.overlapped_us : t.exposed_us) +=
       transfer_us((s.col_tiles - 1) * bytes, level.gbs);
 }
