@@ -113,13 +113,14 @@ struct TypedOutput {
   }
 };
 
-// Starts pulling the C tile in before the mainloop when the op reads it: its rows are ldc
+// Starts pulling the C tile in before the mainloop when the op reads it, or when the caller
+// asks for the lines it will only write (`written`: kWriteAheadMinSteps): its rows are ldc
 // apart and would otherwise miss in the epilogue, after the depth loop, with nothing left to
 // overlap the latency (docs/LOWP.md, "Kernel measurements").
 template <class V, int M, int NV, class Op>
 [[gnu::always_inline]] inline void prefetch_source(const typename V::elem* c, int64_t ldc, int n,
-                                                   const Op& op) {
-  if (!op.needs_source()) return;
+                                                   const Op& op, bool written = false) {
+  if (!op.needs_source() && !written) return;
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
 #pragma GCC unroll 16

@@ -30,8 +30,8 @@ struct RowStore {
   }
   template <class V, int M, int L, class Op>
   [[gnu::always_inline]] static void prefetch(const typename V::elem* c, int64_t ldc, int n,
-                                              const Op& op) {
-    prefetch_source<V, M, L>(c, ldc, n, op);
+                                              const Op& op, bool written) {
+    prefetch_source<V, M, L>(c, ldc, n, op, written);
   }
 };
 
@@ -50,7 +50,8 @@ struct Fp32Tile {
     }
     typename V::reg acc[M][L], unused[L];
     zero_tile<V, M, L>(acc);
-    Store::template prefetch<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args));
+    Store::template prefetch<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args),
+                                      args.k >= kWriteAheadMinSteps);
     // Distance between consecutive A elements of one row (k direction) and between rows.
     const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
     const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;

@@ -50,6 +50,14 @@ inline constexpr int kMaxMr = 16;
 inline constexpr int kChainVectors = 4;
 inline constexpr int64_t kChainedMinSteps = 16;
 
+// An fp32 register tile of at least this many depth steps asks for its C lines before the
+// depth loop also where it only writes them (beta 0, the first depth block): a store that
+// misses waits for its line's read for ownership, which the loop's FMAs cover from this depth
+// on (docs/MODEL.md M20). A shallower block is over before the lines arrive; the executor's
+// Plan::prefetch_c asks for the next tile's instead. The model's first pass of C counts as
+// hidden from the same depth (plan.hpp, kPrefetchCSteps).
+inline constexpr int64_t kWriteAheadMinSteps = 48;
+
 // One register tile (mr x nr) on one ISA: a kernel per A mode and per row count 1..mr, so
 // M tails run a smaller instantiation instead of computing padding.
 struct TileKernels {

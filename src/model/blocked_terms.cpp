@@ -453,6 +453,7 @@ void CpuModel::c_traffic(const ShapeKey& key, const BlockedShare& s, const Plan&
   const double c_share = 4 * s.m_t * s.n_t;
   const double c_pass = 8 * s.m_t * s.n_t;  // C read and written once per depth block
   const bool c_fits = c_stays_in_l2(c_share);
+  // From this depth the tiles ask for their C lines themselves (kernels::kWriteAheadMinSteps).
   const bool shallow = s.k_blocks == 1 && s.steps <= static_cast<double>(kPrefetchCSteps);
   const bool c_one_stream = 4 * (p.transpose_c ? s.m : s.n) < kSeparateRowBytes;
   const bool first_hidden =

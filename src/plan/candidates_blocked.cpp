@@ -8,6 +8,7 @@
 #include <array>
 
 #include "core/int_math.hpp"
+#include "kernels/ukernel.hpp"
 #include "plan/candidates.hpp"
 #include "plan/core_grid.hpp"
 
@@ -259,7 +260,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
               out.push_back(q);
             }
             if (transposed) continue;
-            // One shallow depth block: the same plan prefetching C (Plan::prefetch_c).
+            // One shallow depth block: the same plan prefetching C (Plan::prefetch_c). Deeper
+            // tiles ask for their C lines themselves.
+            static_assert(kPrefetchCSteps == kernels::kWriteAheadMinSteps);
             if (ceil_div(key.k, int64_t{cfg.group}) <= kPrefetchCSteps && p.kc >= key.k) {
               Plan q = p;
               q.prefetch_c = true;

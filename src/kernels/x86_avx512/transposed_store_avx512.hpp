@@ -42,10 +42,12 @@ struct TransposedStoreAvx512 {
       store_narrow<V, M, L>(acc, c, ldc, n, op);
   }
 
-  // With beta, pulls in the tile's rows of C before the depth loop (its rows are ldc apart).
+  // With beta, or asked to for the lines it only writes (`written`), pulls in the tile's rows
+  // of C before the depth loop (its rows are ldc apart).
   template <class V, int M, int L, class Op>
-  [[gnu::always_inline]] static void prefetch(const float* c, int64_t ldc, int n, const Op& op) {
-    if (!op.needs_source()) return;
+  [[gnu::always_inline]] static void prefetch(const float* c, int64_t ldc, int n, const Op& op,
+                                              bool written) {
+    if (!op.needs_source() && !written) return;
     const int64_t step = ldc * 4 >= 64 ? 1 : 64 / (ldc * 4);
     for (int64_t r = 0; r < n; r += step) __builtin_prefetch(c + r * ldc, 1, 3);
   }
