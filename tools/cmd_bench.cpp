@@ -22,12 +22,12 @@
 namespace adaptcore::cli {
 namespace {
 
-// The cold pool by default: four times the last-level cache the kernel reports for CPU 0 (sysfs;
-// the whole L3 it shares, which on a server part is hundreds of MiB and would hold a 64 MiB
-// pool), at least 64 MiB, so that no call of a "cold" shape finds its operands in any cache.
-// Twice was not enough: an L3 that does not evict in strict LRU order kept part of a pool of
-// twice its size, and 11.5 MiB sets rotating through 64 MiB over a 32 MiB L3 ran at 1.08-1.19x
-// their DRAM limit (the Zen 4 guest, two threads). sysfs, not sysconf: glibc's
+// The cold pool by default: eight times the last-level cache the kernel reports for CPU 0
+// (sysfs; the whole L3 it shares, which on a server part is hundreds of MiB and would hold a
+// 64 MiB pool), at least 64 MiB, so that no call of a "cold" shape finds its operands in any
+// cache. An L3 that does not evict in strict LRU order keeps part of a pool a few times its
+// size: 11.5 MiB sets rotating through 64 MiB over a 32 MiB L3 ran at 1.08-1.19x their DRAM
+// limit, through 128 MiB still at 1.07x (the Zen 4 guest, two threads). sysfs, not sysconf: glibc's
 // _SC_LEVEL3_CACHE_SIZE said 320 MiB for a 32 MiB L3 on an AMD EPYC guest.
 double auto_pool_mib() {
   double l3_mib = 0;
@@ -49,7 +49,7 @@ double auto_pool_mib() {
       v /= 1024.0 * 1024.0;
     if (level >= 3) l3_mib = std::max(l3_mib, v);
   }
-  return std::max(64.0, 4.0 * l3_mib);
+  return std::max(64.0, 8.0 * l3_mib);
 }
 
 namespace fs = std::filesystem;
