@@ -289,6 +289,18 @@ TEST_F(CpuModelRules, ReReadsOfBlocksLargerThanL3ComeFromMemory) {
   EXPECT_LE(static_cast<double>(chosen.mc) * chosen.kc * 4, static_cast<double>(hw.l3_bytes));
 }
 
+// Streamed stores cost the DRAM rate of a plain store's read and write-back (F31): a large C
+// over a shallow depth goes to the register tiles, which ran 1.3-1.9x faster than the rank-k
+// rows on 4238 x 521 x 1..8, one core, cold (docs/MODEL.md M21).
+TEST_F(CpuModelRules, LargeColdCOverAShallowDepthKeepsTheRegisterTiles) {
+  const HardwareProfile hw = zen4_guest();
+  for (const int64_t k : {1, 3, 8}) {
+    const Plan chosen =
+        cheapest(hw, key_of(4238, 521, k, false, 1, true), [](const Plan&) { return true; });
+    EXPECT_EQ(chosen.kind, PlanKind::Blocked) << "k " << k << ": " << describe(chosen);
+  }
+}
+
 // The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
 // data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
 // height: docs/MODEL.md M18); otherwise the first enumerated.

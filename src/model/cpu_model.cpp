@@ -224,9 +224,9 @@ CostBreakdown CpuModel::predict_rows(const ShapeKey& key, const Plan& p) const n
   const double a_bytes = eb * m_t * k;
   const double b_src = source_gbs(key, b_bytes, threads);
   const double a_src = source_gbs(key, eb * static_cast<double>(key.m) * k, threads);
-  const double mem_us = 4.0 * m_t * n / (dram_bw * 1e3) + b_bytes / (b_src * 1e3) +
-                        (m_t - 1.0) * b_bytes / (level_gbs(b_bytes, 1) * 1e3) +
-                        a_bytes / (a_src * 1e3);
+  const double mem_us =
+      kStreamingStoreCost * 4.0 * m_t * n / (dram_bw * 1e3) + b_bytes / (b_src * 1e3) +
+      (m_t - 1.0) * b_bytes / (level_gbs(b_bytes, 1) * 1e3) + a_bytes / (a_src * 1e3);
   if (threads > 1) c.sync_us = hw_.fork_join_us;
   combine_terms(c, mem_us, 0.0);
   return c;

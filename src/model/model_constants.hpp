@@ -56,6 +56,10 @@ inline constexpr double kDramRunRampBytes = 800.0;
 // rows' runs at once, so their restarts overlap. Held the same for every tile height, as the
 // 6- and 8-row tiles measured alike. F30.
 inline constexpr double kInPlaceARunRows = 6.0;
+// A line written to DRAM by a non-temporal store costs as much of the DRAM rate as a plain
+// store's read for ownership and write-back together: one core streamed a 16.7 MB C at 16 GB/s
+// through them, where the register tiles' plain stores moved 34 GB/s (reads and writes). F31.
+inline constexpr double kStreamingStoreCost = 2.0;
 // The same for a register tile streaming prepacked panels, run by run (kc x nr values): its
 // loads wait for the stream to start again. F6.
 inline constexpr double kPanelRunRampBytes = 24.0 * 1024;
