@@ -3,7 +3,6 @@
 // packing, synchronisation, and the combination in CpuModel::predict_blocked.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "core/int_math.hpp"
 #include "model/cpu_model.hpp"
@@ -40,13 +39,6 @@ struct BlockedTraffic {
 namespace {
 
 double transfer_us(double bytes, double gbs) { return bytes / (gbs * 1e3); }
-
-// A packed block's extent along its operand's contiguous direction, in bytes: the run a read
-// from DRAM restarts the prefetchers on. A block spanning the core's whole share is one
-// stream (the cores read a row's shares side by side): no run.
-double run_bytes(double eb, double block, double share) {
-  return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
-}
 
 // Cycles of the store at the end of a kernel call, per tile of `rows` rows and `live` vectors.
 // A row store costs per vector; the transposed store interleaves the tile's rows (C's columns)

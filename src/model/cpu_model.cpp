@@ -47,6 +47,10 @@ bool stays_resident(double block_bytes, double cache_bytes, int ways, int stride
          kResidentShare * effective_capacity(cache_bytes, ways, stride_log2, row_bytes, page_bytes);
 }
 
+double run_bytes(double eb, double block, double share) noexcept {
+  return block >= share ? std::numeric_limits<double>::infinity() : eb * block;
+}
+
 double dram_row_stream_efficiency(double rows) noexcept {
   return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
 }
@@ -164,11 +168,10 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // blocked plans' (pack_gbs): it write-allocates its block as it reads, in runs of the core's
   // columns (docs/MODEL.md M18).
   if (p.pack_b) {
-    const double run =
-        key.b_row_unit ? (n_t >= n ? std::numeric_limits<double>::infinity() : eb * n_t) : eb * k;
-    c.pack_us = std::max(
-        b_bytes / (pack_gbs(b_src_gbs, true, run, cfg_.transposing_pack_b_share, threads) * 1e3),
-        cfg_.dot_pack_cycles * n_t * k / (hw_.freq_ghz * 1e3));
+    const double copy_gbs =
+        pack_gbs(b_src_gbs, true, run_bytes(eb, n_t, n), cfg_.transposing_pack_b_share, threads);
+    c.pack_us =
+        std::max(b_bytes / (copy_gbs * 1e3), cfg_.dot_pack_cycles * n_t * k / (hw_.freq_ghz * 1e3));
   }
   // The loop runs column tiles outer, row tiles inner: a column tile's nr x k sliver stays
   // close while every row tile streams its mr rows of A, which come from the level holding

@@ -44,6 +44,10 @@ double l3_row_stream_share(const HardwareProfile& hw, double rows, bool paged) n
 // conflicts leave it (rows a page apart pile into few sets; see cpu_model.cpp).
 bool stays_resident(double block_bytes, double cache_bytes, int ways, int stride_log2,
                     double row_bytes, double page_bytes) noexcept;
+// A packed block's extent along its operand's contiguous direction, in bytes: the run a read
+// from DRAM restarts the prefetchers on. A block spanning the core's whole share is one
+// stream (the cores read a row's shares side by side): no run (infinity).
+double run_bytes(double eb, double block, double share) noexcept;
 
 // Cycles of an m_t x n_t block cut into mr x nr tiles: the full tiles, then the row, column
 // and corner tails, each priced by tile_cycles(rows, cols).
