@@ -146,8 +146,7 @@ void print_summary(const nlohmann::ordered_json& doc, std::ostream& os) {
   if (const auto d = doc.find("decode_stream"); d != doc.end()) {
     const auto& v = *d;
     os << "\n  decode (M <= 16, >= 16 MiB read, cold): adaptcore's bytes / time over the stream "
-          "rate "
-          "`adaptcore calibrate` reads, taken beside each chunk\n";
+          "rate `adaptcore calibrate` reads, taken beside each chunk\n";
     auto line = [&](const std::string& label, const nlohmann::ordered_json& p) {
       os << "  " << std::left << std::setw(10) << label << std::right << std::setw(4)
          << p["shapes"].get<int>() << " shapes  min " << fixed(p["min"].get<double>(), 2)
