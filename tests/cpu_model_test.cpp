@@ -301,6 +301,68 @@ TEST_F(CpuModelRules, LargeColdCOverAShallowDepthKeepsTheRegisterTiles) {
   }
 }
 
+// A Zen 3 guest (AVX2 only, L2 512 KiB): its detected figures and amd-zen3.json's terms.
+HardwareProfile zen3_guest() {
+  HardwareProfile hw = zen4_guest();
+  hw.features = FeatureSet(Feature::Fma3) | Feature::Avx2;
+  hw.freq_ghz = 3.2;
+  hw.l2_bytes = 512 * 1024;
+  hw.bw_l1_gbs = 179.2;
+  hw.bw_l2_gbs = 102.4;
+  hw.bw_l3_gbs = 76.8;
+  hw.fma_per_cycle_256 = 2.0;
+  hw.pack_gbs = 25.6;
+  hw.l3_row_share_paged = 0.71;
+  hw.l3_row_share = 0.86;
+  hw.l2_row_share_paged = 0.62;
+  return hw;
+}
+
+// B rows a multiple of 4 KiB apart pile into a few L1 sets: the row tiles after the first
+// re-read every row from L2 at l2_row_share_paged of their rate (M22). On Zen 3 the in-place
+// plans of 32 x 6144 x 4096 ran 53-58 ms against 26-34 ms packed (one core); with a stride
+// off the page (6160 columns) or a profile that measured no loss, nothing changes.
+TEST(CpuModelPagedReread, InPlaceRowsOnAPagedStrideCostTheirL2ReReads) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  auto key = [](int64_t m, int64_t n, int64_t k) {
+    GemmProblem g;
+    g.m = m, g.n = n, g.k = k;
+    g.a_rs = k, g.a_cs = 1, g.b_rs = n, g.b_cs = 1, g.ldc = n;
+    ShapeKey key = make_key(g, Isa::Avx2, 1);
+    key.cold = true;
+    return key;
+  };
+  const HardwareProfile zen3 = zen3_guest();
+  HardwareProfile no_loss = zen3;
+  no_loss.l2_row_share_paged = 1.0;
+  const TypeConfig cfg = type_config(*ks, zen3);
+  auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) {
+    const CpuModel model(hw, cfg);
+    Plan plan;
+    double t = std::numeric_limits<double>::infinity();
+    for (const Plan& p : enumerate_candidates(k, classify(k, hw, cfg), hw, cfg))
+      if (const double c = model.predict(k, p).total_us; c < t) t = c, plan = p;
+    return plan;
+  };
+  const ShapeKey paged = key(32, 6144, 4096);
+  EXPECT_FALSE(chosen(no_loss, paged).pack_b) << describe(chosen(no_loss, paged));
+  EXPECT_TRUE(chosen(zen3, paged).pack_b) << describe(chosen(zen3, paged));
+  // The same in-place plan: dearer on the paged stride only where the profile measured a loss.
+  const ShapeKey odd = key(32, 6160, 4096);
+  const Plan in_place = chosen(no_loss, paged);
+  const CpuModel lossy(zen3, cfg), lossless(no_loss, cfg);
+  EXPECT_GT(lossy.predict(paged, in_place).total_us,
+            1.3 * lossless.predict(paged, in_place).total_us);
+  EXPECT_DOUBLE_EQ(lossy.predict(odd, in_place).total_us, lossless.predict(odd, in_place).total_us);
+  // One row tile per A block re-reads nothing.
+  Plan one_tile = in_place;
+  const ShapeKey four_rows = key(4, 6144, 4096);
+  one_tile.mc = 4;
+  EXPECT_DOUBLE_EQ(lossy.predict(four_rows, one_tile).total_us,
+                   lossless.predict(four_rows, one_tile).total_us);
+}
+
 // The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
 // data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
 // height: docs/MODEL.md M18); otherwise the first enumerated.

@@ -55,11 +55,27 @@ TEST(ShippedProfiles, ACpuGetsItsOwnProfileOrItsVendorsNearest) {
   ASSERT_NE(emr.profile, nullptr);
   EXPECT_EQ(std::string(emr.profile->file), "intel-emerald-rapids.json");
   EXPECT_TRUE(emr.exact);
-  // Zen 5 (family 26) until it has its own: the nearest AMD family.
-  const ShippedMatch zen5 = match_shipped_profile({"AuthenticAMD", 26, 2});
+  const ShippedMatch zen3 = match_shipped_profile({"AuthenticAMD", 25, 1}, false);
+  ASSERT_NE(zen3.profile, nullptr);
+  EXPECT_EQ(std::string(zen3.profile->file), "amd-zen3.json");
+  EXPECT_TRUE(zen3.exact);
+  // Zen 5 (family 26, model 2: nearer Zen 3's model 1 than Zen 4's 17) until it has its own:
+  // the nearest AMD family of its vector ISA, AVX-512.
+  const ShippedMatch zen5 = match_shipped_profile({"AuthenticAMD", 26, 2}, true);
   ASSERT_NE(zen5.profile, nullptr);
   EXPECT_EQ(std::string(zen5.profile->file), "amd-zen4.json");
   EXPECT_FALSE(zen5.exact);
+  EXPECT_TRUE(zen5.same_vector_isa);
+  // Zen 2 (family 23, AVX2): Zen 3's; with the ISA unknown, the nearest number.
+  const ShippedMatch zen2 = match_shipped_profile({"AuthenticAMD", 23, 49}, false);
+  ASSERT_NE(zen2.profile, nullptr);
+  EXPECT_EQ(std::string(zen2.profile->file), "amd-zen3.json");
+  EXPECT_EQ(std::string(match_shipped_profile({"AuthenticAMD", 26, 2}).profile->file),
+            "amd-zen3.json");
+  // A vector ISA no profile of the vendor has: the nearest, marked as another ISA.
+  const ShippedMatch avx2_intel = match_shipped_profile({"GenuineIntel", 6, 85}, false);
+  ASSERT_NE(avx2_intel.profile, nullptr);
+  EXPECT_FALSE(avx2_intel.same_vector_isa);
   const ShippedMatch icelake = match_shipped_profile({"GenuineIntel", 6, 106});
   ASSERT_NE(icelake.profile, nullptr);
   EXPECT_EQ(std::string(icelake.profile->file), "intel-emerald-rapids.json");
@@ -84,8 +100,20 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.l3_row_streams = 3.0;
   base.l3_row_share_paged = base.l3_row_share = 0.33;
   base.dot_bf16_per_cycle = 7.5;
+  base.l2_row_share_paged = 0.44;
+  base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
+  // The paged re-read share of the nearest's tiles only where they are this CPU's ISA's: an
+  // AVX2 Zen 2 takes Zen 3's, an AVX-512 Zen 5 Zen 4's (which ships none).
+  EXPECT_DOUBLE_EQ(zen5.l2_row_share_paged, zen4.l2_row_share_paged);
+  HardwareProfile avx2_base = base;
+  avx2_base.features.set(Feature::Avx512F, false);
+  const HardwareProfile zen3 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 25, 1});
+  const HardwareProfile zen2 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 23, 49});
+  EXPECT_LT(zen3.l2_row_share_paged, 1.0);
+  EXPECT_DOUBLE_EQ(zen2.l2_row_share_paged, zen3.l2_row_share_paged);
+  EXPECT_NE(zen2.source.find("amd-zen3.json"), std::string::npos) << zen2.source;
   EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
   EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);
   EXPECT_DOUBLE_EQ(zen5.l3_row_share, zen4.l3_row_share);

@@ -93,6 +93,14 @@ void run_calibrate(const CalibrateArgs& args) {
        "256 rows 16 KiB apart: " + format_fixed(rep.row_gbs_paged_256, 1) + " GB/s"},
       {"l3_row_share", start.l3_row_share, hw.l3_row_share, "share",
        "256 rows 19 KiB apart: " + format_fixed(rep.row_gbs_256, 1) + " GB/s"},
+      {"l2_row_share_paged", start.l2_row_share_paged, hw.l2_row_share_paged, "share",
+       rep.paged_mr > 0
+           ? "lowest tile " + std::to_string(rep.paged_mr) + "x" + std::to_string(rep.paged_nr) +
+                 ", in place on " + std::to_string(4 * rep.paged_mr) +
+                 "x4096x256: B rows 16 KiB apart " + format_fixed(rep.paged_us, 0) +
+                 " us, 16 KiB + 64 B " + format_fixed(rep.paged_odd_us, 0) + " us, re-reads " +
+                 format_fixed(rep.paged_rereads_us, 0) + " us"
+           : std::string("no fp32 tile measured: default kept")},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

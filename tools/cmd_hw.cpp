@@ -75,7 +75,8 @@ void run_hw(const HwArgs& args) {
 
   std::cout << "adaptcore " << version() << "\n\nCPU            " << to_string(cpu_identity())
             << "\nshipped        ";
-  const ShippedMatch match = match_shipped_profile(cpu_identity());
+  const ShippedMatch match =
+      match_shipped_profile(cpu_identity(), detected_hardware().features.has(Feature::Avx512F));
   bool any = false;
   for (const ShippedProfile& p : shipped_profiles()) {
     std::cout << (any ? ", " : "") << p.file

@@ -72,6 +72,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("l3_row_streams", hw.l3_row_streams);
   f("l3_row_share_paged", hw.l3_row_share_paged);
   f("l3_row_share", hw.l3_row_share);
+  f("l2_row_share_paged", hw.l2_row_share_paged);
 }
 
 // The physically plausible range of each numeric field: a value outside it is a broken or
@@ -110,6 +111,7 @@ constexpr FieldRange kRanges[] = {
     {"l3_row_streams", 1, 4096, "rows"},
     {"l3_row_share_paged", 0.01, 1, "of bw_l3_gbs"},
     {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},
+    {"l2_row_share_paged", 0.01, 1, "of the tile's packed rate"},
 };
 
 std::string format_number(double v) {
@@ -151,7 +153,8 @@ constexpr const char* kMetadataKeys[] = {"format",        "version",
                                          "cpu_vendor",    "cpu_family",
                                          "cpu_models",    "microarchitecture",
                                          "measured_on",   "measured_at",
-                                         "measured_by",   "notes"};
+                                         "measured_by",   "notes",
+                                         "cpu_avx512"};
 
 }  // namespace
 

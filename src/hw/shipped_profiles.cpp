@@ -1,5 +1,6 @@
 #include "hw/shipped_profiles.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +27,7 @@ struct Key {
   std::string vendor, microarchitecture;
   int family = -1;
   std::vector<int> models;
+  std::optional<bool> avx512;  // "cpu_avx512": the microarchitecture's vector ISA
 };
 
 // The profile's "cpu_vendor", "cpu_family", "cpu_models" ("17,97": a comma-separated list) and
@@ -59,27 +61,36 @@ Key read_key(const ShippedProfile& p) {
       k.models.push_back(static_cast<int>(m));
   }
   if (uarch != nullptr && uarch->kind == Kind::String) k.microarchitecture = uarch->s;
+  if (const auto* v = obj.find("cpu_avx512"); v != nullptr && v->kind == Kind::Bool)
+    k.avx512 = v->b;
   return k;
 }
 
 }  // namespace
 
-ShippedMatch match_shipped_profile(const CpuIdentity& id) {
+ShippedMatch match_shipped_profile(const CpuIdentity& id, std::optional<bool> avx512) {
   ShippedMatch best;
   if (id.vendor.empty()) return best;
   long best_distance = std::numeric_limits<long>::max();
   for (const ShippedProfile& p : shipped_profiles()) {
     const Key k = read_key(p);
     if (k.vendor != id.vendor) continue;
+    const bool same_isa = !avx512 || !k.avx512 || *avx512 == *k.avx512;
     for (const int model : k.models) {
-      // Another family is farther than any model of the same family.
-      const long distance =
-          std::labs(static_cast<long>(k.family) - static_cast<long>(id.family)) * 1000 +
-          std::labs(static_cast<long>(model) - static_cast<long>(id.model));
+      // Another vector ISA is farther than any family (its tiles are other tiles), another
+      // family farther than any model of the same family. Family and model are clamped to
+      // CPUID's range, so the sum cannot overflow.
+      const long family_gap =
+          std::labs(std::clamp<long>(k.family, 0, 270) - std::clamp<long>(id.family, 0, 270));
+      const long model_gap =
+          std::labs(std::clamp<long>(model, 0, 255) - std::clamp<long>(id.model, 0, 255));
+      const long distance = (same_isa ? 0 : 1'000'000) + family_gap * 1000 + model_gap;
       if (distance < best_distance) {
         best_distance = distance;
         best.profile = &p;
-        best.exact = distance == 0;
+        best.exact =
+            family_gap == 0 && model_gap == 0 && k.family == id.family && model == id.model;
+        best.same_vector_isa = same_isa;
         best.microarchitecture = k.microarchitecture;
       }
     }
@@ -89,14 +100,20 @@ ShippedMatch match_shipped_profile(const CpuIdentity& id) {
 
 HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIdentity& id) {
   try {
-    const ShippedMatch m = match_shipped_profile(id);
+    const ShippedMatch m = match_shipped_profile(id, base.features.has(Feature::Avx512F));
     HardwareProfile out = base;
     if (m.profile == nullptr) {
       out.source = base.source + " (no shipped profile for " + to_string(id) + ")";
       return out;
     }
+    // Parsed over a base that claims no ISA features: a shipped profile lists none (its tests
+    // say so), and base's are the caller's to keep, not a claim to check against this CPU
+    // (a test's profile of another machine).
+    HardwareProfile plain = base;
+    plain.features = FeatureSet{};
     HardwareProfile shipped;
-    if (profile_from_json(m.profile->text, base, shipped) != Status::Ok) return base;
+    if (profile_from_json(m.profile->text, plain, shipped) != Status::Ok) return base;
+    shipped.features = base.features;
     if (m.exact) {
       out = shipped;
     } else {
@@ -106,6 +123,7 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
       out.l3_row_streams = shipped.l3_row_streams;
       out.l3_row_share_paged = shipped.l3_row_share_paged;
       out.l3_row_share = shipped.l3_row_share;
+      if (m.same_vector_isa) out.l2_row_share_paged = shipped.l2_row_share_paged;
     }
     out.source = base.source + " + shipped " + m.profile->file + " (" + m.microarchitecture +
                  (m.exact ? "" : ", the nearest known: its row-stream terms only") +

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -26,16 +27,20 @@ std::span<const ShippedProfile> shipped_profiles() noexcept;
 struct ShippedMatch {
   const ShippedProfile* profile = nullptr;  // null: none of the CPU's vendor
   bool exact = false;                       // its family and one of its models are the CPU's
-  std::string microarchitecture;            // the profile's "microarchitecture"
+  bool same_vector_isa = true;    // its "cpu_avx512" agrees with the CPU's (or one is unknown)
+  std::string microarchitecture;  // the profile's "microarchitecture"
 };
 
 // The shipped profile for a CPU: the one listing its vendor, family and model; else the same
-// vendor's nearest (same family first, then the nearest model number, then the nearest
-// family).
-ShippedMatch match_shipped_profile(const CpuIdentity& id);
+// vendor's nearest: one of the same vector ISA first (the profile's "cpu_avx512" against
+// `avx512`, the CPU's AVX-512 Foundation; either unknown: no preference), then the same
+// family, then the nearest model number, then the nearest family.
+ShippedMatch match_shipped_profile(const CpuIdentity& id,
+                                   std::optional<bool> avx512 = std::nullopt);
 
 // `base` with the shipped profile's fields over it and `source` naming it: all of them for the
-// CPU's own profile, only the row-stream terms (l3_row_*) for the nearest of its vendor's; base
+// CPU's own profile, only the row-stream terms (l3_row_*, and l2_row_share_paged where the
+// vector ISA is the same: its tiles are the ones measured) for the nearest of its vendor's; base
 // unchanged, with a source that says no profile matched, when none does. Never throws; a shipped
 // profile that does not load (a build error the tests catch) leaves base.
 HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIdentity& id);

@@ -2,6 +2,7 @@
 // docs/MODEL.md, "Terms": the busiest core's share, compute, memory per operand and level,
 // packing, synchronisation, and the combination in CpuModel::predict_blocked.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "core/int_math.hpp"
@@ -361,6 +362,28 @@ double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const n
   return (s.row_tiles - 1) * s.col_tiles * s.k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
 }
 
+// A sliver that would stay in L1 but for its rows, a multiple of 4 KiB apart, piling into a
+// few of its sets: the row tiles after the first read every depth step's row from L2, and
+// keep HardwareProfile::l2_row_share_paged of their rate (calibrate's paged re-read probe; a
+// Zen 3 core keeps about half, docs/MODEL.md M22). The loss is the time those tiles wait.
+double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
+                                 double compute_us) const noexcept {
+  const double share = hw_.l2_row_share_paged;
+  if (share >= 1.0 || s.direct_b || !key.b_row_unit) return 0.0;
+  const double page = static_cast<double>(hw_.page_bytes);
+  const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(hw_.page_bytes));
+  if (key.b_ld_log2 < page_log2) return 0.0;
+  const double block = s.eb * s.kc * s.nr, l1 = static_cast<double>(hw_.l1d_bytes);
+  const bool conflicts =
+      !stays_resident(block, l1, hw_.l1d_ways, key.b_ld_log2, s.eb * s.nr, page) &&
+      stays_resident(block, l1, hw_.l1d_ways, 0, s.eb * s.nr, page);
+  if (!conflicts) return 0.0;
+  // Per A block, the first of its row tiles reads the sliver, the others re-read it.
+  const double block_tiles = std::ceil(s.mc / s.mr);
+  if (block_tiles <= 1) return 0.0;
+  return compute_us * (block_tiles - 1) / block_tiles * (1.0 / std::max(share, 0.01) - 1.0);
+}
+
 // B read in place: the kc x nr sliver comes from B's level for the first row panel, then from
 // the level that keeps it for the others. A B that does not stay in L2 is read as kc rows ldb
 // apart, a new TLB entry and prefetch stream per depth step that the core cannot overlap with
@@ -394,6 +417,7 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
       transfer_us((s.row_tiles - 1) * bytes, level.gbs);
   t.exposed_us += tlb_miss_us(key, s);
+  t.exposed_us += paged_reread_us(key, s, compute_us);
   t.overlapped_us += l3_row_streams_us(key, s, p);
 }
 

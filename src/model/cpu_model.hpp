@@ -110,6 +110,8 @@ class CpuModel {
   double l3_row_streams_us(const ShapeKey& key, const BlockedShare& s,
                            const Plan& p) const noexcept;
   double tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
+  double paged_reread_us(const ShapeKey& key, const BlockedShare& s,
+                         double compute_us) const noexcept;
   void in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
                           double compute_us, BlockedTraffic& t) const noexcept;
   void packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/problem.hpp"
+#include "exec/executor.hpp"
 #include "exec/thread_pool.hpp"
 #include "hw/clock_probe.hpp"
 #include "hw/fma_probe.hpp"
@@ -29,6 +31,7 @@
 #include "measure/peak_loops.hpp"
 #include "measure/read_loops.hpp"
 #include "measure/row_walk.hpp"
+#include "plan/plan.hpp"
 
 namespace adaptcore {
 
@@ -252,6 +255,90 @@ RowStreams row_streams(std::int64_t bytes, const Budget& b) {
   return out;
 }
 
+// The paged re-read probe (HardwareProfile::l2_row_share_paged): each fp32 register tile of the
+// level runs the executor's in-place plan (A and B in place, depth blocks of kPagedKc, column
+// blocks whose next depth block fits half of L2, B's rows read ahead) on 4 row tiles x 4096
+// x 256, B's rows 16 KiB apart (a multiple of 4 KiB: a column tile's rows pile into a few L1
+// sets) and one line further apart (no common set). The paged plan's extra time is the loss of
+// the three row tiles that re-read each column tile; against their compute at the tile's rate
+// on packed panels in L2, it gives the share of that rate they keep. B (4 MiB) is warm, in L3
+// on the hosts met so far: the re-reads that leave L2 come from there. The lowest share over
+// the tiles is shipped: where any tile loses, the model takes the loss for every in-place plan.
+struct PagedReread {
+  double share = 0.0;  // 0: not measured
+  int mr = 0, nr = 0;  // the tile of the lowest share
+  double paged_us = 0.0, odd_us = 0.0, compute_us = 0.0;
+};
+
+constexpr int kPagedRowTiles = 4;
+constexpr std::int64_t kPagedN = 4096, kPagedK = 256, kPagedKc = 64;
+
+// GFLOP/s of a tile over packed panels in L2: kPagedRowTiles row tiles per column tile.
+double packed_tile_gflops(const kernels::TileKernels& t, std::int64_t l2_bytes, const Budget& b) {
+  const kernels::UKernelFn fn = t.get(kernels::AMode::RowUnit, t.mr);
+  const std::int64_t kc = kPagedKc;
+  const std::int64_t nb = std::max<std::int64_t>(t.nr, l2_bytes / 4 / (kc * 4) / t.nr * t.nr);
+  Buffer panels = make_buffer(kc * nb * 4);
+  Buffer a = make_buffer(kPagedRowTiles * t.mr * kc * 4);
+  Buffer c = make_buffer(kPagedRowTiles * t.mr * nb * 4);
+  if (fn == nullptr || !panels || !a || !c) return 0.0;
+  const double flops = 2.0 * kPagedRowTiles * t.mr * static_cast<double>(nb * kc);
+  const double rate = median_rate(b, [&] {
+    for (std::int64_t jr = 0; jr < nb; jr += t.nr)
+      for (int it = 0; it < kPagedRowTiles; ++it) {
+        kernels::UKernelArgs args{kc,   a.get() + it * t.mr * kc,
+                                  kc,   panels.get() + jr * kc,
+                                  t.nr, c.get() + it * t.mr * nb + jr,
+                                  nb,   1.0f,
+                                  0.0f, t.nr};
+        fn(args);
+      }
+    return flops;
+  });
+  g_sink.store(c[0], std::memory_order_relaxed);
+  return rate * 1e-9;
+}
+
+PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, const Budget& b) {
+  PagedReread out;
+  ThreadPool pool(1);
+  for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
+    const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+    const double packed = packed_tile_gflops(t, l2_bytes, b);
+    if (packed <= 0) continue;
+    const std::int64_t m = kPagedRowTiles * t.mr, odd_ld = kPagedN + 64 / 4;
+    Buffer a = make_buffer(m * kPagedK * 4);
+    Buffer bb = make_buffer(kPagedK * odd_ld * 4);
+    Buffer c = make_buffer(m * kPagedN * 4);
+    if (!a || !bb || !c) return out;
+    Plan plan;
+    plan.kind = PlanKind::Blocked;
+    plan.isa = ks.isa;
+    plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
+    plan.mc = m, plan.kc = kPagedKc;
+    plan.nc = std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, kPagedN);
+    plan.prefetch_b = true;
+    const double flops = 2.0 * static_cast<double>(m * kPagedN * kPagedK);
+    auto us = [&](std::int64_t ldb) {
+      GemmProblem g;
+      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kPagedN, kPagedK, 1.0f, a.get(),
+                       kPagedK, bb.get(), ldb, 0.0f, c.get(), kPagedN, g) != Status::Ok)
+        return 0.0;
+      const double rate =
+          median_rate(b, [&] { return execute(plan, g, ks, pool) == Status::Ok ? flops : 0.0; });
+      return rate > 0 ? flops / rate * 1e6 : 0.0;
+    };
+    const double paged = us(kPagedN), odd = us(odd_ld);
+    g_sink.store(c[0], std::memory_order_relaxed);
+    if (paged <= 0 || odd <= 0) continue;
+    const double rereads_us =
+        flops / (packed * 1e3) * (kPagedRowTiles - 1) / static_cast<double>(kPagedRowTiles);
+    const double share = 1.0 / (1.0 + std::max(0.0, paged - odd) / rereads_us);
+    if (out.share == 0.0 || share < out.share) out = {share, t.mr, t.nr, paged, odd, rereads_us};
+  }
+  return out;
+}
+
 // Median round trip of ThreadPool::run with an empty task on `threads` threads, microseconds.
 double fork_join(int threads, int rounds) {
   try {
@@ -450,9 +537,16 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
     rep.row_gbs_paged_256 = rs.gbs_paged_256;
     rep.row_gbs_256 = rs.gbs_256;
 
-    // Packing with the level's pack_b, source and destination in L2.
-    if (const kernels::IsaKernels* ks = kernels::kernels_for(isa))
+    // Packing with the level's pack_b, source and destination in L2; the level's tiles
+    // re-reading B in place from L2 at a paged stride.
+    if (const kernels::IsaKernels* ks = kernels::kernels_for(isa)) {
       if (const double v = pack_rate(*ks, base.l2_bytes, b); v > 0) hw.pack_gbs = v;
+      const PagedReread pr = paged_reread(*ks, base.l2_bytes, b);
+      if (pr.share > 0) hw.l2_row_share_paged = std::max(0.01, pr.share);
+      rep.paged_mr = pr.mr, rep.paged_nr = pr.nr;
+      rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;
+      rep.paged_rereads_us = pr.compute_us;
+    }
   }
 
   // All threads reading the DRAM buffer at once, each its own slice (outside the pin above:

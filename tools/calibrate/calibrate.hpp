@@ -48,6 +48,11 @@ struct CalibrationReport {
   // The row-stream probe from L3 (GB/s): one row at a time (4 KiB-multiple stride), 256 rows
   // at a time at that stride and at one that is not a multiple of 4 KiB.
   double row_gbs_one = 0.0, row_gbs_paged_256 = 0.0, row_gbs_256 = 0.0;
+  // The paged re-read probe's lowest share: its tile, the in-place plan's time with B's rows
+  // 16 KiB apart and one line further, and the re-reading row tiles' compute at the tile's
+  // packed rate (0: not measured).
+  int paged_mr = 0, paged_nr = 0;
+  double paged_us = 0.0, paged_odd_us = 0.0, paged_rereads_us = 0.0;
   // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
   bool fork_join_busy = false;
   double fork_join_measured_us = 0.0;
