@@ -27,11 +27,28 @@ struct VecAvx2 {
   static lanes first(int n) { return mask(n); }
   static reg load_lanes(const float* p, lanes m) { return _mm256_maskload_ps(p, m); }
   static void store(float* p, reg r) { _mm256_storeu_ps(p, r); }
+  // The first n lanes, as a 16-, 8- and 4-byte store for the bits of n: AMD's cores before
+  // Zen 4 microcode vmaskmovps stores (a 6x16 tile storing 15 columns took 90 ns a call against
+  // 38 for 16 on a Zen 3 core, kc = 1), and the tails of every plan's last column tile store
+  // through here. Only the n lanes are written, as vmaskmovps would.
   static void store_n(float* p, reg r, int n) {
-    if (n >= W)
+    if (n >= W) {
       _mm256_storeu_ps(p, r);
-    else
-      _mm256_maskstore_ps(p, mask(n), r);
+      return;
+    }
+    if (n <= 0) return;
+    __m128 part = _mm256_castps256_ps128(r);
+    if (n & 4) {
+      _mm_storeu_ps(p, part);
+      part = _mm256_extractf128_ps(r, 1);
+      p += 4;
+    }
+    if (n & 2) {
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), part);
+      part = _mm_movehl_ps(part, part);
+      p += 2;
+    }
+    if (n & 1) _mm_store_ss(p, part);
   }
   // A non-temporal store of half a line (p 32-byte aligned).
   static void stream(float* p, reg r) { _mm256_stream_ps(p, r); }
