@@ -314,7 +314,7 @@ HardwareProfile zen3_guest() {
   hw.pack_gbs = 25.6;
   hw.l3_row_share_paged = 0.71;
   hw.l3_row_share = 0.86;
-  hw.l2_row_share_paged = 0.62;
+  hw.l2_row_share_paged = 0.52;
   return hw;
 }
 
