@@ -88,8 +88,7 @@ ShippedMatch match_shipped_profile(const CpuIdentity& id, std::optional<bool> av
       if (distance < best_distance) {
         best_distance = distance;
         best.profile = &p;
-        best.exact =
-            family_gap == 0 && model_gap == 0 && k.family == id.family && model == id.model;
+        best.exact = k.family == id.family && model == id.model;
         best.same_vector_isa = same_isa;
         best.microarchitecture = k.microarchitecture;
       }
