@@ -265,9 +265,9 @@ RowStreams row_streams(std::int64_t bytes, const Budget& b) {
 // on the hosts met so far: the re-reads that leave L2 come from there. The lowest share over
 // the tiles is shipped: where any tile loses, the model takes the loss for every in-place plan.
 struct PagedReread {
-  double share = 0.0;  // 0: not measured
-  int mr = 0, nr = 0;  // the tile of the lowest share
-  double paged_us = 0.0, odd_us = 0.0, compute_us = 0.0;
+  double share = 0.0;                                     // 0: not measured
+  int mr = 0, nr = 0;                                     // the tile of the lowest share
+  double paged_us = 0.0, odd_us = 0.0, rereads_us = 0.0;  // the plan's, the re-reads' compute
 };
 
 constexpr int kPagedRowTiles = 4;
@@ -545,7 +545,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (pr.share > 0) hw.l2_row_share_paged = std::max(0.01, pr.share);
       rep.paged_mr = pr.mr, rep.paged_nr = pr.nr;
       rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;
-      rep.paged_rereads_us = pr.compute_us;
+      rep.paged_rereads_us = pr.rereads_us;
     }
   }
 
