@@ -96,9 +96,10 @@ void run_calibrate(const CalibrateArgs& args) {
       {"l2_row_share_paged", start.l2_row_share_paged, hw.l2_row_share_paged, "share",
        rep.paged_mr > 0
            ? "lowest tile " + std::to_string(rep.paged_mr) + "x" + std::to_string(rep.paged_nr) +
-                 ", in place on " + std::to_string(4 * rep.paged_mr) +
-                 "x4096x256: B rows 16 KiB apart " + format_fixed(rep.paged_us, 0) +
-                 " us, 16 KiB + 64 B " + format_fixed(rep.paged_odd_us, 0) + " us, re-reads " +
+                 ", in place on " + std::to_string(rep.paged_m) + "x" +
+                 std::to_string(rep.paged_n) + "x" + std::to_string(rep.paged_k) +
+                 ": B rows 16 KiB apart " + format_fixed(rep.paged_us, 0) + " us, 16 KiB + 64 B " +
+                 format_fixed(rep.paged_odd_us, 0) + " us, re-reads " +
                  format_fixed(rep.paged_rereads_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
   };

@@ -128,8 +128,9 @@ struct HardwareProfile {
   // A register tile re-reading an in-place B sliver that stays in L2 but not in L1, because its
   // rows, a multiple of 4 KiB apart, pile into a few L1 sets: the share of its packed rate it
   // keeps while every depth step's row comes from L2 (the row tiles after the first of each
-  // column tile). Measured by `adaptcore calibrate` (its paged re-read probe: the level's fp32
-  // tiles, B rows 16 KiB apart against packed panels); 1 (no loss) where not measured.
+  // column tile). Measured by `adaptcore calibrate` (its paged re-read probe: the level's
+  // in-place plans on B rows 16 KiB apart against one line further apart, the loss over the
+  // re-reading tiles' compute on packed panels); 1 (no loss) where not measured.
   double l2_row_share_paged = 1.0;
   // Packing throughput per core, GB/s of source data read.
   double pack_gbs = 20.0;

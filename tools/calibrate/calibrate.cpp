@@ -544,6 +544,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       const PagedReread pr = paged_reread(*ks, base.l2_bytes, b);
       if (pr.share > 0) hw.l2_row_share_paged = std::max(0.01, pr.share);
       rep.paged_mr = pr.mr, rep.paged_nr = pr.nr;
+      rep.paged_m = kPagedRowTiles * pr.mr, rep.paged_n = kPagedN, rep.paged_k = kPagedK;
       rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;
       rep.paged_rereads_us = pr.rereads_us;
     }

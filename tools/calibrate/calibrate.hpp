@@ -52,6 +52,7 @@ struct CalibrationReport {
   // 16 KiB apart and one line further, and the re-reading row tiles' compute at the tile's
   // packed rate (0: not measured).
   int paged_mr = 0, paged_nr = 0;
+  std::int64_t paged_m = 0, paged_n = 0, paged_k = 0;  // the shape the plan ran
   double paged_us = 0.0, paged_odd_us = 0.0, paged_rereads_us = 0.0;
   // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
   bool fork_join_busy = false;
