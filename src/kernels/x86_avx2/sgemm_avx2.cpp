@@ -4,6 +4,7 @@
 #include "kernels/pack_template.hpp"
 #include "kernels/ukernel.hpp"
 #include "kernels/x86_avx2/tables.hpp"
+#include "kernels/x86_avx2/transposed_store_avx2.hpp"
 #include "kernels/x86_avx2/vec_avx2.hpp"
 
 namespace {
@@ -11,8 +12,10 @@ namespace {
 using namespace adaptcore::kernels;
 
 // 16 ymm registers: 6x16 (12 accumulators + 2 B + 1 broadcast) is the compute tile; 4x24 (12
-// accumulators + 3 B + 1) reads B more efficiently for short M.
-using Avx2 = Fp32Kernels<VecAvx2, Tile<6, 2>, Tile<4, 3>>;
+// accumulators + 3 B + 1) reads B more efficiently for short M. Both also store transposed
+// (Plan::transpose_c: C of at most 6 or 4 columns, its rows along the lanes).
+using Avx2 = Fp32Kernels<VecAvx2, Tile<6, 2, void, TransposedStoreAvx2>,
+                         Tile<4, 3, void, TransposedStoreAvx2>>;
 
 constexpr IsaKernels kAvx2 =
     Avx2::table(adaptcore::Isa::Avx2, false, &pack_a_panels<VecAvx2>, &pack_b_panels<VecAvx2>);
