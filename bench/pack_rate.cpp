@@ -2,10 +2,13 @@
 // timed on a row-major block of kc x nc as the blocked executor packs it, by where the source
 // comes from: cold (the calls rotate over source blocks filling --pool-mib, so every call reads
 // DRAM) or warm (one block, read again). The destination is one buffer, as the executor's. Reports
-// GB/s of source data and the time per call.
+// GB/s of source data and the time per call. fp32 also times the transposing copies: --layout
+// cols packs B stored transposed (nc lines of kc steps, ldb apart), --layout a packs A stored
+// row-major (nc rows of kc steps, ldb apart, into panels of --nr rows).
 //
 //   adaptcore_bench_pack_rate --kc KC --nc NC --ldb LDB [--nr NR] [--isa avx512|avx2|generic]
-//                             [--dtype f32|bf16|u8s8] [--pool-mib P] [--reps R]
+//                             [--dtype f32|bf16|u8s8] [--layout rows|cols|a] [--pool-mib P]
+//                             [--reps R]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -28,7 +31,7 @@ using namespace adaptcore;
 int usage() {
   std::fprintf(stderr,
                "usage: adaptcore_bench_pack_rate --kc KC --nc NC --ldb LDB [--nr NR] [--isa LEVEL] "
-               "[--dtype f32|bf16|u8s8] "
+               "[--dtype f32|bf16|u8s8] [--layout rows|cols|a] "
                "[--pool-mib P] [--reps R]\n");
   return 2;
 }
@@ -37,8 +40,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> v;
-  if (!bench::parse_pairs(argc, argv, {"kc", "nc", "ldb", "nr", "isa", "dtype", "pool-mib", "reps"},
-                          v))
+  if (!bench::parse_pairs(
+          argc, argv, {"kc", "nc", "ldb", "nr", "isa", "dtype", "layout", "pool-mib", "reps"}, v))
     return usage();
   const auto kc = static_cast<int64_t>(bench::number(v, "kc", 256));
   const auto nc = static_cast<int64_t>(bench::number(v, "nc", 1024));
@@ -51,7 +54,10 @@ int main(int argc, char** argv) {
   const auto level = levels.find(v.count("isa") != 0 ? v["isa"] : "auto");
   if (level == levels.end()) return usage();
   const Isa isa = level->second;
-  if (kc < 1 || nc < 1 || ldb < nc || reps < 1) return usage();
+  const std::string layout = v.count("layout") != 0 ? v["layout"] : "rows";
+  if (layout != "rows" && layout != "cols" && layout != "a") return usage();
+  const bool lines_along_k = layout != "rows";  // the source's lines run along the depth
+  if (kc < 1 || nc < 1 || ldb < (lines_along_k ? kc : nc) || reps < 1) return usage();
   const Isa run_level = isa == Isa::Auto ? kernels::best_level(detected_hardware().features) : isa;
   const kernels::IsaKernels* ks = kernels::kernels_for(run_level);
   if (ks == nullptr) {
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
   } else if (dtype != "f32") {
     return usage();
   }
+  if (lk != nullptr && lines_along_k) return usage();
   const int64_t eb = dtype == "f32" ? 4 : dtype == "bf16" ? 2 : 1;
   const int group = lk != nullptr ? lk->group : 1;
   const int default_nr = lk != nullptr ? (lk->tiles.empty() ? lk->lanes : lk->tiles.front().nr)
@@ -75,8 +82,9 @@ int main(int argc, char** argv) {
                                              : ks->tiles.front().nr;
   const int nr = static_cast<int>(bench::number(v, "nr", default_nr));
   if (nr < 1) return usage();
-  // The source blocks: each kc rows of ldb elements (the block reads nc of them).
-  const int64_t block = kc * ldb * eb;
+  // The source blocks: each kc rows of ldb elements (the block reads nc of them), or with the
+  // lines along the depth, nc lines of ldb (reading kc of each).
+  const int64_t block = (lines_along_k ? nc : kc) * ldb * eb;
   const auto blocks = pool_mib <= 0
                           ? std::size_t{1}
                           : static_cast<std::size_t>(std::max<double>(
@@ -95,16 +103,25 @@ int main(int argc, char** argv) {
       if (lk != nullptr)
         lk->pack_b(kc, nc, s, ldb, 1, nr, 0u, dst.data(),
                    dtype == "u8s8" ? colsum.data() : nullptr);
+      else if (layout == "a")
+        ks->pack_a(nc, kc, reinterpret_cast<const float*>(s), ldb, 1, nr,
+                   reinterpret_cast<float*>(dst.data()));
+      else if (layout == "cols")
+        ks->pack_b(kc, nc, reinterpret_cast<const float*>(s), 1, ldb, nr,
+                   reinterpret_cast<float*>(dst.data()));
       else
         ks->pack_b(kc, nc, reinterpret_cast<const float*>(s), ldb, 1, nr,
                    reinterpret_cast<float*>(dst.data()));
     }));
   }
   const double med = am::median(t);
-  std::printf(
-      "pack_b %s %s nr=%d kc=%ld nc=%ld ldb=%ld, %s source (%zu blocks): %.1f us, %.1f GB/s\n",
-      dtype.c_str(), lk != nullptr ? lk->name : to_string(ks->isa), nr, static_cast<long>(kc),
-      static_cast<long>(nc), static_cast<long>(ldb), blocks == 1 ? "warm" : "cold", blocks,
-      med * 1e6, static_cast<double>(kc * nc * eb) / med * 1e-9);
+  std::printf("%s %s %s nr=%d kc=%ld nc=%ld ldb=%ld, %s source (%zu blocks): %.1f us, %.1f GB/s\n",
+              layout == "a"      ? "pack_a"
+              : layout == "cols" ? "pack_b (B transposed)"
+                                 : "pack_b",
+              dtype.c_str(), lk != nullptr ? lk->name : to_string(ks->isa), nr,
+              static_cast<long>(kc), static_cast<long>(nc), static_cast<long>(ldb),
+              blocks == 1 ? "warm" : "cold", blocks, med * 1e6,
+              static_cast<double>(kc * nc * eb) / med * 1e-9);
   return dst[static_cast<std::size_t>(nc)] == 12345u ? 3 : 0;
 }

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/tile_epilogue.hpp"
+#include "kernels/x86_avx2/transpose8x8_avx2.hpp"
 #include "kernels/x86_avx2/vec_avx2.hpp"
 
 namespace adaptcore::kernels {
@@ -83,30 +84,13 @@ struct TransposedStoreAvx2 {
     }
   }
 
-  // C of 5-8 columns: the 8 x 8 transpose, row r of C in y[r].
+  // C of 5-8 columns: the 8 x 8 transpose, row r of C in x[r].
   template <int M>
-  [[gnu::always_inline]] static void store_rows(const __m256 (&x)[8], float* base, int64_t ldc,
-                                                int rows, bool source, __m256 vbeta) {
-    __m256 t[8], s[8];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-      t[2 * i] = _mm256_unpacklo_ps(x[2 * i], x[2 * i + 1]);
-      t[2 * i + 1] = _mm256_unpackhi_ps(x[2 * i], x[2 * i + 1]);
-    }
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
-      s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
-      s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
-      s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
-      const __m256 lo = _mm256_permute2f128_ps(s[j], s[4 + j], 0x20);
-      const __m256 hi = _mm256_permute2f128_ps(s[j], s[4 + j], 0x31);
-      put_row<M>(base, ldc, j, rows, lo, source, vbeta);
-      put_row<M>(base, ldc, j + 4, rows, hi, source, vbeta);
-    }
+  [[gnu::always_inline]] static void store_rows(__m256 (&x)[8], float* base, int64_t ldc, int rows,
+                                                bool source, __m256 vbeta) {
+    transpose8x8(x);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) put_row<M>(base, ldc, r, rows, x[r], source, vbeta);
   }
 
   template <int M>
