@@ -130,6 +130,16 @@ template <class V, int M, int NV, class Op>
   }
 }
 
+// The same for a tile stored transposed (Plan::transpose_c): its n rows of C, ldc floats
+// apart, a line each (or one line for the rows that share it).
+template <class Op>
+[[gnu::always_inline]] inline void prefetch_transposed_rows(const float* c, int64_t ldc, int n,
+                                                            const Op& op, bool written) {
+  if (!op.needs_source() && !written) return;
+  const int64_t step = ldc * 4 >= 64 ? 1 : 64 / (ldc * 4);
+  for (int64_t r = 0; r < n; r += step) __builtin_prefetch(c + r * ldc, 1, 3);
+}
+
 // Stores an M x NV tile of accumulators at c (rows ldc apart), columns [0, n) only. Whether C
 // is read is decided per vector, not once around the loops: hoisted, the two copies of the
 // stores made GCC 12 keep a copy of every vpdpbusd accumulator through the depth loop

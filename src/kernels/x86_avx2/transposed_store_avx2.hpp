@@ -62,9 +62,7 @@ struct TransposedStoreAvx2 {
   template <class V, int M, int L, class Op>
   [[gnu::always_inline]] static void prefetch(const float* c, int64_t ldc, int n, const Op& op,
                                               bool written) {
-    if (!op.needs_source() && !written) return;
-    const int64_t step = ldc * 4 >= 64 ? 1 : 64 / (ldc * 4);
-    for (int64_t r = 0; r < n; r += step) __builtin_prefetch(c + r * ldc, 1, 3);
+    prefetch_transposed_rows(c, ldc, n, op, written);
   }
 
  private:
