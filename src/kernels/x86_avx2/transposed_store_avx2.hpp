@@ -96,8 +96,9 @@ struct TransposedStoreAvx2 {
                                              bool source, __m128 vbeta) {
     if (r >= rows) return;
     float* p = base + int64_t{r} * ldc;
-    if (source) row = _mm_fmadd_ps(vbeta, load_part(p, M), row);
-    store_part(p, row, M);
+    // The traits' 256-bit forms on the low half: lanes past M are neither read nor written.
+    if (source) row = _mm_fmadd_ps(vbeta, _mm256_castps256_ps128(VecAvx2::load_n(p, M)), row);
+    VecAvx2::store_n(p, _mm256_castps128_ps256(row), M);
   }
   template <int M>
   [[gnu::always_inline]] static void put_row(float* base, int64_t ldc, int r, int rows, __m256 row,
@@ -113,24 +114,6 @@ struct TransposedStoreAvx2 {
                                                __m256 vbeta) {
     if (source) out = _mm256_fmadd_ps(vbeta, VecAvx2::load_n(p, n), out);
     VecAvx2::store_n(p, out, n);
-  }
-
-  // The first n (1-4) floats at p, the others zero; masked loads do not fault past them.
-  [[gnu::always_inline]] static __m128 load_part(const float* p, int n) {
-    if (n >= 4) return _mm_loadu_ps(p);
-    return _mm_maskload_ps(p, _mm256_castsi256_si128(VecAvx2::mask(n)));
-  }
-  [[gnu::always_inline]] static void store_part(float* p, __m128 r, int n) {
-    if (n >= 4) {
-      _mm_storeu_ps(p, r);
-      return;
-    }
-    if (n & 2) {
-      _mm_storel_pi(reinterpret_cast<__m64*>(p), r);
-      r = _mm_movehl_ps(r, r);
-      p += 2;
-    }
-    if (n & 1) _mm_store_ss(p, r);
   }
 };
 
