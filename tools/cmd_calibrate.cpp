@@ -102,6 +102,15 @@ void run_calibrate(const CalibrateArgs& args) {
                  format_fixed(rep.paged_odd_us, 0) + " us, re-reads " +
                  format_fixed(rep.paged_rereads_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
+      {"dram_in_place_loss", start.dram_in_place_loss, hw.dram_in_place_loss, "x",
+       rep.in_place_mr > 0
+           ? "largest tile " + std::to_string(rep.in_place_mr) + "x" +
+                 std::to_string(rep.in_place_nr) + ", in place on " +
+                 std::to_string(rep.in_place_mr) + "x" + std::to_string(rep.in_place_n) + "x" +
+                 std::to_string(rep.in_place_k) + " from DRAM: " +
+                 format_fixed(rep.in_place_us, 0) + " us, its compute " +
+                 format_fixed(rep.in_place_compute_us, 0) + " us"
+           : std::string("no fp32 tile measured: default kept")},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

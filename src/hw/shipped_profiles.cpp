@@ -122,7 +122,10 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
       out.l3_row_streams = shipped.l3_row_streams;
       out.l3_row_share_paged = shipped.l3_row_share_paged;
       out.l3_row_share = shipped.l3_row_share;
-      if (m.same_vector_isa) out.l2_row_share_paged = shipped.l2_row_share_paged;
+      if (m.same_vector_isa) {
+        out.l2_row_share_paged = shipped.l2_row_share_paged;
+        out.dram_in_place_loss = shipped.dram_in_place_loss;
+      }
     }
     out.source = base.source + " + shipped " + m.profile->file + " (" + m.microarchitecture +
                  (m.exact ? "" : ", the nearest known: its row-stream terms only") +

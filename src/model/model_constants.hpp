@@ -73,6 +73,9 @@ inline constexpr double kSeparateRowBytes = 1024.0;
 // Rows of a core up to which a warm B read in place from L3 is bound by its row streams: the
 // compute of more rows covers them. F10.
 inline constexpr double kWarmStreamingRows = 2.0;
+// Rows of a core up to which HardwareProfile::dram_in_place_loss applies: the decode range it
+// was measured on (M 4-16, docs/MODEL.md M23).
+inline constexpr double kDramInPlaceMaxRows = 16.0;
 // Issue cost of one software prefetch instruction, in cycles. F11.
 inline constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor

@@ -339,6 +339,64 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
   return out;
 }
 
+// The in-place DRAM probe (HardwareProfile::dram_in_place_loss): each fp32 register tile of the
+// level runs the executor's in-place plan for one row tile (its mr rows, depth blocks of
+// kPagedKc, column blocks whose next depth block fits half of L2, B read ahead) with the DRAM
+// buffer as B: kInPlaceN columns a row, rows a line off the page (one row tile: no paged
+// re-reads), as many rows as fill at most kInPlaceBytes, far beyond L3, so that every call
+// reads B from DRAM. The plan's time less B at the core's stream rate and less the tile's
+// compute at its packed rate, over that compute, is the loss; the largest over the tiles is
+// shipped.
+struct InPlaceDram {
+  double loss = -1.0;  // negative: not measured
+  int mr = 0, nr = 0;
+  std::int64_t k = 0, n = 0;
+  double us = 0.0, compute_us = 0.0;
+};
+
+constexpr std::int64_t kInPlaceN = 4096;
+constexpr std::int64_t kInPlaceBytes = 512LL << 20;
+
+InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::int64_t big_bytes,
+                          std::int64_t l2_bytes, double stream_gbs, const Budget& b) {
+  InPlaceDram out;
+  const std::int64_t ldb = kInPlaceN + 64 / 4;
+  const std::int64_t k = std::min(big_bytes, kInPlaceBytes) / 4 / ldb;
+  if (big == nullptr || stream_gbs <= 0 || k < kPagedKc) return out;
+  ThreadPool pool(1);
+  for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
+    const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+    const double packed = packed_tile_gflops(t, l2_bytes, b);
+    if (packed <= 0) continue;
+    const std::int64_t m = t.mr;
+    Buffer a = make_buffer(m * k * 4);
+    Buffer c = make_buffer(m * kInPlaceN * 4);
+    if (!a || !c) return out;
+    Plan plan;
+    plan.kind = PlanKind::Blocked;
+    plan.isa = ks.isa;
+    plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
+    plan.mc = m, plan.kc = kPagedKc;
+    plan.nc =
+        std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, kInPlaceN);
+    plan.prefetch_b = true;
+    GemmProblem g;
+    if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kInPlaceN, k, 1.0f, a.get(), k,
+                     big, ldb, 0.0f, c.get(), kInPlaceN, g) != Status::Ok)
+      return out;
+    const double flops = 2.0 * static_cast<double>(m * kInPlaceN * k);
+    const double rate =
+        median_rate(b, [&] { return execute(plan, g, ks, pool) == Status::Ok ? flops : 0.0; });
+    g_sink.store(c[0], std::memory_order_relaxed);
+    if (rate <= 0) continue;
+    const double us = flops / rate * 1e6, compute_us = flops / (packed * 1e3);
+    const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
+    const double loss = std::clamp((us - stream_us - compute_us) / compute_us, 0.0, 20.0);
+    if (loss > out.loss) out = {loss, t.mr, t.nr, k, kInPlaceN, us, compute_us};
+  }
+  return out;
+}
+
 // Median round trip of ThreadPool::run with an empty task on `threads` threads, microseconds.
 double fork_join(int threads, int rounds) {
   try {
@@ -547,6 +605,12 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.paged_m = kPagedRowTiles * pr.mr, rep.paged_n = kPagedN, rep.paged_k = kPagedK;
       rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;
       rep.paged_rereads_us = pr.rereads_us;
+      const InPlaceDram ip = in_place_dram(*ks, big.get(), rep.dram_buffer, base.l2_bytes,
+                                           hw.bw_dram_core_gbs, b);
+      if (ip.loss >= 0) hw.dram_in_place_loss = ip.loss;
+      rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
+      rep.in_place_k = ip.k, rep.in_place_n = ip.n;
+      rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;
     }
   }
 

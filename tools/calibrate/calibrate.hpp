@@ -54,6 +54,11 @@ struct CalibrationReport {
   int paged_mr = 0, paged_nr = 0;
   std::int64_t paged_m = 0, paged_n = 0, paged_k = 0;  // the shape the plan ran
   double paged_us = 0.0, paged_odd_us = 0.0, paged_rereads_us = 0.0;
+  // The in-place DRAM probe's lowest share: its tile, the shape, the plan's time and the tile's
+  // compute in it (at its packed rate).
+  int in_place_mr = 0, in_place_nr = 0;
+  std::int64_t in_place_k = 0, in_place_n = 0;
+  double in_place_us = 0.0, in_place_compute_us = 0.0;
   // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
   bool fork_join_busy = false;
   double fork_join_measured_us = 0.0;
