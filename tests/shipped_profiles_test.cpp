@@ -101,6 +101,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.l3_row_share_paged = base.l3_row_share = 0.33;
   base.dot_bf16_per_cycle = 7.5;
   base.l2_row_share_paged = 0.44;
+  base.dram_in_place_loss = 0.33;
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
@@ -113,6 +114,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   const HardwareProfile zen2 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 23, 49});
   EXPECT_LT(zen3.l2_row_share_paged, 1.0);
   EXPECT_DOUBLE_EQ(zen2.l2_row_share_paged, zen3.l2_row_share_paged);
+  // So is the in-place DRAM loss (measured with the same tiles).
+  EXPECT_GT(zen3.dram_in_place_loss, 0.5);
+  EXPECT_DOUBLE_EQ(zen2.dram_in_place_loss, zen3.dram_in_place_loss);
+  EXPECT_DOUBLE_EQ(zen5.dram_in_place_loss, zen4.dram_in_place_loss);
   EXPECT_NE(zen2.source.find("amd-zen3.json"), std::string::npos) << zen2.source;
   EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
   EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);

@@ -345,8 +345,8 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
 // buffer as B: kInPlaceN columns a row, rows a line off the page (one row tile: no paged
 // re-reads), as many rows as fill at most kInPlaceBytes, far beyond L3, so that every call
 // reads B from DRAM. The plan's time less B at the core's stream rate and less the tile's
-// compute at its packed rate, over that compute, is the loss; the largest over the tiles is
-// shipped.
+// compute at its packed rate, over its FMAs at the peak rate, is the loss; the largest over the
+// tiles is shipped.
 struct InPlaceDram {
   double loss = -1.0;  // negative: not measured
   int mr = 0, nr = 0;
@@ -358,11 +358,12 @@ constexpr std::int64_t kInPlaceN = 4096;
 constexpr std::int64_t kInPlaceBytes = 512LL << 20;
 
 InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::int64_t big_bytes,
-                          std::int64_t l2_bytes, double stream_gbs, const Budget& b) {
+                          std::int64_t l2_bytes, double stream_gbs, double peak_gflops,
+                          const Budget& b) {
   InPlaceDram out;
   const std::int64_t ldb = kInPlaceN + 64 / 4;
   const std::int64_t k = std::min(big_bytes, kInPlaceBytes) / 4 / ldb;
-  if (big == nullptr || stream_gbs <= 0 || k < kPagedKc) return out;
+  if (big == nullptr || stream_gbs <= 0 || peak_gflops <= 0 || k < kPagedKc) return out;
   ThreadPool pool(1);
   for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
     const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
@@ -391,7 +392,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     if (rate <= 0) continue;
     const double us = flops / rate * 1e6, compute_us = flops / (packed * 1e3);
     const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
-    const double loss = std::clamp((us - stream_us - compute_us) / compute_us, 0.0, 20.0);
+    const double fma_us = flops / (peak_gflops * 1e3);
+    const double loss = std::clamp((us - stream_us - compute_us) / fma_us, 0.0, 20.0);
     if (loss > out.loss) out = {loss, t.mr, t.nr, k, kInPlaceN, us, compute_us};
   }
   return out;
@@ -606,7 +608,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;
       rep.paged_rereads_us = pr.rereads_us;
       const InPlaceDram ip = in_place_dram(*ks, big.get(), rep.dram_buffer, base.l2_bytes,
-                                           hw.bw_dram_core_gbs, b);
+                                           hw.bw_dram_core_gbs, hw.peak_gflops_per_core(isa), b);
       if (ip.loss >= 0) hw.dram_in_place_loss = ip.loss;
       rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
       rep.in_place_k = ip.k, rep.in_place_n = ip.n;
