@@ -133,7 +133,7 @@ struct HardwareProfile {
   // re-reading tiles' compute on packed panels); 1 (no loss) where not measured.
   double l2_row_share_paged = 1.0;
   // A decode core (3-16 rows) reading B in place from DRAM: beyond B at the stream rate and its
-  // FMAs at their packed rate, the extra time as a multiple of that compute (the FMAs fill the
+  // compute, the extra time as a multiple of its FMAs at the peak rate (the FMAs fill the
   // window the misses would use; docs/MODEL.md M23). Measured by `adaptcore calibrate` (the
   // level's in-place plan of one row tile on a B beyond L3); 0 (no loss) where not measured.
   double dram_in_place_loss = 0.0;

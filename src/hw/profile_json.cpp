@@ -113,7 +113,7 @@ constexpr FieldRange kRanges[] = {
     {"l3_row_share_paged", 0.01, 1, "of bw_l3_gbs"},
     {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},
     {"l2_row_share_paged", 0.01, 1, "of the tile's packed rate"},
-    {"dram_in_place_loss", 0, 20, "x the decode tile's compute"},
+    {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
 };
 
 std::string format_number(double v) {
