@@ -384,7 +384,6 @@ TEST(ModelSelection, TiesKeepLessDataThenFewerInstructions) {
   EXPECT_EQ(chosen({{1.87, 1.87, 0.99}, {1.87, 1.87, 0.99}}), 0u);
 }
 
-
 // A decode core streaming B from DRAM under its own FMAs loses HardwareProfile::
 // dram_in_place_loss times its compute (M23). On Zen 3 (loss 1.32) the in-place plans of
 // 16 x 4096 x 4096 ran 23.6 ms against 11.2 packed (one core, cold); a profile that measured no
@@ -425,8 +424,8 @@ TEST(CpuModelInPlaceDram, DecodeCoresPayTheMeasuredLossOnDram) {
   EXPECT_GT(with.total_us, without.total_us + 0.5 * without.compute_us);
   EXPECT_LE(with.total_us, without.total_us + 1.32 * without.compute_us);
   // Two rows stream by themselves; 64 rows are past the measured range; a warm B in L3.
-  for (const ShapeKey& k : {key(2, 4096, 4096, true), key(64, 4096, 4096, true),
-                            key(8, 1024, 1024, false)}) {
+  for (const ShapeKey& k :
+       {key(2, 4096, 4096, true), key(64, 4096, 4096, true), key(8, 1024, 1024, false)}) {
     const Plan p = chosen(no_loss, k);
     EXPECT_DOUBLE_EQ(lossy.predict(k, p).total_us, lossless.predict(k, p).total_us)
         << k.m << "x" << k.n << "x" << k.k << ": " << describe(p);

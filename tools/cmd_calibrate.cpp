@@ -107,8 +107,8 @@ void run_calibrate(const CalibrateArgs& args) {
            ? "largest tile " + std::to_string(rep.in_place_mr) + "x" +
                  std::to_string(rep.in_place_nr) + ", in place on " +
                  std::to_string(rep.in_place_mr) + "x" + std::to_string(rep.in_place_n) + "x" +
-                 std::to_string(rep.in_place_k) + " from DRAM: " +
-                 format_fixed(rep.in_place_us, 0) + " us, its compute " +
+                 std::to_string(rep.in_place_k) +
+                 " from DRAM: " + format_fixed(rep.in_place_us, 0) + " us, its compute " +
                  format_fixed(rep.in_place_compute_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
   };

@@ -382,8 +382,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
         std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, kInPlaceN);
     plan.prefetch_b = true;
     GemmProblem g;
-    if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kInPlaceN, k, 1.0f, a.get(), k,
-                     big, ldb, 0.0f, c.get(), kInPlaceN, g) != Status::Ok)
+    if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kInPlaceN, k, 1.0f, a.get(), k, big,
+                     ldb, 0.0f, c.get(), kInPlaceN, g) != Status::Ok)
       return out;
     const double flops = 2.0 * static_cast<double>(m * kInPlaceN * k);
     const double rate =
