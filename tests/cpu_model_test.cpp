@@ -318,6 +318,26 @@ HardwareProfile zen3_guest() {
   return hw;
 }
 
+// A row-major problem's key on the AVX2 level, one thread.
+ShapeKey avx2_key(int64_t m, int64_t n, int64_t k, bool cold) {
+  GemmProblem g;
+  g.m = m, g.n = n, g.k = k;
+  g.a_rs = k, g.a_cs = 1, g.b_rs = n, g.b_cs = 1, g.ldc = n;
+  ShapeKey key = make_key(g, Isa::Avx2, 1);
+  key.cold = cold;
+  return key;
+}
+
+// The candidate the model of `hw` predicts fastest.
+Plan cheapest(const HardwareProfile& hw, const TypeConfig& cfg, const ShapeKey& k) {
+  const CpuModel model(hw, cfg);
+  Plan plan;
+  double t = std::numeric_limits<double>::infinity();
+  for (const Plan& p : enumerate_candidates(k, classify(k, hw, cfg), hw, cfg))
+    if (const double c = model.predict(k, p).total_us; c < t) t = c, plan = p;
+  return plan;
+}
+
 // B rows a multiple of 4 KiB apart pile into a few L1 sets: the row tiles after the first
 // re-read every row from L2 at l2_row_share_paged of their rate (M22). On Zen 3 the in-place
 // plans of 32 x 6144 x 4096 ran 53-58 ms against 26-34 ms packed (one core); with a stride
@@ -325,26 +345,12 @@ HardwareProfile zen3_guest() {
 TEST(CpuModelPagedReread, InPlaceRowsOnAPagedStrideCostTheirL2ReReads) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  auto key = [](int64_t m, int64_t n, int64_t k) {
-    GemmProblem g;
-    g.m = m, g.n = n, g.k = k;
-    g.a_rs = k, g.a_cs = 1, g.b_rs = n, g.b_cs = 1, g.ldc = n;
-    ShapeKey key = make_key(g, Isa::Avx2, 1);
-    key.cold = true;
-    return key;
-  };
+  auto key = [](int64_t m, int64_t n, int64_t k) { return avx2_key(m, n, k, true); };
   const HardwareProfile zen3 = zen3_guest();
   HardwareProfile no_loss = zen3;
   no_loss.l2_row_share_paged = 1.0;
   const TypeConfig cfg = type_config(*ks, zen3);
-  auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) {
-    const CpuModel model(hw, cfg);
-    Plan plan;
-    double t = std::numeric_limits<double>::infinity();
-    for (const Plan& p : enumerate_candidates(k, classify(k, hw, cfg), hw, cfg))
-      if (const double c = model.predict(k, p).total_us; c < t) t = c, plan = p;
-    return plan;
-  };
+  auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) { return cheapest(hw, cfg, k); };
   const ShapeKey paged = key(32, 6144, 4096);
   EXPECT_FALSE(chosen(no_loss, paged).pack_b) << describe(chosen(no_loss, paged));
   EXPECT_TRUE(chosen(zen3, paged).pack_b) << describe(chosen(zen3, paged));
@@ -391,27 +397,13 @@ TEST(ModelSelection, TiesKeepLessDataThenFewerInstructions) {
 TEST(CpuModelInPlaceDram, DecodeCoresPayTheMeasuredLossOnDram) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  auto key = [](int64_t m, int64_t n, int64_t k, bool cold) {
-    GemmProblem g;
-    g.m = m, g.n = n, g.k = k;
-    g.a_rs = k, g.a_cs = 1, g.b_rs = n, g.b_cs = 1, g.ldc = n;
-    ShapeKey key = make_key(g, Isa::Avx2, 1);
-    key.cold = cold;
-    return key;
-  };
+  const auto& key = avx2_key;
   HardwareProfile zen3 = zen3_guest();
   zen3.dram_in_place_loss = 1.32;
   HardwareProfile no_loss = zen3;
   no_loss.dram_in_place_loss = 0.0;
   const TypeConfig cfg = type_config(*ks, zen3);
-  auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) {
-    const CpuModel model(hw, cfg);
-    Plan plan;
-    double t = std::numeric_limits<double>::infinity();
-    for (const Plan& p : enumerate_candidates(k, classify(k, hw, cfg), hw, cfg))
-      if (const double c = model.predict(k, p).total_us; c < t) t = c, plan = p;
-    return plan;
-  };
+  auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) { return cheapest(hw, cfg, k); };
   const ShapeKey decode = key(16, 4096, 4096, true);
   const Plan in_place = chosen(no_loss, decode);
   ASSERT_FALSE(in_place.pack_b) << describe(in_place);
