@@ -299,6 +299,31 @@ double packed_tile_gflops(const kernels::TileKernels& t, std::int64_t l2_bytes, 
   return rate * 1e-9;
 }
 
+// Median microseconds of the executor's in-place plan of tile `ti` on row-major m x n x k (A
+// and B in place, B ldb apart, depth blocks of kPagedKc, column blocks whose next depth block
+// fits half of L2, B read ahead): the plan both in-place probes below run. 0 where it fails.
+double in_place_plan_us(const kernels::IsaKernels& ks, int ti, std::int64_t m, std::int64_t n,
+                        std::int64_t k, const float* a, const float* bm, std::int64_t ldb, float* c,
+                        std::int64_t l2_bytes, ThreadPool& pool, const Budget& b) {
+  const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+  Plan plan;
+  plan.kind = PlanKind::Blocked;
+  plan.isa = ks.isa;
+  plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
+  plan.mc = m, plan.kc = kPagedKc;
+  plan.nc = std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, n);
+  plan.prefetch_b = true;
+  GemmProblem g;
+  if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a, k, bm, ldb, 0.0f, c, n,
+                   g) != Status::Ok)
+    return 0.0;
+  const double flops = 2.0 * static_cast<double>(m * n * k);
+  const double rate =
+      median_rate(b, [&] { return execute(plan, g, ks, pool) == Status::Ok ? flops : 0.0; });
+  g_sink.store(c[0], std::memory_order_relaxed);
+  return rate > 0 ? flops / rate * 1e6 : 0.0;
+}
+
 PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, const Budget& b) {
   PagedReread out;
   ThreadPool pool(1);
@@ -311,25 +336,12 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
     Buffer bb = make_buffer(kPagedK * odd_ld * 4);
     Buffer c = make_buffer(m * kPagedN * 4);
     if (!a || !bb || !c) return out;
-    Plan plan;
-    plan.kind = PlanKind::Blocked;
-    plan.isa = ks.isa;
-    plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
-    plan.mc = m, plan.kc = kPagedKc;
-    plan.nc = std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, kPagedN);
-    plan.prefetch_b = true;
     const double flops = 2.0 * static_cast<double>(m * kPagedN * kPagedK);
     auto us = [&](std::int64_t ldb) {
-      GemmProblem g;
-      if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kPagedN, kPagedK, 1.0f, a.get(),
-                       kPagedK, bb.get(), ldb, 0.0f, c.get(), kPagedN, g) != Status::Ok)
-        return 0.0;
-      const double rate =
-          median_rate(b, [&] { return execute(plan, g, ks, pool) == Status::Ok ? flops : 0.0; });
-      return rate > 0 ? flops / rate * 1e6 : 0.0;
+      return in_place_plan_us(ks, ti, m, kPagedN, kPagedK, a.get(), bb.get(), ldb, c.get(),
+                              l2_bytes, pool, b);
     };
     const double paged = us(kPagedN), odd = us(odd_ld);
-    g_sink.store(c[0], std::memory_order_relaxed);
     if (paged <= 0 || odd <= 0) continue;
     const double rereads_us =
         flops / (packed * 1e3) * (kPagedRowTiles - 1) / static_cast<double>(kPagedRowTiles);
@@ -373,24 +385,11 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     Buffer a = make_buffer(m * k * 4);
     Buffer c = make_buffer(m * kInPlaceN * 4);
     if (!a || !c) return out;
-    Plan plan;
-    plan.kind = PlanKind::Blocked;
-    plan.isa = ks.isa;
-    plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
-    plan.mc = m, plan.kc = kPagedKc;
-    plan.nc =
-        std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, kInPlaceN);
-    plan.prefetch_b = true;
-    GemmProblem g;
-    if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, kInPlaceN, k, 1.0f, a.get(), k, big,
-                     ldb, 0.0f, c.get(), kInPlaceN, g) != Status::Ok)
-      return out;
     const double flops = 2.0 * static_cast<double>(m * kInPlaceN * k);
-    const double rate =
-        median_rate(b, [&] { return execute(plan, g, ks, pool) == Status::Ok ? flops : 0.0; });
-    g_sink.store(c[0], std::memory_order_relaxed);
-    if (rate <= 0) continue;
-    const double us = flops / rate * 1e6, compute_us = flops / (packed * 1e3);
+    const double us =
+        in_place_plan_us(ks, ti, m, kInPlaceN, k, a.get(), big, ldb, c.get(), l2_bytes, pool, b);
+    if (us <= 0) continue;
+    const double compute_us = flops / (packed * 1e3);
     const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
     const double fma_us = flops / (peak_gflops * 1e3);
     const double loss = std::clamp((us - stream_us - compute_us) / fma_us, 0.0, 20.0);
