@@ -245,38 +245,47 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
 }
 
 // In-place B is prefetched a depth block ahead where B starts in DRAM (cold operands, or a B
-// larger than the L3 a hot loop keeps), and not where a hot loop keeps it in L3, nor for one or
-// two rows of C over B rows of 16 KiB and more (the hardware streams those).
+// larger than the L3 a hot loop keeps), and not where a hot loop keeps it in L3, nor for the
+// rows of C the profile's hardware streams by themselves over B rows of 16 KiB and more
+// (HardwareProfile::dram_self_streaming_rows: the detected profile's, and 2 and 4 rows).
 TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
-  const HardwareProfile& hw = detected_hardware();
-  const Isa isa = GetParam();
-  if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
-    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
-  const TypeConfig cfg = type_config(*kernels::kernels_for(isa), hw);
-  ShapeClass cls;                                              // the class only names the plans
-  const int64_t beyond_l3 = hw.l3_warm_bytes / 4 / 1024 + 64;  // B of k = 1024 past L3
-  for (const auto [m, n] :
-       {std::pair<int64_t, int64_t>{4, 256}, {4, beyond_l3}, {1, 256}, {2, 4096}, {1, beyond_l3}}) {
-    ShapeKey key;
-    key.m = m, key.n = n, key.k = 1024;
-    key.a_row_unit = key.b_row_unit = true;
-    key.isa = isa;
-    key.threads = 1;
-    for (const bool cold : {false, true}) {
-      key.cold = cold;
-      const bool streamed_by_hardware = m <= 2 && 4 * n >= 16 * 1024;
-      const bool from_dram =
-          (cold || 4 * key.k * key.n > hw.l3_warm_bytes) && !streamed_by_hardware;
-      int64_t in_place = 0;
-      for (const Plan& p : enumerate_candidates(key, cls, hw, cfg)) {
-        if (p.is_dot() || p.kind == PlanKind::Rows) continue;
-        EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
-        const bool several_blocks = !p.pack_b && p.kc < key.k;
-        in_place += several_blocks;
-        EXPECT_EQ(p.prefetch_b, several_blocks && from_dram)
-            << m << "x" << n << "x1024 cold " << cold << ": " << describe(p);
+  for (const int self_rows : {detected_hardware().dram_self_streaming_rows, 2, 4}) {
+    HardwareProfile hw = detected_hardware();
+    hw.dram_self_streaming_rows = self_rows;
+    const Isa isa = GetParam();
+    if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
+      GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
+    const TypeConfig cfg = type_config(*kernels::kernels_for(isa), hw);
+    ShapeClass cls;                                              // the class only names the plans
+    const int64_t beyond_l3 = hw.l3_warm_bytes / 4 / 1024 + 64;  // B of k = 1024 past L3
+    for (const auto [m, n] : {std::pair<int64_t, int64_t>{4, 256},
+                              {4, beyond_l3},
+                              {3, 4096},
+                              {1, 256},
+                              {2, 4096},
+                              {1, beyond_l3}}) {
+      ShapeKey key;
+      key.m = m, key.n = n, key.k = 1024;
+      key.a_row_unit = key.b_row_unit = true;
+      key.isa = isa;
+      key.threads = 1;
+      for (const bool cold : {false, true}) {
+        key.cold = cold;
+        const bool streamed_by_hardware = m <= self_rows && 4 * n >= 16 * 1024;
+        const bool from_dram =
+            (cold || 4 * key.k * key.n > hw.l3_warm_bytes) && !streamed_by_hardware;
+        int64_t in_place = 0;
+        for (const Plan& p : enumerate_candidates(key, cls, hw, cfg)) {
+          if (p.is_dot() || p.kind == PlanKind::Rows) continue;
+          EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
+          const bool several_blocks = !p.pack_b && p.kc < key.k;
+          in_place += several_blocks;
+          EXPECT_EQ(p.prefetch_b, several_blocks && from_dram)
+              << m << "x" << n << "x1024 cold " << cold << ": " << describe(p);
+        }
+        EXPECT_GT(in_place, 0) << "no in-place plan over several depth blocks for " << m << "x"
+                               << n;
       }
-      EXPECT_GT(in_place, 0) << "no in-place plan over several depth blocks for " << m << "x" << n;
     }
   }
 }

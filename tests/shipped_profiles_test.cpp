@@ -102,6 +102,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.dot_bf16_per_cycle = 7.5;
   base.l2_row_share_paged = 0.44;
   base.dram_in_place_loss = 0.33;
+  base.dram_self_streaming_rows = 3;
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
@@ -118,6 +119,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_GT(zen3.dram_in_place_loss, 0.5);
   EXPECT_DOUBLE_EQ(zen2.dram_in_place_loss, zen3.dram_in_place_loss);
   EXPECT_DOUBLE_EQ(zen5.dram_in_place_loss, zen4.dram_in_place_loss);
+  // And the rows its prefetchers stream by themselves (M24: six on Zen 3; Zen 4 ships none, 2).
+  EXPECT_EQ(zen3.dram_self_streaming_rows, 6);
+  EXPECT_EQ(zen2.dram_self_streaming_rows, zen3.dram_self_streaming_rows);
+  EXPECT_EQ(zen5.dram_self_streaming_rows, zen4.dram_self_streaming_rows);
   EXPECT_NE(zen2.source.find("amd-zen3.json"), std::string::npos) << zen2.source;
   EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
   EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);

@@ -23,6 +23,21 @@ struct CalibrateArgs {
   bool quick = false;
 };
 
+// The self-streaming probe's heights: the tile, the in-place plan without and with the
+// read-ahead, and the packed plan.
+std::string self_streaming_how(const CalibrationReport& rep) {
+  if (rep.self_streaming.empty()) return "no fp32 tile measured: default kept";
+  const auto& first = rep.self_streaming.front();
+  std::string how = "B " + std::to_string(first.k) + " x " + std::to_string(first.n) +
+                    " from DRAM, in place / read ahead / packed:";
+  for (const auto& h : rep.self_streaming)
+    how += " " + std::to_string(h.rows) + " rows (" + std::to_string(h.mr) + "x" +
+           std::to_string(h.nr) + ") " + format_fixed(h.plain_us, 0) + " / " +
+           format_fixed(h.read_ahead_us, 0) + " / " + format_fixed(h.packed_us, 0) + " us;";
+  how.pop_back();
+  return how;
+}
+
 void run_calibrate(const CalibrateArgs& args) {
   // Against the profile a context starts from (detection and the shipped profile).
   const HardwareProfile& start = default_hardware();
@@ -111,6 +126,8 @@ void run_calibrate(const CalibrateArgs& args) {
                  " from DRAM: " + format_fixed(rep.in_place_us, 0) + " us, its compute " +
                  format_fixed(rep.in_place_compute_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
+      {"dram_self_streaming_rows", static_cast<double>(start.dram_self_streaming_rows),
+       static_cast<double>(hw.dram_self_streaming_rows), "rows", self_streaming_how(rep)},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

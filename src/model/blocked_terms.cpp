@@ -420,9 +420,13 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   t.exposed_us += paged_reread_us(key, s, compute_us);
   // A decode core streaming B from DRAM under its own FMAs: the profile's measured loss, a
   // multiple of the core's FMAs at the peak rate (M23; not of its compute, whose depth-block
-  // overheads issue no FMAs). Fewer rows stream by themselves (F10); more, unmeasured.
-  if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && s.m_t > kWarmStreamingRows &&
-      s.m_t <= kDramInPlaceMaxRows && hw_.dram_in_place_loss > 0) {
+  // overheads issue no FMAs). Measured with the read-ahead: a core that leaves its rows to the
+  // hardware prefetchers (dram_self_streaming_rows, M24) does not pay it, nor do fewer rows
+  // (F10); more, unmeasured.
+  const bool self_streams =
+      !p.prefetch_b && s.m_t <= static_cast<double>(hw_.dram_self_streaming_rows);
+  if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && !self_streams &&
+      s.m_t > kWarmStreamingRows && s.m_t <= kDramInPlaceMaxRows && hw_.dram_in_place_loss > 0) {
     const double fma_us = 2.0 * s.m_t * s.n_t * s.k_t / (hw_.peak_gflops_per_core(key.isa) * 1e3);
     t.exposed_us += fma_us * hw_.dram_in_place_loss;
   }

@@ -299,20 +299,35 @@ double packed_tile_gflops(const kernels::TileKernels& t, std::int64_t l2_bytes, 
   return rate * 1e-9;
 }
 
-// Median microseconds of the executor's in-place plan of tile `ti` on row-major m x n x k (A
-// and B in place, B ldb apart, depth blocks of kPagedKc, column blocks whose next depth block
-// fits half of L2, B read ahead): the plan both in-place probes below run. 0 where it fails.
+// The blocks of a probe's plan (A in place): depth kc, nc columns, B read ahead or not, or
+// packed.
+struct InPlaceBlocks {
+  std::int64_t kc = 0, nc = 0;
+  bool prefetch_b = true;
+  bool pack_b = false;
+};
+
+// The in-place plan the paged re-read and in-place DRAM probes run: depth blocks of kPagedKc,
+// column blocks whose next depth block fits half of L2, B read ahead.
+InPlaceBlocks read_ahead_blocks(const kernels::TileKernels& t, std::int64_t n,
+                                std::int64_t l2_bytes) {
+  return {kPagedKc, std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, n),
+          true};
+}
+
+// Median microseconds of the executor's plan of tile `ti` on row-major m x n x k (A in place,
+// B ldb apart, the blocks given). 0 where it fails.
 double in_place_plan_us(const kernels::IsaKernels& ks, int ti, std::int64_t m, std::int64_t n,
                         std::int64_t k, const float* a, const float* bm, std::int64_t ldb, float* c,
-                        std::int64_t l2_bytes, ThreadPool& pool, const Budget& b) {
+                        const InPlaceBlocks& blocks, ThreadPool& pool, const Budget& b) {
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
   Plan plan;
   plan.kind = PlanKind::Blocked;
   plan.isa = ks.isa;
   plan.tile = ti, plan.mr = t.mr, plan.nr = t.nr;
-  plan.mc = m, plan.kc = kPagedKc;
-  plan.nc = std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, n);
-  plan.prefetch_b = true;
+  plan.mc = m, plan.kc = blocks.kc, plan.nc = blocks.nc;
+  plan.prefetch_b = blocks.prefetch_b;
+  plan.pack_b = blocks.pack_b;
   GemmProblem g;
   if (make_problem(Layout::RowMajor, Trans::No, Trans::No, m, n, k, 1.0f, a, k, bm, ldb, 0.0f, c, n,
                    g) != Status::Ok)
@@ -339,7 +354,7 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
     const double flops = 2.0 * static_cast<double>(m * kPagedN * kPagedK);
     auto us = [&](std::int64_t ldb) {
       return in_place_plan_us(ks, ti, m, kPagedN, kPagedK, a.get(), bb.get(), ldb, c.get(),
-                              l2_bytes, pool, b);
+                              read_ahead_blocks(t, kPagedN, l2_bytes), pool, b);
     };
     const double paged = us(kPagedN), odd = us(odd_ld);
     if (paged <= 0 || odd <= 0) continue;
@@ -386,8 +401,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     Buffer c = make_buffer(m * kInPlaceN * 4);
     if (!a || !c) return out;
     const double flops = 2.0 * static_cast<double>(m * kInPlaceN * k);
-    const double us =
-        in_place_plan_us(ks, ti, m, kInPlaceN, k, a.get(), big, ldb, c.get(), l2_bytes, pool, b);
+    const double us = in_place_plan_us(ks, ti, m, kInPlaceN, k, a.get(), big, ldb, c.get(),
+                                       read_ahead_blocks(t, kInPlaceN, l2_bytes), pool, b);
     if (us <= 0) continue;
     const double compute_us = flops / (packed * 1e3);
     const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
@@ -395,6 +410,63 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     const double loss = std::clamp((us - stream_us - compute_us) / fma_us, 0.0, 20.0);
     if (loss > out.loss) out = {loss, t.mr, t.nr, k, kInPlaceN, us, compute_us};
   }
+  return out;
+}
+
+// The self-streaming probe (HardwareProfile::dram_self_streaming_rows): one row tile of h rows
+// (3, 4, 5, 6 and 8, up to the level's tallest tile; the tile of fewest rows that holds them)
+// runs the decode plan the planner offers (A and B in place, depth blocks of kSelfStreamingKc
+// over B's whole width) on the DRAM buffer, kSelfStreamingN columns a row, rows 32 KiB apart
+// as in an LLM's weights, once with the read-ahead and once leaving B's rows to the hardware
+// prefetchers, and the packed plan that competes with them (B packed in blocks of
+// kSelfStreamingPackKc x kSelfStreamingPackNc). The rows stream by themselves at h where the
+// plain plan is no slower than either: the model prices it at B's stream rate, without the
+// in-place DRAM loss. The shipped value is the largest h up to which every height tried does,
+// and 2 where 3 rows do not (the planner's rule before). On a Zen 3 core four rows do at any
+// width measured, five and six at 16 KiB rows but not at 24 or 32 (docs/MODEL.md M24).
+constexpr std::int64_t kSelfStreamingKc = 8;
+constexpr std::int64_t kSelfStreamingN = 8192;
+constexpr std::int64_t kSelfStreamingPackKc = 256, kSelfStreamingPackNc = 2048;
+constexpr int kSelfStreamingHeights[] = {3, 4, 5, 6, 8};
+
+struct SelfStreaming {
+  int rows = -1;  // negative: not measured
+  std::vector<CalibrationReport::SelfStreamingHeight> heights;
+};
+
+SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
+                             std::int64_t big_bytes, const Budget& b) {
+  SelfStreaming out;
+  const std::int64_t n = kSelfStreamingN, ldb = n;
+  const std::int64_t k =
+      std::min(big_bytes, kInPlaceBytes) / 4 / ldb / kSelfStreamingPackKc * kSelfStreamingPackKc;
+  if (big == nullptr || k < 2 * kSelfStreamingPackKc) return out;
+  ThreadPool pool(1);
+  int rows = 2;
+  for (const int h : kSelfStreamingHeights) {
+    int ti = -1;
+    for (int i = 0; i < static_cast<int>(ks.tiles.size()); ++i) {
+      const int mr = ks.tiles[static_cast<std::size_t>(i)].mr;
+      if (mr >= h && (ti < 0 || mr < ks.tiles[static_cast<std::size_t>(ti)].mr)) ti = i;
+    }
+    if (ti < 0) break;
+    const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+    Buffer a = make_buffer(h * k * 4);
+    Buffer c = make_buffer(h * n * 4);
+    if (!a || !c) break;
+    auto us = [&](const InPlaceBlocks& blocks) {
+      return in_place_plan_us(ks, ti, h, n, k, a.get(), big, ldb, c.get(), blocks, pool, b);
+    };
+    const std::int64_t pack_nc = std::max<std::int64_t>(t.nr, kSelfStreamingPackNc / t.nr * t.nr);
+    const double plain = us({kSelfStreamingKc, n, false, false});
+    const double ahead = us({kSelfStreamingKc, n, true, false});
+    const double packed = us({kSelfStreamingPackKc, pack_nc, false, true});
+    if (plain <= 0 || ahead <= 0 || packed <= 0) break;
+    out.heights.push_back({h, t.mr, t.nr, plain, ahead, packed, k, n});
+    if (plain > ahead || plain > packed) break;
+    rows = h;
+  }
+  if (!out.heights.empty()) out.rows = rows;
   return out;
 }
 
@@ -612,6 +684,9 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
       rep.in_place_k = ip.k, rep.in_place_n = ip.n;
       rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;
+      const SelfStreaming ss = self_streaming(*ks, big.get(), rep.dram_buffer, b);
+      if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
+      rep.self_streaming = ss.heights;
     }
   }
 

@@ -59,6 +59,14 @@ struct CalibrationReport {
   int in_place_mr = 0, in_place_nr = 0;
   std::int64_t in_place_k = 0, in_place_n = 0;
   double in_place_us = 0.0, in_place_compute_us = 0.0;
+  // The self-streaming probe, per height tried: the tile, the in-place plan's time without and
+  // with the read-ahead and the packed plan's (microseconds), on k x n of B.
+  struct SelfStreamingHeight {
+    int rows = 0, mr = 0, nr = 0;
+    double plain_us = 0.0, read_ahead_us = 0.0, packed_us = 0.0;
+    std::int64_t k = 0, n = 0;
+  };
+  std::vector<SelfStreamingHeight> self_streaming;
   // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
   bool fork_join_busy = false;
   double fork_join_measured_us = 0.0;
