@@ -246,12 +246,19 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
 
 // In-place B is prefetched a depth block ahead where B starts in DRAM (cold operands, or a B
 // larger than the L3 a hot loop keeps), and not where a hot loop keeps it in L3, nor for the
-// rows of C the profile's hardware streams by themselves over B rows of 16 KiB and more
-// (HardwareProfile::dram_self_streaming_rows: the detected profile's, and 2 and 4 rows).
+// rows of C the profile's hardware streams by themselves over B rows long enough
+// (HardwareProfile::dram_self_streaming_rows and _row_bytes: the detected profile's, 2 rows
+// over 16 KiB, 4 rows over 2 KiB).
 TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
-  for (const int self_rows : {detected_hardware().dram_self_streaming_rows, 2, 4}) {
-    HardwareProfile hw = detected_hardware();
+  const HardwareProfile& detected = detected_hardware();
+  for (const auto [self_rows, self_bytes] :
+       {std::pair<int, int64_t>{detected.dram_self_streaming_rows,
+                                detected.dram_self_streaming_row_bytes},
+        {2, 16384},
+        {4, 2048}}) {
+    HardwareProfile hw = detected;
     hw.dram_self_streaming_rows = self_rows;
+    hw.dram_self_streaming_row_bytes = self_bytes;
     const Isa isa = GetParam();
     if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
       GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
@@ -271,7 +278,7 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
       key.threads = 1;
       for (const bool cold : {false, true}) {
         key.cold = cold;
-        const bool streamed_by_hardware = m <= self_rows && 4 * n >= 16 * 1024;
+        const bool streamed_by_hardware = m <= self_rows && 4 * n >= self_bytes;
         const bool from_dram =
             (cold || 4 * key.k * key.n > hw.l3_warm_bytes) && !streamed_by_hardware;
         int64_t in_place = 0;

@@ -103,6 +103,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.l2_row_share_paged = 0.44;
   base.dram_in_place_loss = 0.33;
   base.dram_self_streaming_rows = 3;
+  base.dram_self_streaming_row_bytes = 999;
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
@@ -123,6 +124,9 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_EQ(zen3.dram_self_streaming_rows, 6);
   EXPECT_EQ(zen2.dram_self_streaming_rows, zen3.dram_self_streaming_rows);
   EXPECT_EQ(zen5.dram_self_streaming_rows, zen4.dram_self_streaming_rows);
+  EXPECT_EQ(zen3.dram_self_streaming_row_bytes, 4096);
+  EXPECT_EQ(zen2.dram_self_streaming_row_bytes, zen3.dram_self_streaming_row_bytes);
+  EXPECT_EQ(zen5.dram_self_streaming_row_bytes, zen4.dram_self_streaming_row_bytes);
   EXPECT_NE(zen2.source.find("amd-zen3.json"), std::string::npos) << zen2.source;
   EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
   EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);

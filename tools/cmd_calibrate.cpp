@@ -23,19 +23,23 @@ struct CalibrateArgs {
   bool quick = false;
 };
 
-// The self-streaming probe's heights: the tile, the in-place plan without and with the
-// read-ahead, and the packed plan.
-std::string self_streaming_how(const CalibrationReport& rep) {
-  if (rep.self_streaming.empty()) return "no fp32 tile measured: default kept";
-  const auto& first = rep.self_streaming.front();
-  std::string how = "B " + std::to_string(first.k) + " x " + std::to_string(first.n) +
-                    " from DRAM, in place / read ahead / packed:";
-  for (const auto& h : rep.self_streaming)
-    how += " " + std::to_string(h.rows) + " rows (" + std::to_string(h.mr) + "x" +
-           std::to_string(h.nr) + ") " + format_fixed(h.plain_us, 0) + " / " +
-           format_fixed(h.read_ahead_us, 0) + " / " + format_fixed(h.packed_us, 0) + " us;";
+// The self-streaming probe's runs: heights over 32 KiB rows (in place plain, read ahead, packed)
+// for the rows, or shorter rows (plain, read ahead) for the row bytes.
+std::string self_streaming_how(const CalibrationReport& rep, bool lengths) {
+  std::string how;
+  for (const auto& h : rep.self_streaming) {
+    if ((h.packed_us > 0) == lengths) continue;
+    how += " " + std::to_string(h.rows) + (lengths ? " x " + std::to_string(h.n * 4) + " B" : "") +
+           " (" + std::to_string(h.mr) + "x" + std::to_string(h.nr) + ") " +
+           format_fixed(h.plain_us, 0) + " / " + format_fixed(h.read_ahead_us, 0) +
+           (lengths ? "" : " / " + format_fixed(h.packed_us, 0)) + " us;";
+  }
+  if (how.empty()) return "not measured: default kept";
   how.pop_back();
-  return how;
+  const auto& first = rep.self_streaming.front();
+  return lengths ? "B from DRAM, rows x row bytes, in place / read ahead:" + how
+                 : "B " + std::to_string(first.k) + " x " + std::to_string(first.n) +
+                       " from DRAM, rows, in place / read ahead / packed:" + how;
 }
 
 void run_calibrate(const CalibrateArgs& args) {
@@ -127,7 +131,10 @@ void run_calibrate(const CalibrateArgs& args) {
                  format_fixed(rep.in_place_compute_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
       {"dram_self_streaming_rows", static_cast<double>(start.dram_self_streaming_rows),
-       static_cast<double>(hw.dram_self_streaming_rows), "rows", self_streaming_how(rep)},
+       static_cast<double>(hw.dram_self_streaming_rows), "rows", self_streaming_how(rep, false)},
+      {"dram_self_streaming_row_bytes", static_cast<double>(start.dram_self_streaming_row_bytes),
+       static_cast<double>(hw.dram_self_streaming_row_bytes), "bytes",
+       self_streaming_how(rep, true)},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

@@ -145,6 +145,10 @@ struct HardwareProfile {
   // place with and without the read-ahead and packed; docs/MODEL.md M24); 2 where not measured
   // (one or two rows stream by themselves on every host measured, M11).
   int dram_self_streaming_rows = 2;
+  // The shortest run of B's row (bytes of a core's columns) that those rows stream by
+  // themselves over (measured by the same probe on rows of 8, 4 and 2 KiB); 16 KiB where not
+  // measured (one row over 2.7 KiB rows ran twice as long without the read-ahead on Zen 4, M11).
+  std::int64_t dram_self_streaming_row_bytes = 16384;
   // Packing throughput per core, GB/s of source data read.
   double pack_gbs = 20.0;
 

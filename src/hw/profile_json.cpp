@@ -75,6 +75,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("l2_row_share_paged", hw.l2_row_share_paged);
   f("dram_in_place_loss", hw.dram_in_place_loss);
   f("dram_self_streaming_rows", hw.dram_self_streaming_rows);
+  f("dram_self_streaming_row_bytes", hw.dram_self_streaming_row_bytes);
 }
 
 // The physically plausible range of each numeric field: a value outside it is a broken or
@@ -116,6 +117,7 @@ constexpr FieldRange kRanges[] = {
     {"l2_row_share_paged", 0.01, 1, "of the tile's packed rate"},
     {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
     {"dram_self_streaming_rows", 0, 64, "rows"},
+    {"dram_self_streaming_row_bytes", 64, 1 * kGiB, "bytes"},
 };
 
 std::string format_number(double v) {

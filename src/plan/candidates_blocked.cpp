@@ -29,9 +29,6 @@ constexpr int64_t kKcInPlace = 64;
 constexpr int64_t kKcReadAhead = 128;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
-// In-place B rows the hardware prefetchers stream by themselves for a core of at most
-// HardwareProfile::dram_self_streaming_rows rows (Plan::prefetch_b).
-constexpr int64_t kSelfStreamingRowBytes = 16 * 1024;
 // Transposed plans (Plan::transpose_c): for C of at most kTransposeCMaxN columns
 // (candidates.hpp) and at least this many rows (a vector's worth).
 constexpr int64_t kTransposeCMinM = 16;
@@ -45,16 +42,18 @@ bool may_prefetch_b(const ShapeKey& key, const TypeConfig& cfg, const Plan& p) {
 
 // Whether the executor prefetches the next depth block of B read in place (Plan::prefetch_b):
 // where B starts in DRAM (cold operands, or a core's B beyond the L3 a hot loop keeps,
-// HardwareProfile::l3_warm_bytes) and the blocks are several. A core of few rows over B rows of
-// 16 KiB and more is the exception: its tile issues B's loads as fast as the core can, the
-// prefetchers follow such long row streams, and the prefetch instructions only compete with
-// them. How many rows is the host's (HardwareProfile::dram_self_streaming_rows: two on Zen 4,
-// whose prefetches win from three rows on, M11; four on Zen 3, M24).
+// HardwareProfile::l3_warm_bytes) and the blocks are several. A core of few rows over long B
+// rows is the exception: its tile issues B's loads as fast as the core can, the prefetchers
+// follow the row streams, and the prefetch instructions only compete with them. How many rows
+// and how long is the host's (HardwareProfile::dram_self_streaming_rows and _row_bytes: two
+// rows over 16 KiB on Zen 4, whose prefetches win from three rows on, M11; six rows over 2 KiB
+// on Zen 3, M24, M25).
 bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg,
                   const Plan& p, int64_t m_t, int64_t n_t) {
   if (!may_prefetch_b(key, cfg, p)) return false;
   const int64_t row_bytes = int64_t{cfg.in_bytes} * n_t;
-  if (m_t <= hw.dram_self_streaming_rows && row_bytes >= kSelfStreamingRowBytes) return false;
+  if (m_t <= hw.dram_self_streaming_rows && row_bytes >= hw.dram_self_streaming_row_bytes)
+    return false;
   return key.cold || row_bytes * key.k > hw.l3_warm_bytes;
 }
 

@@ -413,60 +413,92 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
   return out;
 }
 
-// The self-streaming probe (HardwareProfile::dram_self_streaming_rows): one row tile of h rows
-// (3, 4, 5, 6 and 8, up to the level's tallest tile; the tile of fewest rows that holds them)
-// runs the decode plan the planner offers (A and B in place, depth blocks of kSelfStreamingKc
-// over B's whole width) on the DRAM buffer, kSelfStreamingN columns a row, rows 32 KiB apart
-// as in an LLM's weights, once with the read-ahead and once leaving B's rows to the hardware
-// prefetchers, and the packed plan that competes with them (B packed in blocks of
-// kSelfStreamingPackKc x kSelfStreamingPackNc). The rows stream by themselves at h where the
-// plain plan is no slower than either: the model prices it at B's stream rate, without the
-// in-place DRAM loss. The shipped value is the largest h up to which every height tried does,
-// and 2 where 3 rows do not (the planner's rule before). On a Zen 3 core four rows do at any
-// width measured, five and six at 16 KiB rows but not at 24 or 32 (docs/MODEL.md M24).
+// The self-streaming probe (HardwareProfile::dram_self_streaming_rows and _row_bytes): one row
+// tile of h rows (the tile of fewest rows that holds them) runs the decode plan the planner
+// offers (A and B in place, depth blocks of kSelfStreamingKc over B's whole width) on the DRAM
+// buffer as B, once with the read-ahead and once leaving B's rows to the hardware prefetchers,
+// and the packed plan that competes with them (B packed in blocks of kSelfStreamingPackKc x
+// kSelfStreamingPackNc). First the rows: h = 3, 4, 5, 6 and 8 (up to the level's tallest tile)
+// on rows of kSelfStreamingN columns (32 KiB, an LLM weight's stride); they stream by
+// themselves at h where the plain plan is no slower than either (the model then prices it at
+// B's stream rate, without the in-place DRAM loss), up to the largest h at which every height
+// so far does (2 where 3 rows do not: the planner's rule before). Then the rows' length: one
+// row and that many rows on rows of 8, 4 and 2 KiB, down to the shortest at which plain is
+// still no slower than the read-ahead (16 KiB, the rule before, where 8 KiB is not). On a Zen 3
+// core: six rows, down to 2 KiB (docs/MODEL.md M24, M25).
 constexpr std::int64_t kSelfStreamingKc = 8;
 constexpr std::int64_t kSelfStreamingN = 8192;
 constexpr std::int64_t kSelfStreamingPackKc = 256, kSelfStreamingPackNc = 2048;
 constexpr int kSelfStreamingHeights[] = {3, 4, 5, 6, 8};
+constexpr std::int64_t kSelfStreamingRowBytes[] = {8192, 4096, 2048};
+constexpr std::int64_t kSelfStreamingDefaultRowBytes = 16384;
 
 struct SelfStreaming {
-  int rows = -1;  // negative: not measured
+  int rows = -1;                // negative: not measured
+  std::int64_t row_bytes = -1;  // likewise
   std::vector<CalibrationReport::SelfStreamingHeight> heights;
 };
+
+// One height of the probe over rows of n columns: plain, read ahead and (with `packed`) the
+// packed plan; rows = 0 where no tile holds h rows or a plan failed.
+CalibrationReport::SelfStreamingHeight self_streaming_height(const kernels::IsaKernels& ks,
+                                                             const float* big,
+                                                             std::int64_t big_bytes, int h,
+                                                             std::int64_t n, bool packed,
+                                                             ThreadPool& pool, const Budget& b) {
+  CalibrationReport::SelfStreamingHeight out;
+  const std::int64_t k =
+      std::min(big_bytes, kInPlaceBytes) / 4 / n / kSelfStreamingPackKc * kSelfStreamingPackKc;
+  int ti = -1;
+  for (int i = 0; i < static_cast<int>(ks.tiles.size()); ++i) {
+    const int mr = ks.tiles[static_cast<std::size_t>(i)].mr;
+    if (mr >= h && (ti < 0 || mr < ks.tiles[static_cast<std::size_t>(ti)].mr)) ti = i;
+  }
+  if (ti < 0 || k < 2 * kSelfStreamingPackKc) return out;
+  const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+  Buffer a = make_buffer(h * k * 4);
+  Buffer c = make_buffer(h * n * 4);
+  if (!a || !c) return out;
+  auto us = [&](const InPlaceBlocks& blocks) {
+    return in_place_plan_us(ks, ti, h, n, k, a.get(), big, n, c.get(), blocks, pool, b);
+  };
+  const std::int64_t pack_nc = std::max<std::int64_t>(t.nr, kSelfStreamingPackNc / t.nr * t.nr);
+  out.plain_us = us({kSelfStreamingKc, n, false, false});
+  out.read_ahead_us = us({kSelfStreamingKc, n, true, false});
+  out.packed_us = packed ? us({kSelfStreamingPackKc, pack_nc, false, true}) : 0.0;
+  if (out.plain_us <= 0 || out.read_ahead_us <= 0 || (packed && out.packed_us <= 0)) return out;
+  out.rows = h, out.mr = t.mr, out.nr = t.nr, out.k = k, out.n = n;
+  return out;
+}
 
 SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
                              std::int64_t big_bytes, const Budget& b) {
   SelfStreaming out;
-  const std::int64_t n = kSelfStreamingN, ldb = n;
-  const std::int64_t k =
-      std::min(big_bytes, kInPlaceBytes) / 4 / ldb / kSelfStreamingPackKc * kSelfStreamingPackKc;
-  if (big == nullptr || k < 2 * kSelfStreamingPackKc) return out;
+  if (big == nullptr) return out;
   ThreadPool pool(1);
   int rows = 2;
   for (const int h : kSelfStreamingHeights) {
-    int ti = -1;
-    for (int i = 0; i < static_cast<int>(ks.tiles.size()); ++i) {
-      const int mr = ks.tiles[static_cast<std::size_t>(i)].mr;
-      if (mr >= h && (ti < 0 || mr < ks.tiles[static_cast<std::size_t>(ti)].mr)) ti = i;
-    }
-    if (ti < 0) break;
-    const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
-    Buffer a = make_buffer(h * k * 4);
-    Buffer c = make_buffer(h * n * 4);
-    if (!a || !c) break;
-    auto us = [&](const InPlaceBlocks& blocks) {
-      return in_place_plan_us(ks, ti, h, n, k, a.get(), big, ldb, c.get(), blocks, pool, b);
-    };
-    const std::int64_t pack_nc = std::max<std::int64_t>(t.nr, kSelfStreamingPackNc / t.nr * t.nr);
-    const double plain = us({kSelfStreamingKc, n, false, false});
-    const double ahead = us({kSelfStreamingKc, n, true, false});
-    const double packed = us({kSelfStreamingPackKc, pack_nc, false, true});
-    if (plain <= 0 || ahead <= 0 || packed <= 0) break;
-    out.heights.push_back({h, t.mr, t.nr, plain, ahead, packed, k, n});
-    if (plain > ahead || plain > packed) break;
+    const auto r = self_streaming_height(ks, big, big_bytes, h, kSelfStreamingN, true, pool, b);
+    if (r.rows == 0) break;
+    out.heights.push_back(r);
+    if (r.plain_us > r.read_ahead_us || r.plain_us > r.packed_us) break;
     rows = h;
   }
-  if (!out.heights.empty()) out.rows = rows;
+  if (out.heights.empty()) return out;
+  out.rows = rows;
+  out.row_bytes = kSelfStreamingDefaultRowBytes;
+  for (const std::int64_t bytes : kSelfStreamingRowBytes) {
+    bool streams = true;
+    for (const int h : {1, rows}) {
+      const auto r = self_streaming_height(ks, big, big_bytes, h, bytes / 4, false, pool, b);
+      if (r.rows == 0) return out;
+      out.heights.push_back(r);
+      streams = streams && r.plain_us <= r.read_ahead_us;
+      if (!streams) break;
+    }
+    if (!streams) break;
+    out.row_bytes = bytes;
+  }
   return out;
 }
 
@@ -686,6 +718,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;
       const SelfStreaming ss = self_streaming(*ks, big.get(), rep.dram_buffer, b);
       if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
+      if (ss.row_bytes > 0) hw.dram_self_streaming_row_bytes = ss.row_bytes;
       rep.self_streaming = ss.heights;
     }
   }
