@@ -403,11 +403,14 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   // kAheadCoverRows rows (whose packing is spread over more rows) measured no faster in place
   // than packed (docs/MODEL.md M16).
   // A host whose cores lose most of a stream's rate over rows a stride apart (an Emerald
-  // Rapids core keeps 0.19 of it at 16 KiB: issue 40's in-place losses there) gets no credit.
+  // Rapids core keeps 0.19 of it at 16 KiB: issue 40's in-place losses there) gets no credit,
+  // nor does one whose cores measured that the read-ahead does not overlap their FMAs (the
+  // in-place DRAM loss, M23: on Zen 3, 64 x 1408 x 2048 over two cores split over N ran its
+  // in-place plans in 3.6-4.6 ms against 2.1-2.3 predicted with the credit, M26).
   const double row_share = std::min(hw_.l3_row_share_paged, hw_.l3_row_share);
   const bool credited = p.prefetch_b && !s.direct_b && s.threads > 1 && p.pm == 1 && p.pk == 1 &&
                         s.m_t <= kAheadCoverRows && row_share >= kAheadCoverRowShare &&
-                        first_us > 0;
+                        hw_.dram_in_place_loss <= 0 && first_us > 0;
   const double cover = credited ? std::clamp(compute_us / first_us - 1.0, 0.0, 1.0) : 0.0;
   const double ahead = cover * (s.k_blocks - 1) / s.k_blocks;
   (cached || s.direct_b ? t.overlapped_us : t.exposed_us) += first_us * (1 - ahead);
