@@ -137,13 +137,13 @@ struct HardwareProfile {
   // window the misses would use; docs/MODEL.md M23). Measured by `adaptcore calibrate` (the
   // level's in-place plan of one row tile on a B beyond L3); 0 (no loss) where not measured.
   double dram_in_place_loss = 0.0;
-  // The rows of C up to which a core reading B in place from DRAM (rows 16 KiB and more apart)
-  // leaves B's rows to the hardware prefetchers (Plan::prefetch_b off): its tile issues B's
-  // loads as fast as the core can and the prefetchers follow the depth block's row streams,
-  // where software requests for the next block only compete with them. Measured by `adaptcore
-  // calibrate` (its self-streaming probe: one row tile of 3 to 8 rows over a B beyond L3, in
-  // place with and without the read-ahead and packed; docs/MODEL.md M24); 2 where not measured
-  // (one or two rows stream by themselves on every host measured, M11).
+  // The rows of C up to which a core reading B in place from DRAM (its rows at least
+  // dram_self_streaming_row_bytes long) leaves B's rows to the hardware prefetchers
+  // (Plan::prefetch_b off): its tile issues B's loads as fast as the core can and the prefetchers
+  // follow the depth block's row streams, where software requests for the next block only compete
+  // with them. Measured by `adaptcore calibrate` (its self-streaming probe: one row tile of 3 to 8
+  // rows over a B beyond L3, in place with and without the read-ahead and packed; docs/MODEL.md
+  // M24); 2 where not measured (one or two rows stream by themselves on every host measured, M11).
   int dram_self_streaming_rows = 2;
   // The shortest run of B's row (bytes of a core's columns) that those rows stream by
   // themselves over (measured by the same probe on rows of 8, 4 and 2 KiB); 16 KiB where not

@@ -46,7 +46,7 @@ bool may_prefetch_b(const ShapeKey& key, const TypeConfig& cfg, const Plan& p) {
 // rows is the exception: its tile issues B's loads as fast as the core can, the prefetchers
 // follow the row streams, and the prefetch instructions only compete with them. How many rows
 // and how long is the host's (HardwareProfile::dram_self_streaming_rows and _row_bytes: two
-// rows over 16 KiB on Zen 4, whose prefetches win from three rows on, M11; six rows over 2 KiB
+// rows over 16 KiB on Zen 4, whose prefetches win from three rows on, M11; six rows over 4 KiB
 // on Zen 3, M24, M25).
 bool prefetches_b(const ShapeKey& key, const HardwareProfile& hw, const TypeConfig& cfg,
                   const Plan& p, int64_t m_t, int64_t n_t) {

@@ -301,7 +301,7 @@ double packed_tile_gflops(const kernels::TileKernels& t, std::int64_t l2_bytes, 
 
 // The blocks of a probe's plan (A in place): depth kc, nc columns, B read ahead or not, or
 // packed.
-struct InPlaceBlocks {
+struct ProbeBlocks {
   std::int64_t kc = 0, nc = 0;
   bool prefetch_b = true;
   bool pack_b = false;
@@ -309,17 +309,17 @@ struct InPlaceBlocks {
 
 // The in-place plan the paged re-read and in-place DRAM probes run: depth blocks of kPagedKc,
 // column blocks whose next depth block fits half of L2, B read ahead.
-InPlaceBlocks read_ahead_blocks(const kernels::TileKernels& t, std::int64_t n,
-                                std::int64_t l2_bytes) {
+ProbeBlocks read_ahead_blocks(const kernels::TileKernels& t, std::int64_t n,
+                              std::int64_t l2_bytes) {
   return {kPagedKc, std::clamp<std::int64_t>(l2_bytes / 2 / (kPagedKc * 4) / t.nr * t.nr, t.nr, n),
           true};
 }
 
 // Median microseconds of the executor's plan of tile `ti` on row-major m x n x k (A in place,
 // B ldb apart, the blocks given). 0 where it fails.
-double in_place_plan_us(const kernels::IsaKernels& ks, int ti, std::int64_t m, std::int64_t n,
-                        std::int64_t k, const float* a, const float* bm, std::int64_t ldb, float* c,
-                        const InPlaceBlocks& blocks, ThreadPool& pool, const Budget& b) {
+double probe_plan_us(const kernels::IsaKernels& ks, int ti, std::int64_t m, std::int64_t n,
+                     std::int64_t k, const float* a, const float* bm, std::int64_t ldb, float* c,
+                     const ProbeBlocks& blocks, ThreadPool& pool, const Budget& b) {
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
   Plan plan;
   plan.kind = PlanKind::Blocked;
@@ -353,8 +353,8 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
     if (!a || !bb || !c) return out;
     const double flops = 2.0 * static_cast<double>(m * kPagedN * kPagedK);
     auto us = [&](std::int64_t ldb) {
-      return in_place_plan_us(ks, ti, m, kPagedN, kPagedK, a.get(), bb.get(), ldb, c.get(),
-                              read_ahead_blocks(t, kPagedN, l2_bytes), pool, b);
+      return probe_plan_us(ks, ti, m, kPagedN, kPagedK, a.get(), bb.get(), ldb, c.get(),
+                           read_ahead_blocks(t, kPagedN, l2_bytes), pool, b);
     };
     const double paged = us(kPagedN), odd = us(odd_ld);
     if (paged <= 0 || odd <= 0) continue;
@@ -401,8 +401,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     Buffer c = make_buffer(m * kInPlaceN * 4);
     if (!a || !c) return out;
     const double flops = 2.0 * static_cast<double>(m * kInPlaceN * k);
-    const double us = in_place_plan_us(ks, ti, m, kInPlaceN, k, a.get(), big, ldb, c.get(),
-                                       read_ahead_blocks(t, kInPlaceN, l2_bytes), pool, b);
+    const double us = probe_plan_us(ks, ti, m, kInPlaceN, k, a.get(), big, ldb, c.get(),
+                                    read_ahead_blocks(t, kInPlaceN, l2_bytes), pool, b);
     if (us <= 0) continue;
     const double compute_us = flops / (packed * 1e3);
     const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
@@ -425,7 +425,7 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
 // so far does (2 where 3 rows do not: the planner's rule before). Then the rows' length: one
 // row and that many rows on rows of 8, 4 and 2 KiB, down to the shortest at which plain is
 // still no slower than the read-ahead (16 KiB, the rule before, where 8 KiB is not). On a Zen 3
-// core: six rows, down to 2 KiB (docs/MODEL.md M24, M25).
+// core: six rows, down to 4 or 2 KiB (docs/MODEL.md M24, M25).
 constexpr std::int64_t kSelfStreamingKc = 8;
 constexpr std::int64_t kSelfStreamingN = 8192;
 constexpr std::int64_t kSelfStreamingPackKc = 256, kSelfStreamingPackNc = 2048;
@@ -459,8 +459,8 @@ CalibrationReport::SelfStreamingHeight self_streaming_height(const kernels::IsaK
   Buffer a = make_buffer(h * k * 4);
   Buffer c = make_buffer(h * n * 4);
   if (!a || !c) return out;
-  auto us = [&](const InPlaceBlocks& blocks) {
-    return in_place_plan_us(ks, ti, h, n, k, a.get(), big, n, c.get(), blocks, pool, b);
+  auto us = [&](const ProbeBlocks& blocks) {
+    return probe_plan_us(ks, ti, h, n, k, a.get(), big, n, c.get(), blocks, pool, b);
   };
   const std::int64_t pack_nc = std::max<std::int64_t>(t.nr, kSelfStreamingPackNc / t.nr * t.nr);
   out.plain_us = us({kSelfStreamingKc, n, false, false});
