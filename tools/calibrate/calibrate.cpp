@@ -16,6 +16,7 @@
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -471,10 +472,16 @@ CalibrationReport::SelfStreamingHeight self_streaming_height(const kernels::IsaK
   return out;
 }
 
+// `quick`: fewer samples, and rows of 4 KiB only for the length (calibrate --quick stays within
+// its 10 s with the other CPU busy).
 SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
-                             std::int64_t big_bytes, const Budget& b) {
+                             std::int64_t big_bytes, const Budget& full, bool quick) {
   SelfStreaming out;
   if (big == nullptr) return out;
+  const Budget b = quick ? Budget{3, 0.002} : full;
+  const std::span<const std::int64_t> lengths =
+      quick ? std::span<const std::int64_t>(kSelfStreamingRowBytes).subspan(1, 1)
+            : std::span<const std::int64_t>(kSelfStreamingRowBytes);
   ThreadPool pool(1);
   int rows = 2;
   for (const int h : kSelfStreamingHeights) {
@@ -487,7 +494,7 @@ SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
   if (out.heights.empty()) return out;
   out.rows = rows;
   out.row_bytes = kSelfStreamingDefaultRowBytes;
-  for (const std::int64_t bytes : kSelfStreamingRowBytes) {
+  for (const std::int64_t bytes : lengths) {
     bool streams = true;
     for (const int h : {1, rows}) {
       const auto r = self_streaming_height(ks, big, big_bytes, h, bytes / 4, false, pool, b);
@@ -716,7 +723,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
       rep.in_place_k = ip.k, rep.in_place_n = ip.n;
       rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;
-      const SelfStreaming ss = self_streaming(*ks, big.get(), rep.dram_buffer, b);
+      const SelfStreaming ss = self_streaming(*ks, big.get(), rep.dram_buffer, b, options.quick);
       if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
       if (ss.row_bytes > 0) hw.dram_self_streaming_row_bytes = ss.row_bytes;
       rep.self_streaming = ss.heights;
