@@ -251,6 +251,9 @@ TEST_P(Plans, RowPlansMatchTheRegisterTilesBitForBit) {
 // over 16 KiB, 4 rows over 2 KiB).
 TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
   const HardwareProfile& detected = detected_hardware();
+  const Isa isa = GetParam();
+  if (!detected.supports(isa) || kernels::kernels_for(isa) == nullptr)
+    GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
   for (const auto [self_rows, self_bytes] :
        {std::pair<int, int64_t>{detected.dram_self_streaming_rows,
                                 detected.dram_self_streaming_row_bytes},
@@ -259,9 +262,6 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
     HardwareProfile hw = detected;
     hw.dram_self_streaming_rows = self_rows;
     hw.dram_self_streaming_row_bytes = self_bytes;
-    const Isa isa = GetParam();
-    if (!hw.supports(isa) || kernels::kernels_for(isa) == nullptr)
-      GTEST_SKIP() << to_string(isa) << " is not available on this CPU";
     const TypeConfig cfg = type_config(*kernels::kernels_for(isa), hw);
     ShapeClass cls;                                              // the class only names the plans
     const int64_t beyond_l3 = hw.l3_warm_bytes / 4 / 1024 + 64;  // B of k = 1024 past L3

@@ -495,15 +495,12 @@ SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
   out.rows = rows;
   out.row_bytes = kSelfStreamingDefaultRowBytes;
   for (const std::int64_t bytes : lengths) {
-    bool streams = true;
     for (const int h : {1, rows}) {
       const auto r = self_streaming_height(ks, big, big_bytes, h, bytes / 4, false, pool, b);
       if (r.rows == 0) return out;
       out.heights.push_back(r);
-      streams = streams && r.plain_us <= r.read_ahead_us;
-      if (!streams) break;
+      if (r.plain_us > r.read_ahead_us) return out;
     }
-    if (!streams) break;
     out.row_bytes = bytes;
   }
   return out;
