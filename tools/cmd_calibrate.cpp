@@ -130,6 +130,13 @@ void run_calibrate(const CalibrateArgs& args) {
                  " from DRAM: " + format_fixed(rep.in_place_us, 0) + " us, its compute " +
                  format_fixed(rep.in_place_compute_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
+      {"dram_pack_share", start.dram_pack_share, hw.dram_pack_share, "share",
+       rep.dram_pack_gbs > 0
+           ? std::string(to_string(rep.isa)) +
+                 " pack_b of 256 x 2048 blocks of a B beyond L3 (rows " +
+                 "16 KiB apart): " + format_fixed(rep.dram_pack_gbs, 1) +
+                 " GB/s, reads beside it " + format_fixed(rep.dram_pack_stream_gbs, 1) + " GB/s"
+           : std::string("not measured: default kept")},
       {"dram_self_streaming_rows", static_cast<double>(start.dram_self_streaming_rows),
        static_cast<double>(hw.dram_self_streaming_rows), "rows", self_streaming_how(rep, false)},
       {"dram_self_streaming_row_bytes", static_cast<double>(start.dram_self_streaming_row_bytes),

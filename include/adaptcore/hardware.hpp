@@ -151,6 +151,13 @@ struct HardwareProfile {
   std::int64_t dram_self_streaming_row_bytes = 16384;
   // Packing throughput per core, GB/s of source data read.
   double pack_gbs = 20.0;
+  // A packer copying a block out of DRAM (a cold B, or A): its rate as a share of the core's
+  // stream rate (bw_dram_core_gbs), before the ramp each contiguous run costs. Measured by
+  // `adaptcore calibrate` (its DRAM packing probe: the level's pack_b over a B beyond L3 in the
+  // blocks a packed plan packs, 8 KiB runs); 0.5 where not measured (the copy write-allocates
+  // its destination, halving the rate on the hosts the model was first fitted on; a Zen 3 core
+  // packs at its stream rate: docs/MODEL.md M27).
+  double dram_pack_share = 0.5;
 
   // The best level of the kernel registry (built into this library) the features allow, and
   // whether they allow a level.

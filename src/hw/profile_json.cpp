@@ -69,6 +69,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("amx_tiles_per_cycle", hw.amx_tiles_per_cycle);
   f("fork_join_us", hw.fork_join_us);
   f("pack_gbs", hw.pack_gbs);
+  f("dram_pack_share", hw.dram_pack_share);
   f("l3_row_streams", hw.l3_row_streams);
   f("l3_row_share_paged", hw.l3_row_share_paged);
   f("l3_row_share", hw.l3_row_share);
@@ -111,6 +112,7 @@ constexpr FieldRange kRanges[] = {
     {"amx_tiles_per_cycle", 0.001, 1, "per cycle"},
     {"fork_join_us", 0, 1e6, "us"},
     {"pack_gbs", 0.1, 1e5, "GB/s"},
+    {"dram_pack_share", 0.05, 2, "of bw_dram_core_gbs"},
     {"l3_row_streams", 1, 4096, "rows"},
     {"l3_row_share_paged", 0.01, 1, "of bw_l3_gbs"},
     {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},

@@ -237,7 +237,7 @@ double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double s
                           int threads) const noexcept {
   const double dram_bw = dram_gbs(threads);
   double src = src_gbs;
-  if (src_gbs == dram_bw) src = dram_bw / kPackWriteAllocateDivisor / (1 + kDramRunRampBytes / run);
+  if (src_gbs == dram_bw) src = dram_bw * hw_.dram_pack_share / (1 + kDramRunRampBytes / run);
   return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
 }
 

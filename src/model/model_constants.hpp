@@ -63,9 +63,6 @@ inline constexpr double kStreamingStoreCost = 2.0;
 // The same for a register tile streaming prepacked panels, run by run (kc x nr values): its
 // loads wait for the stream to start again. F6.
 inline constexpr double kPanelRunRampBytes = 24.0 * 1024;
-// A packer copying out of DRAM write-allocates its destination: the source bandwidth is
-// divided by this. F7.
-inline constexpr double kPackWriteAllocateDivisor = 2.0;
 // A cache line written by two cores in turn: the transfer and the store waiting for it. F8.
 inline constexpr double kFalseSharingCycles = 80.0;
 // Rows of an operand closer than this are one prefetch stream, not one per row. F9.

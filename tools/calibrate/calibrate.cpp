@@ -32,6 +32,7 @@
 #include "measure/peak_loops.hpp"
 #include "measure/read_loops.hpp"
 #include "measure/row_walk.hpp"
+#include "model/model_constants.hpp"
 #include "plan/plan.hpp"
 
 namespace adaptcore {
@@ -414,6 +415,63 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
   return out;
 }
 
+// The DRAM packing probe (HardwareProfile::dram_pack_share): the level's pack_b packs a quarter
+// of the DRAM buffer as a packed-B plan packs a B beyond L3, one kDramPackKc x kDramPackNc block
+// after the other (rows kDramPackLd floats apart, an LLM weight's 16 KiB stride; column blocks
+// outer, depth blocks inner, as one core's loops run) into one destination, which stays in
+// cache as the executor's per-task buffer does; then the stream reader reads the next quarter.
+// Quarters in turn, so that each comes from DRAM (the buffer is 8 times the L3 or more). The
+// share is the median over the samples of the pack's rate over the read's beside it (a ratio
+// of neighbours in time: a host whose speed drifts over seconds moved the rates of separate
+// measurements apart by a third), times the ramp the model charges a run of kDramPackNc
+// values (kDramRunRampBytes).
+struct DramPack {
+  double share = -1.0;                 // negative: not measured
+  double gbs = 0.0, stream_gbs = 0.0;  // medians of the pack's and the reads' rates
+};
+
+constexpr std::int64_t kDramPackKc = 256, kDramPackNc = 2048, kDramPackLd = 4096;
+
+DramPack dram_pack(const kernels::IsaKernels& ks, ReadFn reader, const float* big,
+                   std::int64_t big_bytes, int samples) {
+  DramPack out;
+  const std::int64_t quarter_rows = big_bytes / 4 / 4 / kDramPackLd / kDramPackKc * kDramPackKc;
+  if (big == nullptr || quarter_rows < kDramPackKc) return out;
+  const int nr = ks.tiles.empty() ? ks.lanes : ks.tiles.front().nr;
+  Buffer dst = make_buffer((kDramPackNc + nr - 1) / nr * nr * kDramPackKc * 4);
+  if (!dst) return out;
+  const std::int64_t quarter = quarter_rows * kDramPackLd;  // floats
+  auto pack_quarter = [&](const float* q) {
+    for (std::int64_t jc = 0; jc < kDramPackLd; jc += kDramPackNc)
+      for (std::int64_t pc = 0; pc < quarter_rows; pc += kDramPackKc)
+        ks.pack_b(kDramPackKc, kDramPackNc, q + pc * kDramPackLd + jc, kDramPackLd, 1, nr,
+                  dst.get());
+  };
+  float sink = 0.0f;
+  pack_quarter(big);  // warm-up (TLB, clock)
+  std::vector<double> packs, reads, ratios;
+  const double bytes = 4.0 * static_cast<double>(quarter);
+  for (int s = 0; s < samples; ++s) {
+    const float* q = big + (2 * s + 1) % 4 * quarter;
+    const float* r = big + (2 * s + 2) % 4 * quarter;
+    const double c0 = thread_cpu_seconds();
+    pack_quarter(q);
+    const double c1 = thread_cpu_seconds();
+    sink += reader(r, quarter);
+    const double c2 = thread_cpu_seconds();
+    if (c1 <= c0 || c2 <= c1) continue;
+    packs.push_back(bytes / (c1 - c0) * 1e-9);
+    reads.push_back(bytes / (c2 - c1) * 1e-9);
+    ratios.push_back((c2 - c1) / (c1 - c0));
+  }
+  g_sink.store(sink + dst[static_cast<std::size_t>(nr)], std::memory_order_relaxed);
+  if (ratios.empty()) return out;
+  out.gbs = median(packs), out.stream_gbs = median(reads);
+  out.share = std::clamp(
+      median(ratios) * (1.0 + model_constants::kDramRunRampBytes / (4.0 * kDramPackNc)), 0.05, 2.0);
+  return out;
+}
+
 // The self-streaming probe (HardwareProfile::dram_self_streaming_rows and _row_bytes): one row
 // tile of h rows (the tile of fewest rows that holds them) runs the decode plan the planner
 // offers (A and B in place, depth blocks of kSelfStreamingKc over B's whole width) on the DRAM
@@ -717,6 +775,10 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       const InPlaceDram ip = in_place_dram(*ks, big.get(), rep.dram_buffer, base.l2_bytes,
                                            hw.bw_dram_core_gbs, hw.peak_gflops_per_core(isa), b);
       if (ip.loss >= 0) hw.dram_in_place_loss = ip.loss;
+      const DramPack dp =
+          dram_pack(*ks, reader, big.get(), rep.dram_buffer, options.quick ? 4 : 12);
+      if (dp.share > 0) hw.dram_pack_share = dp.share;
+      rep.dram_pack_gbs = dp.gbs, rep.dram_pack_stream_gbs = dp.stream_gbs;
       rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
       rep.in_place_k = ip.k, rep.in_place_n = ip.n;
       rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;

@@ -59,6 +59,9 @@ struct CalibrationReport {
   int in_place_mr = 0, in_place_nr = 0;
   std::int64_t in_place_k = 0, in_place_n = 0;
   double in_place_us = 0.0, in_place_compute_us = 0.0;
+  // The DRAM packing probe: GB/s of source the level's pack_b packed out of DRAM, and the
+  // stream reader's rate in the same samples (medians; 0: not measured).
+  double dram_pack_gbs = 0.0, dram_pack_stream_gbs = 0.0;
   // The self-streaming probe, per height tried: the tile, the in-place plan's time without and
   // with the read-ahead and the packed plan's (microseconds), on k x n of B.
   struct SelfStreamingHeight {
