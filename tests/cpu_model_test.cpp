@@ -415,9 +415,10 @@ TEST(CpuModelInPlaceDram, DecodeCoresPayTheMeasuredLossOnDram) {
   // the loss times its compute (which adds the depth blocks' overheads to them).
   EXPECT_GT(with.total_us, without.total_us + 0.5 * without.compute_us);
   EXPECT_LE(with.total_us, without.total_us + 1.32 * without.compute_us);
-  // Two rows stream by themselves; 64 rows are past the measured range; a warm B in L3.
-  for (const ShapeKey& k :
-       {key(2, 4096, 4096, true), key(64, 4096, 4096, true), key(8, 1024, 1024, false)}) {
+  // Two rows stream by themselves; 64 rows are past the measured range; a warm B in L3; rows
+  // closer than kSeparateRowBytes are one stream, not the row streams the probe read (M27).
+  for (const ShapeKey& k : {key(2, 4096, 4096, true), key(64, 4096, 4096, true),
+                            key(8, 1024, 1024, false), key(7, 41, 3299, true)}) {
     const Plan p = chosen(no_loss, k);
     EXPECT_DOUBLE_EQ(lossy.predict(k, p).total_us, lossless.predict(k, p).total_us)
         << k.m << "x" << k.n << "x" << k.k << ": " << describe(p);
@@ -520,6 +521,12 @@ TEST(CpuModelPacking, DramPackShareSetsThePackerRateOutOfDram) {
   EXPECT_DOUBLE_EQ(slow.predict(warm, warm_packed).total_us,
                    fast.predict(warm, warm_packed).total_us)
       << describe(warm_packed);
+  // A pack within the core's L2 keeps the default share: the probe measured blocks far past it.
+  const ShapeKey small = avx2_key(7, 100, 500, true);
+  Plan small_packed = packed;
+  small_packed.kc = 256, small_packed.nc = 100;
+  EXPECT_DOUBLE_EQ(slow.predict(small, small_packed).pack_us,
+                   fast.predict(small, small_packed).pack_us);
   // 109 rows over a B beyond L3: in place at half the share, packed at Zen 3's.
   const ShapeKey medium = avx2_key(109, 7263, 1024, true);
   EXPECT_FALSE(cheapest(half, cfg, medium).pack_b) << describe(cheapest(half, cfg, medium));

@@ -231,13 +231,21 @@ double CpuModel::prefetch_c_us(const BlockedShare& s) const noexcept {
 }
 
 // A packer reads its source at the packing rate, at most the source's bandwidth. A copy out
-// of DRAM also write-allocates its destination, and each run of `run` bytes restarts the
-// prefetchers. A transposing packer runs at its measured share of the rate.
-double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double share,
-                          int threads) const noexcept {
+// of DRAM keeps HardwareProfile::dram_pack_share of the stream rate, and each run of `run`
+// bytes restarts the prefetchers. The share was measured on a packer streaming blocks far
+// past L2; a core's pack of `bytes` within its L2 is over in the ramp of its streams and keeps
+// the default (F7's half: on Zen 3 the measured share moved such packs ahead of in-place and
+// dot plans that ran 1.2-2x faster, M27). A transposing packer runs at its measured share of
+// the rate.
+double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double share, int threads,
+                          double bytes) const noexcept {
   const double dram_bw = dram_gbs(threads);
   double src = src_gbs;
-  if (src_gbs == dram_bw) src = dram_bw * hw_.dram_pack_share / (1 + kDramRunRampBytes / run);
+  if (src_gbs == dram_bw) {
+    const bool streams = bytes > static_cast<double>(hw_.l2_bytes);
+    const double dram_share = streams ? hw_.dram_pack_share : HardwareProfile{}.dram_pack_share;
+    src = dram_bw * dram_share / (1 + kDramRunRampBytes / run);
+  }
   return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);
 }
 
@@ -246,8 +254,9 @@ double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double s
 double CpuModel::pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
   const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
   const double run = key.b_row_unit ? run_bytes(s.eb, s.nc, s.n_t) : run_bytes(s.eb, s.kc, s.k_t);
-  return transfer_us(s.eb * s.k_t * s.n_t, pack_gbs(b_src_bw, !key.b_row_unit, run,
-                                                    cfg_.transposing_pack_b_share, s.threads));
+  const double bytes = s.eb * s.k_t * s.n_t;
+  return transfer_us(bytes, pack_gbs(b_src_bw, !key.b_row_unit, run, cfg_.transposing_pack_b_share,
+                                     s.threads, bytes));
 }
 
 // A packed once per column panel (nc), in runs along its contiguous direction (row-major, a
@@ -255,9 +264,9 @@ double CpuModel::pack_b_us(const ShapeKey& key, const BlockedShare& s) const noe
 double CpuModel::pack_a_us(const ShapeKey& key, const BlockedShare& s) const noexcept {
   const double a_src_bw = source_gbs(key, s.eb * s.m_t * s.k_t, s.threads);
   const double run = key.a_row_unit ? run_bytes(s.eb, s.kc, s.k_t) : run_bytes(s.eb, s.mc, s.m_t);
-  return transfer_us(
-      s.n_blocks * s.eb * s.m_t * s.k_t,
-      pack_gbs(a_src_bw, key.a_row_unit, run, cfg_.transposing_pack_share, s.threads));
+  const double bytes = s.eb * s.m_t * s.k_t;
+  return transfer_us(s.n_blocks * bytes, pack_gbs(a_src_bw, key.a_row_unit, run,
+                                                  cfg_.transposing_pack_share, s.threads, bytes));
 }
 
 // Prepacked panels (PackedWeights) read in place: a depth block of a panel is one contiguous
@@ -426,9 +435,14 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   // overheads issue no FMAs). Measured with the read-ahead: a core that leaves its rows to the
   // hardware prefetchers (dram_self_streaming_rows, M24) does not pay it, nor do fewer rows
   // (F10); more, unmeasured.
+  // Rows closer than kSeparateRowBytes are one prefetch stream (F9), not the row streams the
+  // probe read (16 KiB apart): 7 x 41 x 3299 and 8 x 85 x 8158 on Zen 3, one core, cold, ran in
+  // place in 60 and 318 us, their stream and compute, where the loss priced them at 88 and 457
+  // (M27).
+  const bool one_stream = s.eb * s.n < kSeparateRowBytes;
   const bool self_streams =
       !p.prefetch_b && s.m_t <= static_cast<double>(hw_.dram_self_streaming_rows);
-  if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && !self_streams &&
+  if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && !self_streams && !one_stream &&
       s.m_t > kWarmStreamingRows && s.m_t <= kDramInPlaceMaxRows && hw_.dram_in_place_loss > 0) {
     const double fma_us = 2.0 * s.m_t * s.n_t * s.k_t / (hw_.peak_gflops_per_core(key.isa) * 1e3);
     t.exposed_us += fma_us * hw_.dram_in_place_loss;

@@ -168,8 +168,8 @@ CostBreakdown CpuModel::predict_dot(const ShapeKey& key, const Plan& p) const no
   // blocked plans' (pack_gbs): it write-allocates its block as it reads, in runs of the core's
   // columns (docs/MODEL.md M18).
   if (p.pack_b) {
-    const double copy_gbs =
-        pack_gbs(b_src_gbs, true, run_bytes(eb, n_t, n), cfg_.transposing_pack_b_share, threads);
+    const double copy_gbs = pack_gbs(b_src_gbs, true, run_bytes(eb, n_t, n),
+                                     cfg_.transposing_pack_b_share, threads, b_bytes);
     c.pack_us =
         std::max(b_bytes / (copy_gbs * 1e3), cfg_.dot_pack_cycles * n_t * k / (hw_.freq_ghz * 1e3));
   }

@@ -99,8 +99,9 @@ class CpuModel {
   double blocked_compute_us(const BlockedShare& s, const Plan& p) const noexcept;
   double engine_compute_us(const BlockedShare& s, double full_cols, double rate) const noexcept;
   double prefetch_c_us(const BlockedShare& s) const noexcept;
-  double pack_gbs(double src_gbs, bool transposing, double run, double share,
-                  int threads) const noexcept;
+  // `bytes`: the core's source for this pack (the measured DRAM share applies past L2).
+  double pack_gbs(double src_gbs, bool transposing, double run, double share, int threads,
+                  double bytes) const noexcept;
   double pack_b_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   double pack_a_us(const ShapeKey& key, const BlockedShare& s) const noexcept;
   void prepacked_b_traffic(const ShapeKey& key, const BlockedShare& s,
