@@ -243,7 +243,7 @@ double CpuModel::pack_gbs(double src_gbs, bool transposing, double run, double s
   double src = src_gbs;
   if (src_gbs == dram_bw) {
     const bool streams = bytes > static_cast<double>(hw_.l2_bytes);
-    const double dram_share = streams ? hw_.dram_pack_share : HardwareProfile{}.dram_pack_share;
+    const double dram_share = streams ? hw_.dram_pack_share : kSmallPackDramShare;
     src = dram_bw * dram_share / (1 + kDramRunRampBytes / run);
   }
   return std::min(transposing ? hw_.pack_gbs * share : hw_.pack_gbs, src);

@@ -63,6 +63,9 @@ inline constexpr double kStreamingStoreCost = 2.0;
 // The same for a register tile streaming prepacked panels, run by run (kc x nr values): its
 // loads wait for the stream to start again. F6.
 inline constexpr double kPanelRunRampBytes = 24.0 * 1024;
+// A core's pack out of DRAM of at most its L2: this share of the stream rate, whatever the
+// profile measured on blocks far past L2 (HardwareProfile::dram_pack_share's default, F7; M27).
+inline constexpr double kSmallPackDramShare = 0.5;
 // A cache line written by two cores in turn: the transfer and the store waiting for it. F8.
 inline constexpr double kFalseSharingCycles = 80.0;
 // Rows of an operand closer than this are one prefetch stream, not one per row. F9.
