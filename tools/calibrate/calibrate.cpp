@@ -420,7 +420,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
 // after the other (rows kDramPackLd floats apart, an LLM weight's 16 KiB stride; column blocks
 // outer, depth blocks inner, as one core's loops run) into one destination, which stays in
 // cache as the executor's per-task buffer does; then the stream reader reads the next quarter.
-// Quarters in turn, so that each comes from DRAM (the buffer is 8 times the L3 or more). The
+// Samples pack quarters 1 and 3 and read 2 and 0 in turn, so that each quarter comes back after
+// half the buffer (4 times the L3 or more) and is read from DRAM. The
 // share is the median over the samples of the pack's rate over the read's beside it (a ratio
 // of neighbours in time: a host whose speed drifts over seconds moved the rates of separate
 // measurements apart by a third), times the ramp the model charges a run of kDramPackNc
