@@ -525,6 +525,7 @@ TEST(CpuModelPacking, DramPackShareSetsThePackerRateOutOfDram) {
   const ShapeKey small = avx2_key(7, 100, 500, true);
   Plan small_packed = packed;
   small_packed.kc = 256, small_packed.nc = 100;
+  EXPECT_GT(fast.predict(small, small_packed).pack_us, 0.0);
   EXPECT_DOUBLE_EQ(slow.predict(small, small_packed).pack_us,
                    fast.predict(small, small_packed).pack_us);
   // 109 rows over a B beyond L3: in place at half the share, packed at Zen 3's.

@@ -190,10 +190,16 @@ double all_core_bandwidth(ReadFn fn, const float* buf, std::int64_t bytes, int t
   return median(rates);
 }
 
+// The panel width the packing probes pack into: the level's first (widest) tile's, or its
+// vector lanes where it has no tile.
+int probe_nr(const kernels::IsaKernels& ks) {
+  return ks.tiles.empty() ? ks.lanes : ks.tiles.front().nr;
+}
+
 // GB/s of source data that the ISA's pack_b turns into panels of the widest tile, for a
 // row-major source block of kc x n that, with its packed copy, sits in L2.
 double pack_rate(const kernels::IsaKernels& ks, std::int64_t l2_bytes, const Budget& b) {
-  const int nr = ks.tiles.empty() ? ks.lanes : ks.tiles.front().nr;
+  const int nr = probe_nr(ks);
   constexpr std::int64_t kc = 256;
   std::int64_t n = std::max<std::int64_t>(nr, l2_bytes / 4 / (kc * 4) / nr * nr);
   const std::int64_t src_bytes = kc * n * 4;
@@ -438,7 +444,7 @@ DramPack dram_pack(const kernels::IsaKernels& ks, ReadFn reader, const float* bi
   DramPack out;
   const std::int64_t quarter_rows = big_bytes / 4 / 4 / kDramPackLd / kDramPackKc * kDramPackKc;
   if (big == nullptr || quarter_rows < kDramPackKc) return out;
-  const int nr = ks.tiles.empty() ? ks.lanes : ks.tiles.front().nr;
+  const int nr = probe_nr(ks);
   Buffer dst = make_buffer((kDramPackNc + nr - 1) / nr * nr * kDramPackKc * 4);
   if (!dst) return out;
   const std::int64_t quarter = quarter_rows * kDramPackLd;  // floats
