@@ -430,11 +430,13 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
       transfer_us((s.row_tiles - 1) * bytes, level.gbs);
   t.exposed_us += tlb_miss_us(key, s);
   t.exposed_us += paged_reread_us(key, s, compute_us);
-  // A decode core streaming B from DRAM under its own FMAs: the profile's measured loss, a
-  // multiple of the core's FMAs at the peak rate (M23; not of its compute, whose depth-block
-  // overheads issue no FMAs). Measured with the read-ahead: a core that leaves its rows to the
-  // hardware prefetchers (dram_self_streaming_rows, M24) does not pay it, nor do fewer rows
-  // (F10); more, unmeasured.
+  // A core streaming B from DRAM under its own FMAs: the profile's measured loss, a multiple of
+  // the FMAs at the peak rate of its first kDramInPlaceMaxRows rows (M23; not of its compute,
+  // whose depth-block overheads issue no FMAs). Measured with the read-ahead: a core that
+  // leaves its rows to the hardware prefetchers (dram_self_streaming_rows, M24) does not pay
+  // it, nor do fewer rows (F10). A taller core reading ahead pays about the loss of that many
+  // rows, not of all of its own: the first read of B is what waits (M28), over rows at least
+  // kTallInPlaceLossRowBytes long; one that does not read ahead was not measured.
   // Rows closer than kSeparateRowBytes are one prefetch stream (F9), not the row streams the
   // probe read (16 KiB apart): 7 x 41 x 3299 and 8 x 85 x 8158 on Zen 3, one core, cold, ran in
   // place in 60 and 318 us, their stream and compute, where the loss priced them at 88 and 457
@@ -443,8 +445,11 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   const bool self_streams =
       !p.prefetch_b && s.m_t <= static_cast<double>(hw_.dram_self_streaming_rows);
   if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && !self_streams && !one_stream &&
-      s.m_t > kWarmStreamingRows && s.m_t <= kDramInPlaceMaxRows && hw_.dram_in_place_loss > 0) {
-    const double fma_us = 2.0 * s.m_t * s.n_t * s.k_t / (hw_.peak_gflops_per_core(key.isa) * 1e3);
+      s.m_t > kWarmStreamingRows &&
+      (s.m_t <= kDramInPlaceMaxRows || (p.prefetch_b && s.eb * s.n >= kTallInPlaceLossRowBytes)) &&
+      hw_.dram_in_place_loss > 0) {
+    const double rows = std::min(s.m_t, kDramInPlaceMaxRows);
+    const double fma_us = 2.0 * rows * s.n_t * s.k_t / (hw_.peak_gflops_per_core(key.isa) * 1e3);
     t.exposed_us += fma_us * hw_.dram_in_place_loss;
   }
   t.overlapped_us += l3_row_streams_us(key, s, p);

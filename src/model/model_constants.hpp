@@ -73,9 +73,13 @@ inline constexpr double kSeparateRowBytes = 1024.0;
 // Rows of a core up to which a warm B read in place from L3 is bound by its row streams: the
 // compute of more rows covers them. F10.
 inline constexpr double kWarmStreamingRows = 2.0;
-// Rows of a core up to which HardwareProfile::dram_in_place_loss applies: the decode range it
-// was measured on (M 4-16, docs/MODEL.md M23).
+// Rows of a core whose FMAs HardwareProfile::dram_in_place_loss multiplies: all of a decode
+// core's (M 4-16, where it was measured, docs/MODEL.md M23), this many of a taller one's (M28).
 inline constexpr double kDramInPlaceMaxRows = 16.0;
+// The shortest rows of B over which a core taller than kDramInPlaceMaxRows pays that loss: on
+// Zen 3 the packed plans ran 1.02-1.14x faster than the read-ahead from 1.7 KiB rows on, and
+// 0.72-0.80x at 1.2-1.3 KiB (M28).
+inline constexpr double kTallInPlaceLossRowBytes = 1536.0;
 // Issue cost of one software prefetch instruction, in cycles. F11.
 inline constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor
