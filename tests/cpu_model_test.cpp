@@ -369,6 +369,47 @@ TEST(CpuModelPagedReread, InPlaceRowsOnAPagedStrideCostTheirL2ReReads) {
                    lossless.predict(four_rows, one_tile).total_us);
 }
 
+// Short B rows (closer than kSeparateRowBytes) whose in-place sliver holds more lines than L1
+// keeps: the row tiles after the first re-read them from L2 at l2_row_share_paged of their
+// rate, for blocks of kShortRowRereadTiles row tiles or more (M29). On Zen 3, one core, cold,
+// 640 x 96 x 700 ran `4x24 directA directB kc=256` (256 rows of two lines: 32 KiB) 1.36x slower
+// than B packed; `6x16` at the same depth (one line a row: 16 KiB) stays in L1.
+TEST(CpuModelPagedReread, ShortRowSliversBeyondL1CostTheirL2ReReads) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  const HardwareProfile zen3 = zen3_guest();
+  HardwareProfile no_loss = zen3;
+  no_loss.l2_row_share_paged = 1.0;
+  const TypeConfig cfg = type_config(*ks, zen3);
+  const CpuModel lossy(zen3, cfg), lossless(no_loss, cfg);
+  const ShapeKey tall = avx2_key(640, 96, 700, true);
+  Plan wide;  // 4x24, in place, 256 deep
+  int seen = 0;
+  for (const Plan& p : enumerate_candidates(tall, classify(tall, zen3, cfg), zen3, cfg)) {
+    if (p.kind != PlanKind::Blocked || p.pack_b || p.kc != 256) continue;
+    const double with = lossy.predict(tall, p).total_us,
+                 without = lossless.predict(tall, p).total_us;
+    if (p.nr == 24) {
+      EXPECT_GT(with, 1.5 * without) << describe(p);
+      wide = p, ++seen;
+    } else {
+      EXPECT_DOUBLE_EQ(with, without) << describe(p);
+    }
+  }
+  ASSERT_GT(seen, 0);
+  // Without the loss the model chose that plan; with it, another.
+  auto is_wide_in_place = [](const Plan& p) { return !p.pack_b && p.nr == 24 && p.kc == 256; };
+  EXPECT_TRUE(is_wide_in_place(cheapest(no_loss, cfg, tall)))
+      << describe(cheapest(no_loss, cfg, tall));
+  EXPECT_FALSE(is_wide_in_place(cheapest(zen3, cfg, tall))) << describe(cheapest(zen3, cfg, tall));
+  // A few row tiles find the sliver's lines in L1 still.
+  const ShapeKey few = avx2_key(22, 96, 700, true);
+  Plan few_tiles = wide;
+  few_tiles.mc = 22;
+  EXPECT_DOUBLE_EQ(lossy.predict(few, few_tiles).total_us,
+                   lossless.predict(few, few_tiles).total_us);
+}
+
 // The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
 // data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
 // height: docs/MODEL.md M18); otherwise the first enumerated.

@@ -371,22 +371,44 @@ double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const n
   return (s.row_tiles - 1) * s.col_tiles * s.k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
 }
 
-// A sliver that would stay in L1 but for its rows, a multiple of 4 KiB apart, piling into a
-// few of its sets: the row tiles after the first read every depth step's row from L2, and
-// keep HardwareProfile::l2_row_share_paged of their rate (calibrate's paged re-read probe; a
-// Zen 3 core keeps about half, docs/MODEL.md M22). The loss is the time those tiles wait.
+// The cache lines a sliver of kc rows of row_bytes each holds, rows 2^ld_log2 bytes apart:
+// a row starts at a multiple of 2^ld_log2 within its line (every start alike), and spans the
+// lines from its first byte to its last.
+namespace {
+double sliver_lines(double kc, double row_bytes, int ld_log2) noexcept {
+  const int step = 1 << std::min(ld_log2, 6);
+  double lines = 0;
+  for (int start = 0; start < 64; start += step)
+    lines += std::floor((start + row_bytes - 1) / 64.0) + 1;
+  return kc * lines / (64 / step);
+}
+}  // namespace
+
+// A sliver whose rows leave L1 while the row tiles re-read them: the row tiles after the first
+// read every depth step's row from L2, and keep HardwareProfile::l2_row_share_paged of their
+// rate (calibrate's paged re-read probe; a Zen 3 core keeps about half, docs/MODEL.md M22).
+// The loss is the time those tiles wait. Two ways out of L1: rows a multiple of 4 KiB apart
+// piling into a few of its sets (a sliver that would stay in L1 but for its stride, M22), or
+// short rows a line or two apart whose sliver holds more lines than L1 keeps (M29: a packed
+// sliver of the same bytes is one stream the prefetchers keep ahead of the tiles), re-read by
+// kShortRowRereadTiles row tiles or more.
 double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
                                  double compute_us) const noexcept {
   const double share = hw_.l2_row_share_paged;
   if (share >= 1.0 || s.direct_b || !key.b_row_unit) return 0.0;
   const double page = static_cast<double>(hw_.page_bytes);
   const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(hw_.page_bytes));
-  if (key.b_ld_log2 < page_log2) return 0.0;
   const double block = s.eb * s.kc * s.nr, l1 = static_cast<double>(hw_.l1d_bytes);
-  const bool conflicts =
-      !stays_resident(block, l1, hw_.l1d_ways, key.b_ld_log2, s.eb * s.nr, page) &&
-      stays_resident(block, l1, hw_.l1d_ways, 0, s.eb * s.nr, page);
-  if (!conflicts) return 0.0;
+  bool leaves_l1 = false;
+  if (key.b_ld_log2 >= page_log2) {
+    leaves_l1 = !stays_resident(block, l1, hw_.l1d_ways, key.b_ld_log2, s.eb * s.nr, page) &&
+                stays_resident(block, l1, hw_.l1d_ways, 0, s.eb * s.nr, page);
+  } else if (s.eb * s.n < kSeparateRowBytes && std::ceil(s.mc / s.mr) >= kShortRowRereadTiles) {
+    const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
+    leaves_l1 =
+        lines > kResidentShare * l1 && lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+  }
+  if (!leaves_l1) return 0.0;
   // Per A block, the first of its row tiles reads the sliver, the others re-read it.
   const double block_tiles = std::ceil(s.mc / s.mr);
   if (block_tiles <= 1) return 0.0;

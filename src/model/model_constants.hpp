@@ -80,6 +80,13 @@ inline constexpr double kDramInPlaceMaxRows = 16.0;
 // Zen 3 the packed plans ran 1.02-1.14x faster than the read-ahead from 1.7 KiB rows on, and
 // 0.72-0.80x at 1.2-1.3 KiB (M28).
 inline constexpr double kTallInPlaceLossRowBytes = 1536.0;
+// Row tiles of an A block from which an in-place B sliver of short rows (closer than
+// kSeparateRowBytes) that holds more lines than L1 keeps is re-read from L2 at
+// HardwareProfile::l2_row_share_paged (CpuModel::paged_reread_us). On Zen 3 the plans this
+// moved for blocks of 8-800 row tiles ran 1.03-1.31x faster (one core) and for 2-7 tiles
+// 0.85-0.94x (7 x 41 x 3299, 22 x 23 x 742, 40 x 26 x 276): a few row tiles find the sliver's
+// lines still in L1. F34 (M29).
+inline constexpr double kShortRowRereadTiles = 8.0;
 // Issue cost of one software prefetch instruction, in cycles. F11.
 inline constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor
