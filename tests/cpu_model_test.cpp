@@ -9,6 +9,7 @@
 #include <array>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "adaptcore/hardware.hpp"
@@ -318,6 +319,16 @@ HardwareProfile zen3_guest() {
   return hw;
 }
 
+// The Zen 3 guest with the in-place DRAM loss calibrate measured there (1.32, M23), and the
+// same profile without it.
+std::pair<HardwareProfile, HardwareProfile> zen3_with_and_without_in_place_loss() {
+  HardwareProfile zen3 = zen3_guest();
+  zen3.dram_in_place_loss = 1.32;
+  HardwareProfile no_loss = zen3;
+  no_loss.dram_in_place_loss = 0.0;
+  return {zen3, no_loss};
+}
+
 // A row-major problem's key on the AVX2 level, one thread.
 ShapeKey avx2_key(int64_t m, int64_t n, int64_t k, bool cold) {
   GemmProblem g;
@@ -439,10 +450,8 @@ TEST(CpuModelInPlaceDram, DecodeCoresPayTheMeasuredLossOnDram) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
   const auto& key = avx2_key;
-  HardwareProfile zen3 = zen3_guest();
-  zen3.dram_in_place_loss = 1.32;
-  HardwareProfile no_loss = zen3;
-  no_loss.dram_in_place_loss = 0.0;
+  const auto profiles = zen3_with_and_without_in_place_loss();
+  const HardwareProfile &zen3 = profiles.first, &no_loss = profiles.second;
   const TypeConfig cfg = type_config(*ks, zen3);
   auto chosen = [&](const HardwareProfile& hw, const ShapeKey& k) { return cheapest(hw, cfg, k); };
   const ShapeKey decode = key(16, 4096, 4096, true);
@@ -474,10 +483,8 @@ TEST(CpuModelInPlaceDram, DecodeCoresPayTheMeasuredLossOnDram) {
 TEST(CpuModelInPlaceDram, TallReadAheadCoresPayTheLossOfTheDecodeRows) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_guest();
-  zen3.dram_in_place_loss = 1.32;
-  HardwareProfile no_loss = zen3;
-  no_loss.dram_in_place_loss = 0.0;
+  const auto profiles = zen3_with_and_without_in_place_loss();
+  const HardwareProfile &zen3 = profiles.first, &no_loss = profiles.second;
   const TypeConfig cfg = type_config(*ks, zen3);
   const CpuModel lossy(zen3, cfg), lossless(no_loss, cfg);
   const ShapeKey tall = avx2_key(64, 1408, 2048, true);
@@ -546,10 +553,8 @@ TEST(CpuModelInPlaceDram, SelfStreamingCoresSkipTheReadAheadAndItsLoss) {
 TEST(CpuModelInPlaceDram, NoReadAheadCreditWhereTheLossWasMeasured) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_guest();
-  zen3.dram_in_place_loss = 1.32;
-  HardwareProfile no_loss = zen3;
-  no_loss.dram_in_place_loss = 0.0;
+  const auto profiles = zen3_with_and_without_in_place_loss();
+  const HardwareProfile &zen3 = profiles.first, &no_loss = profiles.second;
   const TypeConfig cfg = type_config(*ks, zen3);
   GemmProblem g;
   g.m = 27, g.n = 2048, g.k = 8192;
