@@ -421,6 +421,39 @@ TEST(CpuModelPagedReread, ShortRowSliversBeyondL1CostTheirL2ReReads) {
                    lossless.predict(few, few_tiles).total_us);
 }
 
+// Packed B for decode rows (up to 16) is also offered at half the depth over twice the columns,
+// in even column blocks of whole tiles, so the pack reads runs twice as long (M30). On Zen 3,
+// one core, cold, 8 x 4096 x 4096 ran `4x24 directA packB nc=4104 kc=128` 1.05x faster than
+// `nc=2040 kc=256` (2040 + 2040 + 16 columns), 8 x 8192 x 8192 1.13x.
+TEST(CandidatesPackedDecode, HalfTheDepthOverEvenWideBlocks) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  HardwareProfile zen3 = zen3_with_and_without_in_place_loss().first;
+  zen3.dram_pack_share = 0.73;  // amd-zen3.json's: its decode cores pack B
+  const TypeConfig cfg = type_config(*ks, zen3);
+  auto shallow_packed = [&](const ShapeKey& k) {
+    std::vector<Plan> out;
+    for (const Plan& p : enumerate_candidates(k, classify(k, zen3, cfg), zen3, cfg))
+      if (p.kind == PlanKind::Blocked && p.pack_b && p.kc == 128 && p.threads() == 1)
+        out.push_back(p);
+    return out;
+  };
+  const ShapeKey square = avx2_key(8, 4096, 4096, true);
+  const std::vector<Plan> one_block = shallow_packed(square);
+  ASSERT_FALSE(one_block.empty());
+  for (const Plan& p : one_block) {
+    EXPECT_EQ(p.nc % p.nr, 0) << describe(p);
+    EXPECT_GE(p.nc, square.n) << describe(p);  // one block of whole tiles
+    EXPECT_LT(p.nc, square.n + p.nr) << describe(p);
+  }
+  // 14336 columns: four even blocks of whole tiles (3584 -> 3600 for 24-column tiles).
+  for (const Plan& p : shallow_packed(avx2_key(8, 14336, 4096, true)))
+    EXPECT_EQ(p.nc, (3584 + p.nr - 1) / p.nr * p.nr) << describe(p);
+  EXPECT_TRUE(shallow_packed(avx2_key(32, 4096, 4096, true)).empty());
+  const Plan chosen = cheapest(zen3, cfg, square);
+  EXPECT_TRUE(chosen.pack_b && chosen.kc == 128) << describe(chosen);
+}
+
 // The selection's ties: the cheapest prediction wins; on the same total, the plan moving less
 // data; on the same data too, the one with fewer instructions (memory-bound plans of one tile
 // height: docs/MODEL.md M18); otherwise the first enumerated.

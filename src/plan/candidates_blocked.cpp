@@ -29,6 +29,9 @@ constexpr int64_t kKcInPlace = 64;
 constexpr int64_t kKcReadAhead = 128;
 // Decode shapes: at most this many rows of C (the in-place B plans above, split-K below).
 constexpr int64_t kDecodeRows = 8;
+// Packed B for at most this many rows of C: their kernels' time is short beside the pack's,
+// so the pack's runs decide (a shallower block over wider columns).
+constexpr int64_t kPackedDecodeRows = 16;
 // Transposed plans (Plan::transpose_c): for C of at most kTransposeCMaxN columns
 // (candidates.hpp) and at least this many rows (a vector's worth).
 constexpr int64_t kTransposeCMinM = 16;
@@ -168,7 +171,9 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
                   round_down_min1(kcs[1], engine_unit)};
           n_opts = 3;
         } else if (pack_b) {
-          opts = {kcs[0], kcs[1], 0}, n_opts = 2;
+          // Decode rows: also half the depth over twice the columns (nc follows kc below), so
+          // the pack out of memory reads runs twice as long (docs/MODEL.md M30).
+          opts = {kcs[0], kcs[1], kcs[0] / 2}, n_opts = key.m <= kPackedDecodeRows ? 3 : 2;
         } else if (panels) {
           // Contiguous panels: no row streams to keep short; the whole depth makes each
           // panel one run (from DRAM every run restarts the prefetchers). Plus the deepest
@@ -218,6 +223,13 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             // of a packed B's width, which stay in L3 while every A block meets them.
             const int64_t nc_l3 = std::min(n_t, round_down_min1(hw.l3_bytes / (2 * pw * p.kc), nr));
             p.nc = p.pack_b ? nc_l3 : n_t;
+            // The decode rows' shallower block: the core's columns in even blocks of at most
+            // the L3 share, whole tiles each (4096 columns in one block of 4104, not 4080 and
+            // a 16-column block of 64-byte runs).
+            if (pack_b && kci == 2) {
+              const int64_t share = std::max<int64_t>(nr, hw.l3_bytes / (2 * pw * p.kc));
+              p.nc = round_up(ceil_div(n_t, ceil_div(n_t, share)), int64_t{nr});
+            }
             p.mc = std::max<int64_t>(1, p.mc);
             p.nc = std::max<int64_t>(1, p.nc);
             p.pm = g.pm, p.pn = g.pn, p.pk = g.pk;
