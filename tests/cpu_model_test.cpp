@@ -349,6 +349,15 @@ Plan cheapest(const HardwareProfile& hw, const TypeConfig& cfg, const ShapeKey& 
   return plan;
 }
 
+// `plan` over all of `key`'s rows in one A block (mc = rows) costs the same with and without
+// the L2 re-read share: too few row tiles re-read the sliver.
+void expect_no_reread_cost(const CpuModel& lossy, const CpuModel& lossless, const ShapeKey& key,
+                           Plan plan, int64_t rows) {
+  plan.mc = rows;
+  EXPECT_DOUBLE_EQ(lossy.predict(key, plan).total_us, lossless.predict(key, plan).total_us)
+      << describe(plan);
+}
+
 // B rows a multiple of 4 KiB apart pile into a few L1 sets: the row tiles after the first
 // re-read every row from L2 at l2_row_share_paged of their rate (M22). On Zen 3 the in-place
 // plans of 32 x 6144 x 4096 ran 53-58 ms against 26-34 ms packed (one core); with a stride
@@ -373,11 +382,7 @@ TEST(CpuModelPagedReread, InPlaceRowsOnAPagedStrideCostTheirL2ReReads) {
             1.3 * lossless.predict(paged, in_place).total_us);
   EXPECT_DOUBLE_EQ(lossy.predict(odd, in_place).total_us, lossless.predict(odd, in_place).total_us);
   // One row tile per A block re-reads nothing.
-  Plan one_tile = in_place;
-  const ShapeKey four_rows = key(4, 6144, 4096);
-  one_tile.mc = 4;
-  EXPECT_DOUBLE_EQ(lossy.predict(four_rows, one_tile).total_us,
-                   lossless.predict(four_rows, one_tile).total_us);
+  expect_no_reread_cost(lossy, lossless, key(4, 6144, 4096), in_place, 4);
 }
 
 // Short B rows (closer than kSeparateRowBytes) whose in-place sliver holds more lines than L1
@@ -414,11 +419,7 @@ TEST(CpuModelPagedReread, ShortRowSliversBeyondL1CostTheirL2ReReads) {
       << describe(cheapest(no_loss, cfg, tall));
   EXPECT_FALSE(is_wide_in_place(cheapest(zen3, cfg, tall))) << describe(cheapest(zen3, cfg, tall));
   // A few row tiles find the sliver's lines in L1 still.
-  const ShapeKey few = avx2_key(22, 96, 700, true);
-  Plan few_tiles = wide;
-  few_tiles.mc = 22;
-  EXPECT_DOUBLE_EQ(lossy.predict(few, few_tiles).total_us,
-                   lossless.predict(few, few_tiles).total_us);
+  expect_no_reread_cost(lossy, lossless, avx2_key(22, 96, 700, true), wide, 22);
 }
 
 // Packed B for decode rows (up to 16) is also offered at half the depth over twice the columns,
