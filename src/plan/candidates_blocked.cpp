@@ -226,7 +226,8 @@ void add_tile_plans(const ShapeKey& key, const ShapeClass& cls, const HardwarePr
             // The decode rows' shallower block: the core's columns in even blocks of at most
             // the L3 share, whole tiles each (4096 columns in one block of 4104, not 4080 and
             // a 16-column block of 64-byte runs).
-            if (pack_b && kci == 2) {
+            const bool decode_block = pack_b && !engine && !panels && kci == 2;
+            if (decode_block) {
               const int64_t share = std::max<int64_t>(nr, hw.l3_bytes / (2 * pw * p.kc));
               p.nc = round_up(ceil_div(n_t, ceil_div(n_t, share)), int64_t{nr});
             }
