@@ -399,19 +399,19 @@ double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
   const double page = static_cast<double>(hw_.page_bytes);
   const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(hw_.page_bytes));
   const double block = s.eb * s.kc * s.nr, l1 = static_cast<double>(hw_.l1d_bytes);
+  // Per A block, the first of its row tiles reads the sliver, the others re-read it.
+  const double block_tiles = std::ceil(s.mc / s.mr);
+  if (block_tiles <= 1) return 0.0;
   bool leaves_l1 = false;
   if (key.b_ld_log2 >= page_log2) {
     leaves_l1 = !stays_resident(block, l1, hw_.l1d_ways, key.b_ld_log2, s.eb * s.nr, page) &&
                 stays_resident(block, l1, hw_.l1d_ways, 0, s.eb * s.nr, page);
-  } else if (s.eb * s.n < kSeparateRowBytes && std::ceil(s.mc / s.mr) >= kShortRowRereadTiles) {
+  } else if (s.eb * s.n < kSeparateRowBytes && block_tiles >= kShortRowRereadTiles) {
     const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
     leaves_l1 =
         lines > kResidentShare * l1 && lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
   }
   if (!leaves_l1) return 0.0;
-  // Per A block, the first of its row tiles reads the sliver, the others re-read it.
-  const double block_tiles = std::ceil(s.mc / s.mr);
-  if (block_tiles <= 1) return 0.0;
   return compute_us * (block_tiles - 1) / block_tiles * (1.0 / std::max(share, 0.01) - 1.0);
 }
 
