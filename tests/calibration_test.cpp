@@ -99,6 +99,11 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_LE(d, 4.0);
     EXPECT_EQ(d * 2.0, std::round(d * 2.0));
   }
+  // The kernel call probe measured a tile, and the cycles a call are within the profile's range.
+  EXPECT_GT(report_.call_mr, 0);
+  EXPECT_GT(report_.call_deep_us, 0.0);
+  EXPECT_GE(p.kernel_call_cycles, 0.0);
+  EXPECT_LE(p.kernel_call_cycles, 1e5);
   EXPECT_GE(report_.dram_core_prefetch_gbs, 0.0);
   EXPECT_GT(report_.dram_core_streams_gbs, 0.0);
   // The streams' rate is reported, not used (calibrate.cpp says why).

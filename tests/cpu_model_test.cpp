@@ -19,6 +19,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/ukernel.hpp"
 #include "model/cpu_model.hpp"
+#include "model/model_constants.hpp"
 #include "plan/candidates.hpp"
 #include "plan/taxonomy.hpp"
 #include "plan/type_config.hpp"
@@ -611,6 +612,36 @@ TEST(CpuModelInPlaceDram, NoReadAheadCreditWhereTheLossWasMeasured) {
   }
   EXPECT_GT(credited, 0);
   EXPECT_TRUE(cheapest(zen3, cfg, key).pack_b) << describe(cheapest(zen3, cfg, key));
+}
+
+// A kernel call's fixed cycles come from the profile (HardwareProfile::kernel_call_cycles, M31):
+// every call of a plan adds them once per depth block, so a plan's compute grows by its calls
+// times the difference, and a shallow block's more than a deep one's.
+TEST(CpuModelCompute, KernelCallCyclesPriceEveryCallOfEveryDepthBlock) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  HardwareProfile cheap = zen3_guest();
+  cheap.kernel_call_cycles = 12.0;
+  HardwareProfile dear = cheap;
+  dear.kernel_call_cycles = 60.0;
+  const TypeConfig cfg = type_config(*ks, cheap);
+  const CpuModel a(cheap, cfg), b(dear, cfg);
+  const ShapeKey key = avx2_key(264, 144, 2048, false);
+  Plan plan = cheapest(cheap, cfg, key);
+  ASSERT_EQ(plan.kind, PlanKind::Blocked) << describe(plan);
+  plan.pack_a = false, plan.pack_b = true, plan.mr = 6, plan.nr = 16, plan.tile = 0;
+  plan.mc = 264, plan.nc = 144, plan.prefetch_b = false;
+  auto extra_us = [&](int64_t kc) {
+    Plan p = plan;
+    p.kc = kc;
+    return b.predict(key, p).compute_us - a.predict(key, p).compute_us;
+  };
+  // 44 row tiles x 9 column tiles per depth block, 48 cycles more each, at the kernels'
+  // efficiency.
+  const double per_block =
+      44.0 * 9.0 * 48.0 / (cheap.freq_ghz * 1e3) / model_constants::kKernelEfficiency;
+  EXPECT_NEAR(extra_us(64), 32 * per_block, 1e-6 * per_block);
+  EXPECT_NEAR(extra_us(512), 4 * per_block, 1e-6 * per_block);
 }
 
 // A packer copying B out of DRAM runs at HardwareProfile::dram_pack_share of the core's stream

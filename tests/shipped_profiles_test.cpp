@@ -105,6 +105,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.dram_pack_share = 0.33;
   base.dram_self_streaming_rows = 3;
   base.dram_self_streaming_row_bytes = 999;
+  base.kernel_call_cycles = 99.0;
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
@@ -125,6 +126,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_DOUBLE_EQ(zen3.dram_pack_share, 0.73);
   EXPECT_DOUBLE_EQ(zen2.dram_pack_share, zen3.dram_pack_share);
   EXPECT_DOUBLE_EQ(zen5.dram_pack_share, zen4.dram_pack_share);
+  // And its kernel calls' fixed cycles (M31: calibrate's probe on Zen 3; Zen 4 ships none).
+  EXPECT_NEAR(zen3.kernel_call_cycles, 13.9, 1e-9);
+  EXPECT_DOUBLE_EQ(zen2.kernel_call_cycles, zen3.kernel_call_cycles);
+  EXPECT_DOUBLE_EQ(zen5.kernel_call_cycles, zen4.kernel_call_cycles);
   // And the rows its prefetchers stream by themselves (M24: six on Zen 3; Zen 4 ships none, 2).
   EXPECT_EQ(zen3.dram_self_streaming_rows, 6);
   EXPECT_EQ(zen2.dram_self_streaming_rows, zen3.dram_self_streaming_rows);

@@ -142,6 +142,13 @@ void run_calibrate(const CalibrateArgs& args) {
       {"dram_self_streaming_row_bytes", static_cast<double>(start.dram_self_streaming_row_bytes),
        static_cast<double>(hw.dram_self_streaming_row_bytes), "bytes",
        self_streaming_how(rep, true)},
+      {"kernel_call_cycles", start.kernel_call_cycles, hw.kernel_call_cycles, "cycles",
+       rep.call_mr > 0
+           ? "largest tile " + std::to_string(rep.call_mr) + "x" + std::to_string(rep.call_nr) +
+                 ", 32 row tiles x 256 deep in blocks of 32: " +
+                 format_fixed(rep.call_shallow_us, 1) +
+                 " us, of 256: " + format_fixed(rep.call_deep_us, 1) + " us"
+           : std::string("no fp32 tile measured: default kept")},
   };
   std::cout << "\n"
             << std::left << std::setw(22) << "constant" << std::right << std::setw(10) << "default"

@@ -158,6 +158,13 @@ struct HardwareProfile {
   // its destination, halving the rate on the hosts the model was first fitted on; a Zen 3 core
   // packs at its stream rate: docs/MODEL.md M27).
   double dram_pack_share = 0.5;
+  // A register-tile kernel call's fixed cycles, once per tile and depth block, beside its C
+  // tile's load and store: the arguments, the loop's set-up and drain, and the first loads of
+  // the tile's A panel and B sliver, which the loop of the call before did not ask for.
+  // Measured by `adaptcore calibrate` (its kernel call probe: the level's packed tiles over 32
+  // row tiles of an A block in L2, depth blocks of 32 against 256; docs/MODEL.md M31); 12
+  // where not measured (F13, fitted on Zen 4).
+  double kernel_call_cycles = 12.0;
 
   // The best level of the kernel registry (built into this library) the features allow, and
   // whether they allow a level.

@@ -77,6 +77,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("dram_in_place_loss", hw.dram_in_place_loss);
   f("dram_self_streaming_rows", hw.dram_self_streaming_rows);
   f("dram_self_streaming_row_bytes", hw.dram_self_streaming_row_bytes);
+  f("kernel_call_cycles", hw.kernel_call_cycles);
 }
 
 // The physically plausible range of each numeric field: a value outside it is a broken or
@@ -120,6 +121,7 @@ constexpr FieldRange kRanges[] = {
     {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
     {"dram_self_streaming_rows", 0, 64, "rows"},
     {"dram_self_streaming_row_bytes", 64, 1 * kGiB, "bytes"},
+    {"kernel_call_cycles", 0, 1e5, "cycles"},
 };
 
 std::string format_number(double v) {

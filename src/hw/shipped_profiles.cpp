@@ -128,6 +128,7 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
         out.dram_pack_share = shipped.dram_pack_share;
         out.dram_self_streaming_rows = shipped.dram_self_streaming_rows;
         out.dram_self_streaming_row_bytes = shipped.dram_self_streaming_row_bytes;
+        out.kernel_call_cycles = shipped.kernel_call_cycles;
       }
     }
     out.source = base.source + " + shipped " + m.profile->file + " (" + m.microarchitecture +

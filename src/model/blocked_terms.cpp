@@ -54,9 +54,10 @@ double store_cycles(double rows, double live, bool transposed) {
          live;
 }
 
-// A kernel call's own cycles, once per depth block: set-up and the C tile's load and store.
-double call_cycles(double rows, double live, bool transposed) {
-  return kCallCycles + store_cycles(rows, live, transposed);
+// A kernel call's own cycles, once per depth block: its fixed cycles (the profile's
+// kernel_call_cycles, M31) and the C tile's load and store.
+double call_cycles(double fixed, double rows, double live, bool transposed) {
+  return fixed + store_cycles(rows, live, transposed);
 }
 
 // The row tiles of one column of the share: `tall_count` tiles of `tall_rows` and
@@ -164,8 +165,10 @@ double CpuModel::blocked_compute_us(const BlockedShare& s, const Plan& p) const 
   };
   auto column_call_cycles = [&](double cols) {
     const double live = std::ceil(cols / lanes);
-    return r.tall_count * call_cycles(r.tall_rows, live, p.transpose_c) +
-           (has_short ? r.short_count * call_cycles(r.short_rows, live, p.transpose_c) : 0.0);
+    const double fixed = hw_.kernel_call_cycles;
+    return r.tall_count * call_cycles(fixed, r.tall_rows, live, p.transpose_c) +
+           (has_short ? r.short_count * call_cycles(fixed, r.short_rows, live, p.transpose_c)
+                      : 0.0);
   };
   double row_cycles = full_cols * step_cycles(s.nr);  // one step of every tile of the share
   double calls = full_cols * column_call_cycles(s.nr);

@@ -92,8 +92,10 @@ inline constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor
 // does without. F12.
 inline constexpr double kExecutorSetupUs = 0.05;
-// A register-tile kernel call's fixed cycles (arguments, loop set-up) and its row store's
-// cycles per row and live vector (C tile load and store), once per depth block. F13.
+// A register-tile kernel call's fixed cycles (arguments, loop set-up) where the profile has no
+// measured HardwareProfile::kernel_call_cycles (its default) and for the matrix engine's tiles,
+// and its row store's cycles per row and live vector (C tile load and store), once per depth
+// block. F13, M31.
 inline constexpr double kCallCycles = 12.0;
 inline constexpr double kStoreCyclesPerVector = 1.5;
 // The padded tail strategy's copy-out of a scratch tile, cycles per vector of the full tile.

@@ -307,6 +307,66 @@ double packed_tile_gflops(const kernels::TileKernels& t, std::int64_t l2_bytes, 
   return rate * 1e-9;
 }
 
+// The kernel call probe (HardwareProfile::kernel_call_cycles): each fp32 register tile of the
+// level runs the packed plan's inner loops (kCallRowTiles row tiles of an A block in L2 over one
+// B sliver, C beside them) over kCallDepth values of k, once in depth blocks of kCallShallow and
+// once of kCallDeep, in turns. The same multiply-adds in more calls: the extra time over the
+// extra calls is one call's cycles, less the C tile's load and store the model prices apart
+// (kStoreCyclesPerVector per row and vector); the largest over the tiles.
+struct KernelCall {
+  double cycles = -1.0;  // negative: not measured
+  int mr = 0, nr = 0;
+  double shallow_us = 0.0, deep_us = 0.0;
+};
+
+constexpr int kCallRowTiles = 32;
+constexpr std::int64_t kCallDepth = 256, kCallShallow = 32, kCallDeep = 256;
+
+KernelCall kernel_call(const kernels::IsaKernels& ks, double freq_ghz, const Budget& b) {
+  KernelCall out;
+  for (const kernels::TileKernels& t : ks.tiles) {
+    const kernels::UKernelFn fn = t.get(kernels::AMode::ColUnit, t.mr);
+    if (fn == nullptr || t.lanes <= 0) continue;
+    Buffer a = make_buffer(kCallRowTiles * t.mr * kCallDepth * 4);
+    Buffer panel = make_buffer(t.nr * kCallDepth * 4);
+    Buffer c = make_buffer(kCallRowTiles * t.mr * t.nr * 4);
+    if (!a || !panel || !c) return out;
+    auto pass = [&](std::int64_t kc) {
+      const auto t0 = Clock::now();
+      for (std::int64_t pc = 0; pc < kCallDepth; pc += kc)
+        for (int it = 0; it < kCallRowTiles; ++it) {
+          kernels::UKernelArgs args{kc,   a.get() + (it * kCallDepth + pc) * t.mr,
+                                    t.mr, panel.get() + pc * t.nr,
+                                    t.nr, c.get() + it * t.mr * t.nr,
+                                    t.nr, 1.0f,
+                                    1.0f, t.nr};
+          fn(args);
+        }
+      return seconds_since(t0);
+    };
+    // Interleaved, so that a slow moment of the host weighs on both depths alike.
+    // The median of the pairs' differences: a pair shares its moment of the host.
+    std::vector<double> shallow, deep, extra;
+    for (int r = 0; r < 20; ++r) pass(kCallShallow), pass(kCallDeep);  // operands in L2, clock up
+    const int rounds = std::max(50, b.samples * 12);
+    for (int r = 0; r < rounds; ++r) {
+      shallow.push_back(pass(kCallShallow));
+      deep.push_back(pass(kCallDeep));
+      extra.push_back(shallow.back() - deep.back());
+    }
+    g_sink.store(c[0], std::memory_order_relaxed);
+    const double s_us = median(shallow) * 1e6, d_us = median(deep) * 1e6;
+    const double extra_calls =
+        kCallRowTiles * static_cast<double>(kCallDepth / kCallShallow - kCallDepth / kCallDeep);
+    const double per_call = median(extra) * 1e9 * freq_ghz / extra_calls;
+    const double store = model_constants::kStoreCyclesPerVector * t.mr *
+                         std::ceil(static_cast<double>(t.nr) / t.lanes);
+    const double cycles = std::max(0.0, per_call - store);
+    if (cycles > out.cycles) out = {cycles, t.mr, t.nr, s_us, d_us};
+  }
+  return out;
+}
+
 // The blocks of a probe's plan (A in place): depth kc, nc columns, B read ahead or not, or
 // packed.
 struct ProbeBlocks {
@@ -789,6 +849,10 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       rep.in_place_mr = ip.mr, rep.in_place_nr = ip.nr;
       rep.in_place_k = ip.k, rep.in_place_n = ip.n;
       rep.in_place_us = ip.us, rep.in_place_compute_us = ip.compute_us;
+      const KernelCall kc = kernel_call(*ks, hw.freq_ghz, b);
+      if (kc.cycles >= 0) hw.kernel_call_cycles = kc.cycles;
+      rep.call_mr = kc.mr, rep.call_nr = kc.nr;
+      rep.call_shallow_us = kc.shallow_us, rep.call_deep_us = kc.deep_us;
       const SelfStreaming ss = self_streaming(*ks, big.get(), rep.dram_buffer, b, options.quick);
       if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
       if (ss.row_bytes > 0) hw.dram_self_streaming_row_bytes = ss.row_bytes;

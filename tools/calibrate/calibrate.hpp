@@ -62,6 +62,10 @@ struct CalibrationReport {
   // The DRAM packing probe: GB/s of source the level's pack_b packed out of DRAM, and the
   // stream reader's rate in the same samples (medians; 0: not measured).
   double dram_pack_gbs = 0.0, dram_pack_stream_gbs = 0.0;
+  // The kernel call probe's largest tile: its shape and the median times of its passes in
+  // shallow and deep depth blocks (microseconds; 0: not measured).
+  int call_mr = 0, call_nr = 0;
+  double call_shallow_us = 0.0, call_deep_us = 0.0;
   // The self-streaming probe, per height tried: the tile, the in-place plan's time without and
   // with the read-ahead and the packed plan's (microseconds), on k x n of B.
   struct SelfStreamingHeight {
