@@ -493,7 +493,7 @@ void CpuModel::packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const 
 // restarts the prefetchers like a packer's (split over K, a core's run ends where the other's
 // begins: runs of kc against the whole row k); unlike a packer's, a row tile reads its rows'
 // runs at once, so their ramps overlap: one ramp per kInPlaceARunRows runs (F30, M18).
-void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
+void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s, bool b_streams,
                                   BlockedTraffic& t) const noexcept {
   const double dram_bw = dram_gbs(s.threads);
   const double bytes = s.eb * s.m_t * s.k_t;
@@ -511,8 +511,27 @@ void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
   const int ld = key.a_row_unit ? key.a_ld_log2 : 0;
   const double row_bytes = key.a_row_unit ? s.eb * s.kc : block;
   const ReReadLevel level = reread_level(hw_, block, ld, row_bytes, dram_bw);
-  (level.cached ? t.overlapped_us : t.exposed_us) +=
-      transfer_us((s.col_tiles - 1) * bytes, level.gbs);
+  const double rereads_us = transfer_us((s.col_tiles - 1) * bytes, level.gbs);
+  if (level.cached) {
+    t.overlapped_us += rereads_us;
+    return;
+  }
+  // From L3 each call of a row-major A re-reads its rows' runs of a depth block: over a few
+  // column tiles the prefetchers follow a run once it has started, so the call waits for the
+  // start of its runs, one ramp per kInPlaceARunRows of them as on the first read (F30), and the
+  // rest streams under the FMAs (M32), beside a B packed per call (`b_streams`: its panels are
+  // one stream). Beside B's own rows read in place (the streams the prefetchers follow are few)
+  // or prepacked panels (not measured), re-read by more column tiles (a wider C), blocks of all
+  // the cores beyond the resident share of one core's L3 (F35), from memory (M19), or a
+  // column-major A's block (runs of whole columns), it stays exposed: measured so.
+  const bool streams = b_streams && key.a_row_unit && s.col_tiles <= kStreamedReReadTiles &&
+                       level.gbs == hw_.bw_l3_gbs && level.gbs != dram_bw &&
+                       block * s.threads <= kResidentShare * static_cast<double>(hw_.l3_bytes);
+  const double exposed =
+      streams ? std::min(1.0, kDramRunRampBytes / (rows_at_once * run_bytes(s.eb, s.kc, s.k)))
+              : 1.0;
+  t.exposed_us += rereads_us * exposed;
+  t.overlapped_us += rereads_us * (1.0 - exposed);
 }
 
 // C (32-bit accumulators), read and written once per depth block. A core's share of C that
@@ -577,7 +596,7 @@ CostBreakdown CpuModel::predict_blocked(const ShapeKey& key, const Plan& p) cons
     c.pack_us += pack_a_us(key, s);
     packed_a_traffic(s, t);
   } else {
-    in_place_a_traffic(key, s, t);
+    in_place_a_traffic(key, s, p.pack_b, t);
   }
   c_traffic(key, s, p, t);
   if (p.prefetch_c) c.compute_us += prefetch_c_us(s);

@@ -116,7 +116,7 @@ class CpuModel {
   void in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
                           double compute_us, BlockedTraffic& t) const noexcept;
   void packed_a_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
-  void in_place_a_traffic(const ShapeKey& key, const BlockedShare& s,
+  void in_place_a_traffic(const ShapeKey& key, const BlockedShare& s, bool b_streams,
                           BlockedTraffic& t) const noexcept;
   void c_traffic(const ShapeKey& key, const BlockedShare& s, const Plan& p,
                  BlockedTraffic& t) const noexcept;

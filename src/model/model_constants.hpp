@@ -56,6 +56,10 @@ inline constexpr double kDramRunRampBytes = 800.0;
 // rows' runs at once, so their restarts overlap. Held the same for every tile height, as the
 // 6- and 8-row tiles measured alike. F30.
 inline constexpr double kInPlaceARunRows = 6.0;
+// Column tiles up to which an in-place A block beyond L2 is re-read as streams the FMAs hide but
+// for the starts of its runs (M32: 2-7 column tiles 1.04-1.48x faster packed in deep blocks than
+// in place in shallow ones on Zen 3; 17-225 column tiles 0.84-0.97x). F35.
+inline constexpr double kStreamedReReadTiles = 8.0;
 // A line written to DRAM by a non-temporal store costs as much of the DRAM rate as a plain
 // store's read for ownership and write-back together: one core streamed a 16.7 MB C at 16 GB/s
 // through them, where the register tiles' plain stores moved 34 GB/s (reads and writes). F31.
