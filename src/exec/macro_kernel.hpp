@@ -125,11 +125,6 @@ inline void prefetch_c_tile(const void* c, int64_t ld, int mv, int nv) noexcept 
                     static_cast<int>(std::min<int64_t>(nr, nb - jr - nr)));
 }
 
-// Depth blocks of at most this many k values run row tile by row tile (run_blocked; up to 32
-// the rows of C written in turn beat the column strips at every shape measured, docs/MODEL.md
-// M17).
-inline constexpr int64_t kSweepDepth = 32;
-
 // The cache-blocked loop nest of one core (BLIS order): jc -> pc -> [pack B] -> ic ->
 // [pack A] -> jr -> ir -> micro-kernel, over the block's rows, columns and depth slice.
 template <class Op>
@@ -199,7 +194,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           t.first_row = ic == blk.m0 && ir == 0;
         };
         if constexpr (requires { op.sweep(t, nb, int64_t{}, true); }) {
-          if (kb <= kSweepDepth && nb > nr && kb_next == 0 && op.can_sweep()) {
+          if (sweeps_block(kb, nb, nr, kb_next > 0, !op.can_sweep())) {
             const int64_t b_step = p.pack_b ? int64_t{nr} * steps * 4
                                    : panels ? panel_bytes
                                             : nr * b_col_bytes;

@@ -28,6 +28,9 @@ struct BlockedShare {
   double steps = 0;  // packed steps of the depth loop
   double row_tiles = 0, col_tiles = 0;
   bool direct_b = false;  // B in place by a tile of its own (TypeConfig::in_place_b false)
+  // The executor sweeps each depth block row tile by row tile across its columns (plan.hpp,
+  // sweeps_block): every row tile reads the whole B block.
+  bool sweeps = false;
 };
 
 // Memory traffic of the busiest core: what the prefetchers overlap with the FMAs, and what the
@@ -137,6 +140,8 @@ BlockedShare CpuModel::blocked_share(const ShapeKey& key, const Plan& p) const n
   s.row_tiles = ceil_div(s.m_t, s.mr);
   s.col_tiles = ceil_div(s.n_t, s.nr);
   s.direct_b = !p.pack_b && !cfg_.in_place_b;
+  s.sweeps = sweeps_block(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nc), p.nr,
+                          p.prefetch_b && !p.pack_b, p.tail == TailStrategy::Padded);
   return s;
 }
 
@@ -449,10 +454,17 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   const double ahead = cover * (s.k_blocks - 1) / s.k_blocks;
   (cached || s.direct_b ? t.overlapped_us : t.exposed_us) += first_us * (1 - ahead);
   t.overlapped_us += first_us * ahead;
-  const ReReadLevel level =
-      reread_level(hw_, s.eb * s.kc * s.nr, key.b_ld_log2, s.eb * s.nr, dram_gbs(s.threads));
+  // The row tiles after the first re-read B: the kc x nr sliver, which the executor's column
+  // tile order has them meet in turn; swept (a shallow block, M33), the whole kc x nc block,
+  // which every row tile reads across, its kc rows separate streams beyond L2.
+  const double reread_cols = s.sweeps ? s.nc : s.nr;
+  const ReReadLevel level = reread_level(hw_, s.eb * s.kc * reread_cols, key.b_ld_log2,
+                                         s.eb * reread_cols, dram_gbs(s.threads));
+  const double rows_share = s.sweeps && level.gbs == hw_.bw_l3_gbs
+                                ? l3_row_stream_share(hw_, s.kc, key.b_ld_log2 >= 12)
+                                : 1.0;
   (level.cached || s.direct_b ? t.overlapped_us : t.exposed_us) +=
-      transfer_us((s.row_tiles - 1) * bytes, level.gbs);
+      transfer_us((s.row_tiles - 1) * bytes, level.gbs * rows_share);
   t.exposed_us += tlb_miss_us(key, s);
   t.exposed_us += paged_reread_us(key, s, compute_us);
   // A core streaming B from DRAM under its own FMAs: the profile's measured loss, a multiple of

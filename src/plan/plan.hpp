@@ -65,6 +65,19 @@ inline constexpr int64_t kPrefetchCSteps = 48;
 // steps); 32 or fewer ran as fast or faster at once (docs/MODEL.md, *In-place read-ahead*).
 inline constexpr int64_t kMaxBurstLines = 32;
 
+// Depth blocks of at most this many k values run row tile by row tile, each sweeping the
+// block's columns (run_blocked; up to 32 the rows of C written in turn beat the column strips at
+// every shape measured, docs/MODEL.md M17), which the model prices (M33).
+inline constexpr int64_t kSweepDepth = 32;
+
+// Whether the executor sweeps a depth block of `kb` k values over `nb` columns row tile by row
+// tile (run_blocked): shallow, wider than a tile, no read-ahead of the next block, no padded
+// scratch tile.
+inline constexpr bool sweeps_block(int64_t kb, int64_t nb, int nr, bool reads_ahead,
+                                   bool padded) noexcept {
+  return kb <= kSweepDepth && nb > nr && !reads_ahead && !padded;
+}
+
 // Whether the read-ahead of `rows` rows of `row_bytes` bytes each (a column tile's width of
 // in-place B) goes through the tile's depth steps rather than in one burst (the executor's rule,
 // which the model prices).
