@@ -344,8 +344,8 @@ KernelCall kernel_call(const kernels::IsaKernels& ks, double freq_ghz, const Bud
         }
       return seconds_since(t0);
     };
-    // Interleaved, so that a slow moment of the host weighs on both depths alike.
-    // The median of the pairs' differences: a pair shares its moment of the host.
+    // The two depths in turns, and the median of each pair's difference: a pair shares its
+    // moment of the host.
     std::vector<double> shallow, deep, extra;
     for (int r = 0; r < 20; ++r) pass(kCallShallow), pass(kCallDeep);  // operands in L2, clock up
     const int rounds = std::max(50, b.samples * 12);
