@@ -104,6 +104,17 @@ ReReadLevel reread_level(const HardwareProfile& hw, double block, int ld_log2, d
   return {hw.bw_l3_gbs, false};
 }
 
+// The cache lines a sliver of kc rows of row_bytes each holds, rows 2^ld_log2 bytes apart:
+// a row starts at a multiple of 2^ld_log2 within its line (every start alike), and spans the
+// lines from its first byte to its last.
+double sliver_lines(double kc, double row_bytes, int ld_log2) noexcept {
+  const int step = 1 << std::min(ld_log2, 6);
+  double lines = 0;
+  for (int start = 0; start < 64; start += step)
+    lines += std::floor((start + row_bytes - 1) / 64.0) + 1;
+  return kc * lines / (64 / step);
+}
+
 }  // namespace
 
 // The busiest core's share: the grid hands out whole register panels, so the core with the
@@ -379,19 +390,6 @@ double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const n
   return (s.row_tiles - 1) * s.col_tiles * s.k_t * kDtlbMissCycles / (hw_.freq_ghz * 1e3);
 }
 
-// The cache lines a sliver of kc rows of row_bytes each holds, rows 2^ld_log2 bytes apart:
-// a row starts at a multiple of 2^ld_log2 within its line (every start alike), and spans the
-// lines from its first byte to its last.
-namespace {
-double sliver_lines(double kc, double row_bytes, int ld_log2) noexcept {
-  const int step = 1 << std::min(ld_log2, 6);
-  double lines = 0;
-  for (int start = 0; start < 64; start += step)
-    lines += std::floor((start + row_bytes - 1) / 64.0) + 1;
-  return kc * lines / (64 / step);
-}
-}  // namespace
-
 // A sliver whose rows leave L1 while the row tiles re-read them: the row tiles after the first
 // read every depth step's row from L2, and keep HardwareProfile::l2_row_share_paged of their
 // rate (calibrate's paged re-read probe; a Zen 3 core keeps about half, docs/MODEL.md M22).
@@ -536,8 +534,8 @@ void CpuModel::in_place_a_traffic(const ShapeKey& key, const BlockedShare& s, bo
   // or prepacked panels (not measured), re-read by more column tiles (a wider C), blocks of all
   // the cores beyond the resident share of one core's L3 (F35), from memory (M19), or a
   // column-major A's block (runs of whole columns), it stays exposed: measured so.
+  // (Past L2, a block within the share is in L3: reread_level.)
   const bool streams = b_streams && key.a_row_unit && s.col_tiles <= kStreamedReReadTiles &&
-                       level.gbs == hw_.bw_l3_gbs && level.gbs != dram_bw &&
                        block * s.threads <= kResidentShare * static_cast<double>(hw_.l3_bytes);
   const double exposed =
       streams ? std::min(1.0, kDramRunRampBytes / (rows_at_once * run_bytes(s.eb, s.kc, s.k)))
