@@ -189,7 +189,7 @@ TEST_F(Calibration, ContextAppliesTheProfile) {
 
 // Profile files written before the rates were named by vector width still load; where a file
 // gives both names, the current one wins.
-// The several-streams pass behind the DRAM rates reads every float once, whatever is left
+// The several-streams passes behind the DRAM rates read every float once, whatever is left
 // over after the streams' whole chunks: its sum is the plain pass's (small integers, exact).
 TEST(ReadLoops, StreamsPassReadsEveryElementOnce) {
   for (const std::int64_t n : {std::int64_t{128}, std::int64_t{2048}, std::int64_t{2048 + 384},
@@ -198,6 +198,8 @@ TEST(ReadLoops, StreamsPassReadsEveryElementOnce) {
     auto* p = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(v.data()) + 63) / 64 * 64);
     for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i % 7);
     EXPECT_EQ(measure::loops::read_pass_streams(p, n), measure::loops::read_pass_sse(p, n)) << n;
+    EXPECT_EQ(measure::loops::read_pass_short_streams(p, n), measure::loops::read_pass_sse(p, n))
+        << n;
   }
 }
 

@@ -220,7 +220,8 @@ void run_wq(const ContextArgs& ctx_args, const ShapeArgs& s, DType dtype_in, con
 
   PeakResult peak;
   if (opt.peak) peak = measure_peak(FmaPath::Int8Dot, threads);
-  const double dram = opt.peak ? measure::measure_read_bandwidth(threads, 256ll << 20, 3) : 0.0;
+  const double dram =
+      opt.peak ? measure::measure_read_bandwidth(threads, 256ll << 20, measure::kReadLoops) : 0.0;
 
   const ShapeKey key = ::adaptcore::detail::impl_of(*ctx).key_for([&] {
     WqProblem p;

@@ -357,7 +357,8 @@ Json run_benchmark(const RunOptions& o, std::ostream* progress) {
   double last_report = -1;
   for (std::size_t begin = 0; begin < kept.size();) {
     if (begin > 0) {
-      measured_dram = std::max(measured_dram, am::measure_read_bandwidth(threads, probe_bytes, 3));
+      measured_dram =
+          std::max(measured_dram, am::measure_read_bandwidth(threads, probe_bytes, am::kReadLoops));
       ++dram_probes;
     }
     std::vector<std::unique_ptr<ShapeBench>> pools;

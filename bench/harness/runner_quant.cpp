@@ -336,7 +336,8 @@ class QuantBench final : public DtypeBench {
     // annotate() compares the shape with that reading and with the run's highest (the
     // conservative fraction).
     if (s.m <= 16) {
-      const double gbs = am::measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 5);
+      const double gbs =
+          am::measure_read_bandwidth(env_.ctx.threads(), 256ll << 20, 2 * am::kReadLoops);
       read_gbs_ = std::max(read_gbs_, gbs);
       near_gbs_[{s.m, s.n, s.k}] = gbs;
       (*doc_)["dram_read_gbs_samples"].push_back(gbs);

@@ -69,11 +69,13 @@ loops::ReadPass plain_pass() {
 }  // namespace
 
 double measure_read_bandwidth(int threads, std::int64_t bytes, int passes) {
-  // The path's widest loads, the prefetching loop and several streams at once in turn: the
-  // fastest is what a kernel can reach (the in-place kernels prefetch, and read many rows).
+  // The path's widest loads, the prefetching loop and several streams at once (in long runs
+  // and in a tile's short visits) in turn: the fastest is what a kernel can reach (the
+  // in-place kernels prefetch, and read many rows a few lines at a time).
   const std::vector<double> rates =
       read_rates(threads, bytes, passes,
-                 {plain_pass(), &loops::read_pass_prefetch, &loops::read_pass_streams});
+                 {plain_pass(), &loops::read_pass_prefetch, &loops::read_pass_streams,
+                  &loops::read_pass_short_streams});
   return rates.empty() ? 0.0 : *std::max_element(rates.begin(), rates.end());
 }
 

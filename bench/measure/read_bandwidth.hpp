@@ -10,8 +10,11 @@ namespace adaptcore::measure {
 
 // GB/s (1e9 bytes per second) over `bytes` (rounded down to whole 64-byte lines per thread),
 // best of `passes` (in turn the path's plain read loop, the one that prefetches ahead and the
-// one that reads several streams at once); 0 if the buffer cannot be allocated.
-double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20, int passes = 9);
+// two that read several streams at once, in long runs and in short visits; a multiple of
+// kReadLoops gives each as many); 0 if the buffer cannot be allocated.
+inline constexpr int kReadLoops = 4;
+double measure_read_bandwidth(int threads, std::int64_t bytes = 256ll << 20,
+                              int passes = 3 * kReadLoops);
 
 // The stream rate `adaptcore calibrate` stores as the DRAM bandwidth, taken now and as it takes
 // it: the faster of the plain and the prefetching single-stream loops (each thread one stream

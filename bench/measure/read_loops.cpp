@@ -56,19 +56,33 @@ float sse_pass(const float* p, std::int64_t n) noexcept {
 
 }  // namespace
 
-float read_pass_streams(const float* p, std::int64_t n) noexcept {
+namespace {
+
+// The bytes as kReadStreams streams read in turn, kChunk floats of each at a time.
+template <std::int64_t kChunk>
+float streams_pass(const float* p, std::int64_t n) noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __m128 a[8];
   for (auto& r : a) r = _mm_setzero_ps();
-  const std::int64_t part = n / kReadStreams / kReadStreamChunk * kReadStreamChunk;
-  for (std::int64_t off = 0; off < part; off += kReadStreamChunk)
-    for (int s = 0; s < kReadStreams; ++s) sse_accumulate(a, p + s * part + off, kReadStreamChunk);
+  const std::int64_t part = n / kReadStreams / kChunk * kChunk;
+  for (std::int64_t off = 0; off < part; off += kChunk)
+    for (int s = 0; s < kReadStreams; ++s) sse_accumulate(a, p + s * part + off, kChunk);
   // What the parts leave over (less than a chunk per stream) in one run.
   sse_accumulate(a, p + kReadStreams * part, n - kReadStreams * part);
   return sse_sum(a);
 #else
-  return read_pass_sse(p, n);
+  return sse_pass<0>(p, n);
 #endif
+}
+
+}  // namespace
+
+float read_pass_streams(const float* p, std::int64_t n) noexcept {
+  return streams_pass<kReadStreamChunk>(p, n);
+}
+
+float read_pass_short_streams(const float* p, std::int64_t n) noexcept {
+  return streams_pass<kReadShortStreamChunk>(p, n);
 }
 
 float read_pass_sse(const float* p, std::int64_t n) noexcept { return sse_pass<0>(p, n); }

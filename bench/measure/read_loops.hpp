@@ -29,6 +29,13 @@ inline constexpr int kReadStreams = 8;
 inline constexpr std::int64_t kReadStreamChunk = 256;
 float read_pass_streams(const float* p, std::int64_t n) noexcept;  // baseline
 
+// The same streams visited kReadShortStreamChunk floats (two lines) at a time, as a register
+// tile reads rows of B in place: one Zen 3 core (AMD family 25 model 1), 512 MiB, 19-22 GB/s
+// against 14-17 for runs of 1 KiB and 14-16 for one stream, where its decode kernels read 25
+// (docs/MODEL.md, *DRAM read rate*).
+inline constexpr std::int64_t kReadShortStreamChunk = 32;
+float read_pass_short_streams(const float* p, std::int64_t n) noexcept;  // baseline
+
 using ReadPass = float (*)(const float* p, std::int64_t n) noexcept;
 // The loop with loads of a vector width (512, 256; below: SSE). The caller checks the CPU has
 // them.
