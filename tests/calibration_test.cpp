@@ -104,6 +104,11 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
   EXPECT_GT(report_.call_deep_us, 0.0);
   EXPECT_GE(p.kernel_call_cycles, 0.0);
   EXPECT_LE(p.kernel_call_cycles, 1e5);
+  // The in-place DRAM probe's run gives its loss and, the same run as a rate, B's share.
+  if (report_.in_place_mr > 0) {
+    EXPECT_GE(p.dram_in_place_share, 0.01);
+    EXPECT_LE(p.dram_in_place_share, 2.0);
+  }
   EXPECT_GE(report_.dram_core_prefetch_gbs, 0.0);
   EXPECT_GT(report_.dram_core_streams_gbs, 0.0);
   // The streams' rate is reported, not used (calibrate.cpp says why).

@@ -349,6 +349,55 @@ TEST_P(Plans, ReadAheadColumnBlocksFitHalfOfL2) {
   EXPECT_GT(narrow, 0);
 }
 
+// In-place B read ahead (Plan::prefetch_b) by column tiles: column blocks of more tiles than
+// kReadAheadTiles (the tile that many on), as many or fewer (the next depth block's), a depth
+// with a remainder block and column blocks with a narrow last tile, over one and two cores:
+// every answer the reference's (the read-ahead only asks for lines, inside B).
+TEST_P(Plans, ReadAheadByColumnTilesGivesTheReference) {
+  const HardwareProfile& hw = detected_hardware();
+  const Isa isa = GetParam();
+  ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
+  const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
+  if (!type_config(ks, hw).prefetch_b) return;  // no read-ahead on this path
+  ThreadPools pool;
+  std::mt19937 rng(37);
+  int64_t ran = 0;
+  for (const Shape s : {Shape{8, 700, 900}, Shape{13, 333, 259}}) {
+    const Variant v{Layout::RowMajor, Trans::No, Trans::No};
+    Inputs in(s, v, rng);
+    Stored c0(s.m, s.n, v.layout, s.n, 3);
+    c0.fill([](int64_t, int64_t) { return qnan(); });
+    const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a, in.b, 0.0f, c0);
+    for (int threads : {1, 2}) {
+      Stored c = c0;
+      GemmProblem prob;
+      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a.data(), in.a.ld(),
+                             in.b.data(), in.b.ld(), 0.0f, c.data(), c.ld(), prob),
+                Status::Ok);
+      ShapeKey key = make_key(prob, isa, threads);
+      key.cold = true;
+      for (Plan p : all_candidates(key, hw, ks)) {
+        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b || !p.prefetch_b) continue;
+        for (const int64_t tiles :
+             {int64_t{2}, kReadAheadTiles, kReadAheadTiles + 3, int64_t{64}}) {
+          for (const int64_t kc : {int64_t{64}, int64_t{128}}) {
+            p.nc = tiles * p.nr - 5, p.kc = kc;
+            if (!check_blocked_plan(key, p, type_config(ks, hw)).empty()) continue;
+            ++ran;
+            c = c0;
+            prob.c = c.data();
+            const Status st = execute(p, prob, ks, pool(p.threads()));
+            EXPECT_EQ(st == Status::Ok ? check_result(c, ref) : to_string(st), "")
+                << s.m << "x" << s.n << "x" << s.k << " threads " << threads << " [" << describe(p)
+                << "]";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(ran, 0);
+}
+
 // Transposed plans that the small-problem executor runs (op(A)^T packed on its stack, or read
 // in place where A is stored transposed) give the executor's bits and the reference's answer;
 // C dense and padded, beta zero (C full of NaN) and not.

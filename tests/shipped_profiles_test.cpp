@@ -102,6 +102,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.dot_bf16_per_cycle = 7.5;
   base.l2_row_share_paged = 0.44;
   base.dram_in_place_loss = 0.33;
+  base.dram_in_place_share = 0.33;
   base.dram_pack_share = 0.33;
   base.dram_self_streaming_rows = 3;
   base.dram_self_streaming_row_bytes = 999;
@@ -122,6 +123,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_GT(zen3.dram_in_place_loss, 0.5);
   EXPECT_DOUBLE_EQ(zen2.dram_in_place_loss, zen3.dram_in_place_loss);
   EXPECT_DOUBLE_EQ(zen5.dram_in_place_loss, zen4.dram_in_place_loss);
+  // And the same probe's rate of B read ahead by column tiles (M34: 0.8 on Zen 3).
+  EXPECT_DOUBLE_EQ(zen3.dram_in_place_share, 0.8);
+  EXPECT_DOUBLE_EQ(zen2.dram_in_place_share, zen3.dram_in_place_share);
+  EXPECT_DOUBLE_EQ(zen5.dram_in_place_share, zen4.dram_in_place_share);
   // And its packers' rate out of DRAM (M27: 0.73 on Zen 3; Zen 4 ships none).
   EXPECT_DOUBLE_EQ(zen3.dram_pack_share, 0.73);
   EXPECT_DOUBLE_EQ(zen2.dram_pack_share, zen3.dram_pack_share);

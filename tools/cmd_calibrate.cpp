@@ -130,6 +130,9 @@ void run_calibrate(const CalibrateArgs& args) {
                  " from DRAM: " + format_fixed(rep.in_place_us, 0) + " us, its compute " +
                  format_fixed(rep.in_place_compute_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
+      {"dram_in_place_share", start.dram_in_place_share, hw.dram_in_place_share, "share",
+       rep.in_place_mr > 0 ? "the same run: B at the stream rate over its time less the compute"
+                           : std::string("no fp32 tile measured: default kept")},
       {"dram_pack_share", start.dram_pack_share, hw.dram_pack_share, "share",
        rep.dram_pack_gbs > 0
            ? std::string(to_string(rep.isa)) +

@@ -137,6 +137,12 @@ struct HardwareProfile {
   // window the misses would use; docs/MODEL.md M23). Measured by `adaptcore calibrate` (the
   // level's in-place plan of one row tile on a B beyond L3); 0 (no loss) where not measured.
   double dram_in_place_loss = 0.0;
+  // The same core's B read in place from DRAM with Plan::prefetch_b over a column block of more
+  // than kReadAheadTiles tiles (each tile asks for the one that many tiles on, a line a row a
+  // depth step): its rate as a share of the stream rate, the FMAs beside it counted apart
+  // (docs/MODEL.md M34). Measured by the same probe (B's time at the stream rate over the run's
+  // time less its compute); 0 where not measured (the loss above prices those cores then).
+  double dram_in_place_share = 0.0;
   // The rows of C up to which a core reading B in place from DRAM (its rows at least
   // dram_self_streaming_row_bytes long) leaves B's rows to the hardware prefetchers
   // (Plan::prefetch_b off): its tile issues B's loads as fast as the core can and the prefetchers

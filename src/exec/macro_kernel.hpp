@@ -155,12 +155,13 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
         const unsigned char* a_block = op.a.at(ic, pc);
         if (p.pack_a) op.pack_a(a_block, mb, kb, pc, s.a);
         // B read in place from DRAM (Plan::prefetch_b, fp32; the low-precision in-place tile
-        // prefetches by itself): ask for this panel's rows of the next depth block now, a
-        // whole block traversal (every other panel) before the kernel needs them. B rows from
-        // DRAM are one prefetch stream each and the hardware follows only a few, so short
-        // blocks over long rows otherwise wait on every miss.
-        // After the last depth block of a column block, the next column block's first one
-        // (the same columns within it): narrow column blocks (Plan::nc) turn over often.
+        // prefetches by itself): each column tile asks for the one kReadAheadTiles further on
+        // while it computes. B rows from DRAM are one prefetch stream each and the hardware
+        // follows only a few, so short blocks over long rows otherwise wait on every miss. A
+        // block of that many tiles or fewer asks for the next depth block's tile in its place
+        // (a whole block traversal ahead); after the last depth block of a column block, the
+        // next column block's first one (the same columns within it): narrow column blocks
+        // (Plan::nc) turn over often.
         const bool reads_next = p.prefetch_b && ic == blk.m0 && !p.pack_b && op.b.cs == 1;
         const bool next_panel = pc + kb >= blk.k1;
         const int64_t kb_next = !reads_next ? 0
@@ -215,16 +216,28 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
                 : panels ? op.b.panel_at(pc, jc + jr)
                          : b_block + jr * b_col_bytes;
           t.b_next = nullptr, t.b_next_rows = 0;
-          if (kb_next > 0 && jr < nb_next) {
-            const unsigned char* next =
-                next_panel ? op.b.at(blk.k0, jc + nb + jr) : op.b.at(pc + kb, jc + jr);
-            const int64_t row_bytes = op.b.rs * op.b.eb,
-                          bytes = std::min<int64_t>(t.nv, nb_next - jr) * op.b.eb;
+          if (reads_next) {
+            // The column tile kReadAheadTiles further in the order the tiles meet B: in this
+            // depth block, else among the next one's first tiles (at most one block ahead).
+            const int64_t tiles = ceil_div(nb, int64_t{nr});
+            const int64_t ahead = jr / nr + std::min(kReadAheadTiles, tiles);
+            const unsigned char* next = nullptr;
+            int64_t rows = 0, bytes = 0;
+            if (ahead < tiles) {
+              next = b_block + ahead * nr * b_col_bytes, rows = kb;
+              bytes = std::min<int64_t>(nr, nb - ahead * nr) * op.b.eb;
+            } else if (kb_next > 0) {
+              const int64_t col = std::min(ahead - tiles, ceil_div(nb_next, int64_t{nr}) - 1) * nr;
+              next = next_panel ? op.b.at(blk.k0, jc + nb + col) : op.b.at(pc + kb, jc + col);
+              rows = kb_next, bytes = std::min<int64_t>(nr, nb_next - col) * op.b.eb;
+            }
+            const int64_t row_bytes = op.b.rs * op.b.eb;
             if constexpr (requires { op.tiles_read_ahead(); }) {
               // Rows a line or more apart (in-place B from DRAM is): the first row tile asks
               // for them over its depth steps, a row a step, while its FMAs run.
-              if (row_bytes >= 64 && reads_ahead_in_tile(kb_next, bytes) && op.tiles_read_ahead()) {
-                t.b_next = next, t.b_next_rows = std::min(kb_next, kb);
+              if (next != nullptr && row_bytes >= 64 && reads_ahead_in_tile(rows, bytes) &&
+                  op.tiles_read_ahead()) {
+                t.b_next = next, t.b_next_rows = std::min(rows, kb);
                 next = nullptr;
               }
             }
@@ -232,7 +245,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
             // prefetch per line, not per row, whose extra instructions a short call would
             // notice (docs/MODEL.md M8).
             const int64_t r_step = std::max<int64_t>(1, 64 / std::max<int64_t>(row_bytes, 1));
-            for (int64_t r = 0; next != nullptr && r < kb_next; r += r_step)
+            for (int64_t r = 0; next != nullptr && r < rows; r += r_step)
               for (int64_t col = 0; col < bytes; col += 64)
                 __builtin_prefetch(next + r * row_bytes + col, 0, 2);
           }

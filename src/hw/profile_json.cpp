@@ -75,6 +75,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("l3_row_share", hw.l3_row_share);
   f("l2_row_share_paged", hw.l2_row_share_paged);
   f("dram_in_place_loss", hw.dram_in_place_loss);
+  f("dram_in_place_share", hw.dram_in_place_share);
   f("dram_self_streaming_rows", hw.dram_self_streaming_rows);
   f("dram_self_streaming_row_bytes", hw.dram_self_streaming_row_bytes);
   f("kernel_call_cycles", hw.kernel_call_cycles);
@@ -119,6 +120,7 @@ constexpr FieldRange kRanges[] = {
     {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},
     {"l2_row_share_paged", 0.01, 1, "of the tile's packed rate"},
     {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
+    {"dram_in_place_share", 0, 2, "of bw_dram_core_gbs"},
     {"dram_self_streaming_rows", 0, 64, "rows"},
     {"dram_self_streaming_row_bytes", 64, 1 * kGiB, "bytes"},
     {"kernel_call_cycles", 0, 1e5, "cycles"},

@@ -125,6 +125,7 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
       if (m.same_vector_isa) {
         out.l2_row_share_paged = shipped.l2_row_share_paged;
         out.dram_in_place_loss = shipped.dram_in_place_loss;
+        out.dram_in_place_share = shipped.dram_in_place_share;
         out.dram_pack_share = shipped.dram_pack_share;
         out.dram_self_streaming_rows = shipped.dram_self_streaming_rows;
         out.dram_self_streaming_row_bytes = shipped.dram_self_streaming_row_bytes;

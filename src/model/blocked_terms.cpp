@@ -322,6 +322,25 @@ void CpuModel::packed_b_traffic(const BlockedShare& s, BlockedTraffic& t) const 
       transfer_us(s.m_blocks * s.pw * s.k_t * s.n_t, level_gbs(s.pw * s.kc * s.nc, s.threads));
 }
 
+// Whether a core reads its in-place B from DRAM ahead by column tiles at the probe's rate (M34):
+// the executor's Plan::prefetch_b over a column block of more than kReadAheadTiles tiles asks for
+// the tile that many on, across the rows the tiles walk, for a core of enough rows that the read
+// goes through the tile's depth steps (F29's condition) and no more than kDramInPlaceMaxRows (a
+// taller core has more FMAs to each line than the probe's tile, and lost to B packed at 32 rows
+// and more: 0.80-0.93x). Over rows a page multiple apart the tiles' lines pile into a few L2
+// sets (M22) and lose more than the probe's rows a line off the page, so those keep the terms
+// below; a profile without the probe's figure too.
+bool CpuModel::reads_ahead_by_tiles(const ShapeKey& key, const BlockedShare& s,
+                                    const Plan& p) const noexcept {
+  const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(hw_.page_bytes));
+  return hw_.dram_in_place_share > 0 && p.prefetch_b && !p.pack_b && s.m_t >= kReadAheadMinRows &&
+         s.m_t <= kDramInPlaceMaxRows &&
+         std::min(s.nc, s.n_t) > static_cast<double>(kReadAheadTiles * p.nr) &&
+         key.b_ld_log2 < page_log2 && s.eb * s.n >= kSeparateRowBytes &&
+         reads_ahead_in_tile(static_cast<int64_t>(s.kc), static_cast<int64_t>(s.nr * s.eb)) &&
+         source_gbs(key, s.eb * s.k_t * s.n_t, s.threads) == dram_gbs(s.threads);
+}
+
 // Share of B's source bandwidth an in-place B's first read gets as kc concurrent row streams
 // (docs/MODEL.md, "Memory, exposed"): from DRAM, or from L3 for a warm core of one or two rows
 // without software prefetches, whose little compute does not cover the streams. Past
@@ -338,6 +357,9 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
   // streams only when B is too large for any cache.
   const bool b_streams =
       warm_l3 || (s.direct_b ? level_gbs(s.eb * s.k_t * s.n_t, s.threads) : b_src_bw) == dram_bw;
+  // Read ahead by column tiles: the rate the probe measured beside a tile's FMAs, which holds
+  // the whole of what such a core loses (M34).
+  if (reads_ahead_by_tiles(key, s, p)) return hw_.dram_in_place_share;
   double streams = 1.0;
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
     streams = dram_row_stream_efficiency(s.kc);
@@ -482,7 +504,7 @@ void CpuModel::in_place_b_traffic(const ShapeKey& key, const BlockedShare& s, co
   if (b_src_bw == dram_gbs(s.threads) && !s.direct_b && !self_streams && !one_stream &&
       s.m_t > kWarmStreamingRows &&
       (s.m_t <= kDramInPlaceMaxRows || (p.prefetch_b && s.eb * s.n >= kTallInPlaceLossRowBytes)) &&
-      hw_.dram_in_place_loss > 0) {
+      hw_.dram_in_place_loss > 0 && !reads_ahead_by_tiles(key, s, p)) {
     const double rows = std::min(s.m_t, kDramInPlaceMaxRows);
     const double fma_us = 2.0 * rows * s.n_t * s.k_t / (hw_.peak_gflops_per_core(key.isa) * 1e3);
     t.exposed_us += fma_us * hw_.dram_in_place_loss;

@@ -108,6 +108,8 @@ class CpuModel {
                            BlockedTraffic& t) const noexcept;
   void packed_b_traffic(const BlockedShare& s, BlockedTraffic& t) const noexcept;
   double b_stream_share(const ShapeKey& key, const BlockedShare& s, const Plan& p) const noexcept;
+  bool reads_ahead_by_tiles(const ShapeKey& key, const BlockedShare& s,
+                            const Plan& p) const noexcept;
   double l3_row_streams_us(const ShapeKey& key, const BlockedShare& s,
                            const Plan& p) const noexcept;
   double tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const noexcept;

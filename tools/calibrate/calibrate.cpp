@@ -434,16 +434,18 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
   return out;
 }
 
-// The in-place DRAM probe (HardwareProfile::dram_in_place_loss): each fp32 register tile of the
-// level runs the executor's in-place plan for one row tile (its mr rows, depth blocks of
-// kPagedKc, column blocks whose next depth block fits half of L2, B read ahead) with the DRAM
+// The in-place DRAM probe (HardwareProfile::dram_in_place_loss and _share): each fp32 register
+// tile of the level runs the executor's in-place plan for one row tile (its mr rows, depth
+// blocks of kPagedKc, column blocks of many tiles, B read ahead) with the DRAM
 // buffer as B: kInPlaceN columns a row, rows a line off the page (one row tile: no paged
 // re-reads), as many rows as fill at most kInPlaceBytes, far beyond L3, so that every call
 // reads B from DRAM. The plan's time less B at the core's stream rate and less the tile's
 // compute at its packed rate, over its FMAs at the peak rate, is the loss; the largest over the
-// tiles is shipped.
+// tiles is shipped. The same run as a rate: B's time at the stream rate over the plan's time
+// less the compute is the share of the stream B keeps beside the FMAs (that tile's).
 struct InPlaceDram {
-  double loss = -1.0;  // negative: not measured
+  double loss = -1.0;   // negative: not measured
+  double share = -1.0;  // B's rate beside the FMAs over the stream rate (that tile's)
   int mr = 0, nr = 0;
   std::int64_t k = 0, n = 0;
   double us = 0.0, compute_us = 0.0;
@@ -476,7 +478,8 @@ InPlaceDram in_place_dram(const kernels::IsaKernels& ks, const float* big, std::
     const double stream_us = 4.0 * static_cast<double>(k * kInPlaceN) / (stream_gbs * 1e3);
     const double fma_us = flops / (peak_gflops * 1e3);
     const double loss = std::clamp((us - stream_us - compute_us) / fma_us, 0.0, 20.0);
-    if (loss > out.loss) out = {loss, t.mr, t.nr, k, kInPlaceN, us, compute_us};
+    const double share = std::clamp(stream_us / std::max(us - compute_us, 1e-3), 0.01, 2.0);
+    if (loss > out.loss) out = {loss, share, t.mr, t.nr, k, kInPlaceN, us, compute_us};
   }
   return out;
 }
@@ -842,6 +845,7 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       const InPlaceDram ip = in_place_dram(*ks, big.get(), rep.dram_buffer, base.l2_bytes,
                                            hw.bw_dram_core_gbs, hw.peak_gflops_per_core(isa), b);
       if (ip.loss >= 0) hw.dram_in_place_loss = ip.loss;
+      if (ip.share > 0) hw.dram_in_place_share = ip.share;
       const DramPack dp =
           dram_pack(*ks, reader, big.get(), rep.dram_buffer, options.quick ? 4 : 12);
       if (dp.share > 0) hw.dram_pack_share = dp.share;
