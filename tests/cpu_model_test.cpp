@@ -331,6 +331,15 @@ std::pair<HardwareProfile, HardwareProfile> zen3_with_and_without_in_place_loss(
   return {zen3, no_loss};
 }
 
+// The Zen 3 guest with its decode cores' measured terms: the in-place DRAM loss (M23) and the
+// rows and row length its prefetchers stream by themselves (M24, M25).
+HardwareProfile zen3_decode_guest() {
+  HardwareProfile zen3 = zen3_with_and_without_in_place_loss().first;
+  zen3.dram_self_streaming_rows = 6;
+  zen3.dram_self_streaming_row_bytes = 4096;
+  return zen3;
+}
+
 // A row-major problem's key on the AVX2 level, one thread.
 ShapeKey avx2_key(int64_t m, int64_t n, int64_t k, bool cold) {
   GemmProblem g;
@@ -553,9 +562,7 @@ TEST(CpuModelInPlaceDram, TallReadAheadCoresPayTheLossOfTheDecodeRows) {
 TEST(CpuModelInPlaceDram, SelfStreamingCoresSkipTheReadAheadAndItsLoss) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_guest();
-  zen3.dram_in_place_loss = 1.32;
-  zen3.dram_self_streaming_rows = 6;
+  const HardwareProfile zen3 = zen3_decode_guest();
   HardwareProfile two_rows = zen3;
   two_rows.dram_self_streaming_rows = 2;
   const TypeConfig cfg = type_config(*ks, zen3);
@@ -590,11 +597,8 @@ TEST(CpuModelInPlaceDram, SelfStreamingCoresSkipTheReadAheadAndItsLoss) {
 TEST(CpuModelInPlaceDram, ReadAheadByTilesAtTheProbesRate) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_guest();
-  zen3.dram_in_place_loss = 1.32;
-  zen3.dram_self_streaming_rows = 6;
-  zen3.dram_self_streaming_row_bytes = 4096;
-  HardwareProfile unmeasured = zen3;
+  HardwareProfile zen3 = zen3_decode_guest();
+  const HardwareProfile unmeasured = zen3;
   zen3.dram_in_place_share = 0.8;
   const TypeConfig cfg = type_config(*ks, zen3);
   const CpuModel model(zen3, cfg), loss_only(unmeasured, cfg);

@@ -12,7 +12,9 @@
 #include "cpu_skip.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
+#include <string>
 
 #include "core/problem.hpp"
 #include "core/shape_key.hpp"
@@ -297,6 +299,39 @@ TEST_P(Plans, InPlaceBPrefetchedWhereItStartsInDram) {
   }
 }
 
+// Row-major problems of `shapes` whose B starts in DRAM (cold keys), over one and two threads:
+// fn(shape, threads, key, run), run(plan) executing the plan into a fresh C and giving the
+// reference check's message ("" where right).
+template <class Fn>
+void each_cold_problem(const kernels::IsaKernels& ks, std::initializer_list<Shape> shapes,
+                       unsigned seed, Fn fn) {
+  ThreadPools pool;
+  std::mt19937 rng(seed);
+  for (const Shape s : shapes) {
+    const Variant v{Layout::RowMajor, Trans::No, Trans::No};
+    Inputs in(s, v, rng);
+    Stored c0(s.m, s.n, v.layout, s.n, 3);
+    c0.fill([](int64_t, int64_t) { return qnan(); });
+    const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a, in.b, 0.0f, c0);
+    for (int threads : {1, 2}) {
+      Stored c = c0;
+      GemmProblem prob;
+      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a.data(), in.a.ld(),
+                             in.b.data(), in.b.ld(), 0.0f, c.data(), c.ld(), prob),
+                Status::Ok);
+      ShapeKey key = make_key(prob, ks.isa, threads);
+      key.cold = true;
+      auto run = [&](const Plan& p) -> std::string {
+        c = c0;
+        prob.c = c.data();
+        const Status st = execute(p, prob, ks, pool(p.threads()));
+        return st == Status::Ok ? check_result(c, ref) : to_string(st);
+      };
+      fn(s, threads, key, run);
+    }
+  }
+}
+
 // In-place B read ahead through the tiles in column blocks narrower than C (Plan::nc): offered
 // where the core's whole width at that depth would not leave the next block in half of L2 (here
 // a profile of a 64 KiB L2, so that small shapes get them), and right, including the read-ahead
@@ -310,40 +345,21 @@ TEST_P(Plans, ReadAheadColumnBlocksFitHalfOfL2) {
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
   const TypeConfig cfg = type_config(ks, hw);
   if (!cfg.prefetch_b) return;  // no read-ahead on this path: no narrow blocks to offer
-  ThreadPools pool;
-  std::mt19937 rng(31);
   int64_t narrow = 0;
-  for (const Shape s : {Shape{8, 300, 700}, Shape{16, 250, 530}, Shape{3, 400, 300}}) {
-    const Variant v{Layout::RowMajor, Trans::No, Trans::No};
-    Inputs in(s, v, rng);
-    Stored c0(s.m, s.n, v.layout, s.n, 3);
-    c0.fill([](int64_t, int64_t) { return qnan(); });
-    const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a, in.b, 0.0f, c0);
-    for (int threads : {1, 2}) {
-      Stored c = c0;
-      GemmProblem prob;
-      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a.data(), in.a.ld(),
-                             in.b.data(), in.b.ld(), 0.0f, c.data(), c.ld(), prob),
-                Status::Ok);
-      ShapeKey key = make_key(prob, isa, threads);
-      key.cold = true;
-      for (const Plan& p : all_candidates(key, hw, ks)) {
-        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b ||
-            p.nc >= core_share(s.n, p.nr, p.pn))
-          continue;
-        ++narrow;
-        EXPECT_TRUE(p.prefetch_b) << describe(p);
-        EXPECT_LE(p.kc * p.nc * 4, hw.l2_bytes / 2) << describe(p);
-        EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
-        c = c0;
-        prob.c = c.data();
-        const Status st = execute(p, prob, ks, pool(p.threads()));
-        EXPECT_EQ(st == Status::Ok ? check_result(c, ref) : to_string(st), "")
-            << s.m << "x" << s.n << "x" << s.k << " threads " << threads << " [" << describe(p)
-            << "]";
-      }
-    }
-  }
+  each_cold_problem(ks, {Shape{8, 300, 700}, Shape{16, 250, 530}, Shape{3, 400, 300}}, 31,
+                    [&](const Shape& s, int threads, const ShapeKey& key, auto& run) {
+                      for (const Plan& p : all_candidates(key, hw, ks)) {
+                        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b ||
+                            p.nc >= core_share(s.n, p.nr, p.pn))
+                          continue;
+                        ++narrow;
+                        EXPECT_TRUE(p.prefetch_b) << describe(p);
+                        EXPECT_LE(p.kc * p.nc * 4, hw.l2_bytes / 2) << describe(p);
+                        EXPECT_EQ(check_blocked_plan(key, p, cfg), "") << describe(p);
+                        EXPECT_EQ(run(p), "") << s.m << "x" << s.n << "x" << s.k << " threads "
+                                              << threads << " [" << describe(p) << "]";
+                      }
+                    });
   std::printf("[ plans    ] %s: %lld plans in column blocks narrower than a core's columns\n",
               to_string(isa), static_cast<long long>(narrow));
   EXPECT_GT(narrow, 0);
@@ -358,43 +374,26 @@ TEST_P(Plans, ReadAheadByColumnTilesGivesTheReference) {
   const Isa isa = GetParam();
   ADAPTCORE_SKIP_WITHOUT_FP32_KERNELS(isa);
   const kernels::IsaKernels& ks = *kernels::kernels_for(isa);
-  if (!type_config(ks, hw).prefetch_b) return;  // no read-ahead on this path
-  ThreadPools pool;
-  std::mt19937 rng(37);
+  const TypeConfig cfg = type_config(ks, hw);
+  if (!cfg.prefetch_b) return;  // no read-ahead on this path
   int64_t ran = 0;
-  for (const Shape s : {Shape{8, 700, 900}, Shape{13, 333, 259}}) {
-    const Variant v{Layout::RowMajor, Trans::No, Trans::No};
-    Inputs in(s, v, rng);
-    Stored c0(s.m, s.n, v.layout, s.n, 3);
-    c0.fill([](int64_t, int64_t) { return qnan(); });
-    const Reference ref = reference_gemm(v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a, in.b, 0.0f, c0);
-    for (int threads : {1, 2}) {
-      Stored c = c0;
-      GemmProblem prob;
-      ASSERT_EQ(make_problem(v.layout, v.ta, v.tb, s.m, s.n, s.k, 1.0f, in.a.data(), in.a.ld(),
-                             in.b.data(), in.b.ld(), 0.0f, c.data(), c.ld(), prob),
-                Status::Ok);
-      ShapeKey key = make_key(prob, isa, threads);
-      key.cold = true;
-      for (Plan p : all_candidates(key, hw, ks)) {
-        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b || !p.prefetch_b) continue;
-        for (const int64_t tiles :
-             {int64_t{2}, kReadAheadTiles, kReadAheadTiles + 3, int64_t{64}}) {
-          for (const int64_t kc : {int64_t{64}, int64_t{128}}) {
-            p.nc = tiles * p.nr - 5, p.kc = kc;
-            if (!check_blocked_plan(key, p, type_config(ks, hw)).empty()) continue;
-            ++ran;
-            c = c0;
-            prob.c = c.data();
-            const Status st = execute(p, prob, ks, pool(p.threads()));
-            EXPECT_EQ(st == Status::Ok ? check_result(c, ref) : to_string(st), "")
-                << s.m << "x" << s.n << "x" << s.k << " threads " << threads << " [" << describe(p)
-                << "]";
-          }
-        }
-      }
-    }
-  }
+  each_cold_problem(ks, {Shape{8, 700, 900}, Shape{13, 333, 259}}, 37,
+                    [&](const Shape& s, int threads, const ShapeKey& key, auto& run) {
+                      for (Plan p : all_candidates(key, hw, ks)) {
+                        if (p.is_dot() || p.kind == PlanKind::Rows || p.pack_b || !p.prefetch_b)
+                          continue;
+                        for (const int64_t tiles :
+                             {int64_t{2}, kReadAheadTiles, kReadAheadTiles + 3, int64_t{64}}) {
+                          for (const int64_t kc : {int64_t{64}, int64_t{128}}) {
+                            p.nc = tiles * p.nr - 5, p.kc = kc;
+                            if (!check_blocked_plan(key, p, cfg).empty()) continue;
+                            ++ran;
+                            EXPECT_EQ(run(p), "") << s.m << "x" << s.n << "x" << s.k << " threads "
+                                                  << threads << " [" << describe(p) << "]";
+                          }
+                        }
+                      }
+                    });
   EXPECT_GT(ran, 0);
 }
 
