@@ -349,6 +349,9 @@ bool CpuModel::reads_ahead_by_tiles(const ShapeKey& key, const BlockedShare& s,
 // kSeparateRowBytes are one stream.
 double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
                                 const Plan& p) const noexcept {
+  // Read ahead by column tiles: the rate the probe measured beside a tile's FMAs, which holds
+  // the whole of what such a core loses (M34).
+  if (reads_ahead_by_tiles(key, s, p)) return hw_.dram_in_place_share;
   const double dram_bw = dram_gbs(s.threads);
   const double b_src_bw = source_gbs(key, s.eb * s.k_t * s.n_t, s.threads);
   const bool warm_l3 =
@@ -357,9 +360,6 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
   // streams only when B is too large for any cache.
   const bool b_streams =
       warm_l3 || (s.direct_b ? level_gbs(s.eb * s.k_t * s.n_t, s.threads) : b_src_bw) == dram_bw;
-  // Read ahead by column tiles: the rate the probe measured beside a tile's FMAs, which holds
-  // the whole of what such a core loses (M34).
-  if (reads_ahead_by_tiles(key, s, p)) return hw_.dram_in_place_share;
   double streams = 1.0;
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
     streams = dram_row_stream_efficiency(s.kc);

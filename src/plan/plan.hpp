@@ -67,11 +67,12 @@ inline constexpr int64_t kMaxBurstLines = 32;
 
 // Plan::prefetch_b reads B this many column tiles ahead of the tile that runs, in the order the
 // tiles meet it (across a depth block, then into the next one): the lines a tile needs are
-// asked for two tile calls before, one line a row further along rows the tiles are already
+// asked for four tile calls before, a line or two a row further along rows the tiles are already
 // walking. Asking for the next depth block's rows instead (the same columns, a whole block
 // traversal ahead) needed that block to wait in L2, which bounded the depth blocks; one Zen 3
-// core, cold, in-place 16 x 1552 x 3831 at kc 128-256: 1.24-1.31x faster than packed B this
-// way against 1.08-1.10x (docs/MODEL.md M34).
+// core, cold, in place: 8 x 4096 x 4096 at kc 128 18.5 -> 12.4 ms, 16 x 1552 x 3831 at kc 256
+// 1.08x; two tiles lost 0.89x where a block has few tiles (8 x 85 x 8158), as many as the
+// block's tiles is the old request (docs/MODEL.md M34).
 inline constexpr int64_t kReadAheadTiles = 4;
 
 // Depth blocks of at most this many k values run row tile by row tile, each sweeping the
