@@ -340,6 +340,14 @@ HardwareProfile zen3_decode_guest() {
   return zen3;
 }
 
+// The Zen 3 guest with its in-place DRAM loss (M23) and its packer's share of the stream rate
+// out of DRAM (M27).
+HardwareProfile zen3_packing_guest() {
+  HardwareProfile zen3 = zen3_with_and_without_in_place_loss().first;
+  zen3.dram_pack_share = 0.73;
+  return zen3;
+}
+
 // A row-major problem's key on the AVX2 level, one thread.
 ShapeKey avx2_key(int64_t m, int64_t n, int64_t k, bool cold) {
   GemmProblem g;
@@ -694,8 +702,7 @@ TEST(CpuModelCompute, KernelCallCyclesPriceEveryCallOfEveryDepthBlock) {
 TEST(CpuModelInPlaceA, ReReadsBeyondL2WaitOnlyForTheStartsOfTheirRuns) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_with_and_without_in_place_loss().first;
-  zen3.dram_pack_share = 0.73;
+  const HardwareProfile zen3 = zen3_packing_guest();
   const TypeConfig cfg = type_config(*ks, zen3);
   for (const auto& [m, n, k] :
        {std::array<int64_t, 3>{884, 104, 811}, {641, 82, 668}, {420, 72, 1409}}) {
@@ -712,8 +719,7 @@ TEST(CpuModelInPlaceA, ReReadsBeyondL2WaitOnlyForTheStartsOfTheirRuns) {
 TEST(CpuModelInPlaceB, SweptBlocksReReadTheWholeBlockPerRowTile) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_with_and_without_in_place_loss().first;
-  zen3.dram_pack_share = 0.73;
+  const HardwareProfile zen3 = zen3_packing_guest();
   const TypeConfig cfg = type_config(*ks, zen3);
   const CpuModel model(zen3, cfg);
   const ShapeKey wide = avx2_key(220, 3812, 32, true);

@@ -54,10 +54,6 @@ float sse_pass(const float* p, std::int64_t n) noexcept {
 #endif
 }
 
-}  // namespace
-
-namespace {
-
 // The bytes as kReadStreams streams read in turn, kChunk floats of each at a time.
 template <std::int64_t kChunk>
 float streams_pass(const float* p, std::int64_t n) noexcept {

@@ -169,6 +169,7 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
                                     ? (jc + nb < blk.n1 ? std::min(p.kc, blk.k1 - blk.k0) : 0)
                                     : std::min(p.kc, blk.k1 - pc - kb);
         const int64_t nb_next = next_panel ? std::min(p.nc, blk.n1 - jc - nb) : nb;
+        const int64_t tiles = ceil_div(nb, int64_t{nr});
 
         // A read in place: the block's rows in row tiles of even heights (13 rows of a 6-row
         // tile as 5 + 4 + 4, not 6 + 6 + 1), as the kernels run any height up to mr; a
@@ -219,7 +220,6 @@ void run_blocked(const Plan& p, Op& op, const Block& blk, const PackBuffers& s) 
           if (reads_next) {
             // The column tile kReadAheadTiles further in the order the tiles meet B: in this
             // depth block, else among the next one's first tiles (at most one block ahead).
-            const int64_t tiles = ceil_div(nb, int64_t{nr});
             const int64_t ahead = jr / nr + std::min(kReadAheadTiles, tiles);
             const unsigned char* next = nullptr;
             int64_t rows = 0, bytes = 0;
