@@ -109,6 +109,13 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_GE(p.dram_in_place_share, 0.01);
     EXPECT_LE(p.dram_in_place_share, 2.0);
   }
+  // The few-row stream probe ran one row over B from DRAM and from L3; its exponent is in range.
+  if (report_.few_row_mr > 0) {
+    EXPECT_GT(report_.few_row_deep_us, 0.0);
+    EXPECT_GT(report_.few_row_l3_shallow_us, 0.0);
+    EXPECT_GE(p.few_row_stream_exponent, 0.0);
+    EXPECT_LE(p.few_row_stream_exponent, 4.0);
+  }
   EXPECT_GE(report_.dram_core_prefetch_gbs, 0.0);
   EXPECT_GT(report_.dram_core_streams_gbs, 0.0);
   // The streams' rate is reported, not used (calibrate.cpp says why).

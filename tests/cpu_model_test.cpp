@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <tuple>
@@ -629,6 +630,39 @@ TEST(CpuModelInPlaceDram, ReadAheadByTilesAtTheProbesRate) {
         EXPECT_DOUBLE_EQ(model.predict(key, p).total_us, loss_only.predict(key, p).total_us)
             << m << "x" << n << ": " << describe(p);
   }
+}
+
+// A core of one row whose own loads stream B loses its rate past the rows the prefetchers
+// follow at the profile's exponent (M35): on Zen 3, one core, warm, 1 x 2048 x 1408 ran its
+// depth blocks of 32 rows 2.8x slower than blocks of 8, which the fourth root priced faster.
+// Cold decisions, and cores that read ahead or hold more rows, keep F3's fourth root.
+TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  HardwareProfile zen3 = zen3_decode_guest();
+  const HardwareProfile unmeasured = zen3;
+  zen3.few_row_stream_exponent = 0.57;
+  EXPECT_DOUBLE_EQ(few_row_stream_efficiency(unmeasured, 32), dram_row_stream_efficiency(32));
+  EXPECT_DOUBLE_EQ(few_row_stream_efficiency(zen3, 8), 1.0);
+  EXPECT_NEAR(few_row_stream_efficiency(zen3, 32), std::pow(0.25, 0.57), 1e-12);
+  const TypeConfig cfg = type_config(*ks, zen3);
+  const CpuModel model(zen3, cfg), fourth_root(unmeasured, cfg);
+  for (const auto& [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{1, 2048, 1408}, {1, 1408, 2048}, {2, 2048, 1408}}) {
+    const ShapeKey warm = avx2_key(m, n, k, false);
+    EXPECT_GT(cheapest(unmeasured, cfg, warm).kc, 8) << m << "x" << n << "x" << k;
+    const Plan chosen = cheapest(zen3, cfg, warm);
+    EXPECT_EQ(chosen.kc, 8) << m << "x" << n << "x" << k << ": " << describe(chosen);
+    EXPECT_FALSE(chosen.pack_b) << describe(chosen);
+    // Cold, the shallow blocks won already.
+    const ShapeKey cold = avx2_key(m, n, k, true);
+    EXPECT_EQ(describe(cheapest(zen3, cfg, cold)), describe(cheapest(unmeasured, cfg, cold)));
+  }
+  // Sixteen rows: their FMAs cover the streams, the exponent is not theirs.
+  const ShapeKey tall = avx2_key(16, 2048, 1408, false);
+  for (const Plan& p : enumerate_candidates(tall, classify(tall, zen3, cfg), zen3, cfg))
+    EXPECT_DOUBLE_EQ(model.predict(tall, p).total_us, fourth_root.predict(tall, p).total_us)
+        << describe(p);
 }
 
 // Cores splitting N that read B ahead in place are credited with hiding the read under their

@@ -106,6 +106,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.dram_pack_share = 0.33;
   base.dram_self_streaming_rows = 3;
   base.dram_self_streaming_row_bytes = 999;
+  base.few_row_stream_exponent = 3.3;
   base.kernel_call_cycles = 99.0;
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
@@ -131,6 +132,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   EXPECT_DOUBLE_EQ(zen3.dram_pack_share, 0.73);
   EXPECT_DOUBLE_EQ(zen2.dram_pack_share, zen3.dram_pack_share);
   EXPECT_DOUBLE_EQ(zen5.dram_pack_share, zen4.dram_pack_share);
+  // And how its one-row cores' own streams fall off (M35: 0.57 on Zen 3; Zen 4 ships none).
+  EXPECT_DOUBLE_EQ(zen3.few_row_stream_exponent, 0.57);
+  EXPECT_DOUBLE_EQ(zen2.few_row_stream_exponent, zen3.few_row_stream_exponent);
+  EXPECT_DOUBLE_EQ(zen5.few_row_stream_exponent, zen4.few_row_stream_exponent);
   // And its kernel calls' fixed cycles (M31: calibrate's probe on Zen 3; Zen 4 ships none).
   EXPECT_NEAR(zen3.kernel_call_cycles, 13.9, 1e-9);
   EXPECT_DOUBLE_EQ(zen2.kernel_call_cycles, zen3.kernel_call_cycles);

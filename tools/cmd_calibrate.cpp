@@ -145,6 +145,17 @@ void run_calibrate(const CalibrateArgs& args) {
       {"dram_self_streaming_row_bytes", static_cast<double>(start.dram_self_streaming_row_bytes),
        static_cast<double>(hw.dram_self_streaming_row_bytes), "bytes",
        self_streaming_how(rep, true)},
+      {"few_row_stream_exponent", start.few_row_stream_exponent, hw.few_row_stream_exponent, "",
+       rep.few_row_mr > 0
+           ? "one row (" + std::to_string(rep.few_row_mr) + "x" + std::to_string(rep.few_row_nr) +
+                 ") in place on B " + std::to_string(rep.few_row_k) + " x " +
+                 std::to_string(rep.few_row_n) + " from DRAM, depth blocks of 8 / 32 rows: " +
+                 format_fixed(rep.few_row_shallow_us, 0) + " / " +
+                 format_fixed(rep.few_row_deep_us, 0) + " us; " + std::to_string(rep.few_row_l3_k) +
+                 " x " + std::to_string(rep.few_row_l3_n) +
+                 " in L3: " + format_fixed(rep.few_row_l3_shallow_us, 0) + " / " +
+                 format_fixed(rep.few_row_l3_deep_us, 0) + " us; the steeper kept"
+           : std::string("not measured: default kept")},
       {"kernel_call_cycles", start.kernel_call_cycles, hw.kernel_call_cycles, "cycles",
        rep.call_mr > 0
            ? "largest tile " + std::to_string(rep.call_mr) + "x" + std::to_string(rep.call_nr) +

@@ -151,6 +151,13 @@ struct HardwareProfile {
   // rows over a B beyond L3, in place with and without the read-ahead and packed; docs/MODEL.md
   // M24); 2 where not measured (one or two rows stream by themselves on every host measured, M11).
   int dram_self_streaming_rows = 2;
+  // A core of one or two rows that leaves B's rows to the hardware prefetchers (Plan::prefetch_b
+  // off) reading a depth block of more rows than the prefetchers follow (kStreamsTracked): its
+  // rate falls as (kStreamsTracked / rows)^few_row_stream_exponent. Measured by `adaptcore
+  // calibrate` (its few-row stream probe: one row over a B beyond L3 in depth blocks of
+  // kStreamsTracked and of four times as many rows, the exponent that turns the one time into the
+  // other; docs/MODEL.md M35); 0.25 where not measured (F3's fourth root, fitted on Zen 4).
+  double few_row_stream_exponent = 0.25;
   // The shortest run of B's row (bytes of a core's columns) that those rows stream by
   // themselves over (measured by the same probe on rows of 8, 4 and 2 KiB); 16 KiB where not
   // measured (one row over 2.7 KiB rows ran twice as long without the read-ahead on Zen 4, M11).

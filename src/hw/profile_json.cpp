@@ -77,6 +77,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("dram_in_place_loss", hw.dram_in_place_loss);
   f("dram_in_place_share", hw.dram_in_place_share);
   f("dram_self_streaming_rows", hw.dram_self_streaming_rows);
+  f("few_row_stream_exponent", hw.few_row_stream_exponent);
   f("dram_self_streaming_row_bytes", hw.dram_self_streaming_row_bytes);
   f("kernel_call_cycles", hw.kernel_call_cycles);
 }
@@ -122,6 +123,7 @@ constexpr FieldRange kRanges[] = {
     {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
     {"dram_in_place_share", 0, 2, "of bw_dram_core_gbs"},
     {"dram_self_streaming_rows", 0, 64, "rows"},
+    {"few_row_stream_exponent", 0, 4, "exponent"},
     {"dram_self_streaming_row_bytes", 64, 1 * kGiB, "bytes"},
     {"kernel_call_cycles", 0, 1e5, "cycles"},
 };

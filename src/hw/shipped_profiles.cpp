@@ -128,6 +128,7 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
         out.dram_in_place_share = shipped.dram_in_place_share;
         out.dram_pack_share = shipped.dram_pack_share;
         out.dram_self_streaming_rows = shipped.dram_self_streaming_rows;
+        out.few_row_stream_exponent = shipped.few_row_stream_exponent;
         out.dram_self_streaming_row_bytes = shipped.dram_self_streaming_row_bytes;
         out.kernel_call_cycles = shipped.kernel_call_cycles;
       }

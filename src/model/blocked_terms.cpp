@@ -362,7 +362,10 @@ double CpuModel::b_stream_share(const ShapeKey& key, const BlockedShare& s,
       warm_l3 || (s.direct_b ? level_gbs(s.eb * s.k_t * s.n_t, s.threads) : b_src_bw) == dram_bw;
   double streams = 1.0;
   if (b_streams && s.eb * s.n >= kSeparateRowBytes) {
-    streams = dram_row_stream_efficiency(s.kc);
+    // A core of one or two rows whose own loads stream B falls off at the profile's measured
+    // rate past the rows the prefetchers follow (M35); taller or reading-ahead cores keep F3.
+    const bool own_loads = !p.prefetch_b && s.m_t <= kWarmStreamingRows;
+    streams = own_loads ? few_row_stream_efficiency(hw_, s.kc) : dram_row_stream_efficiency(s.kc);
     // Read ahead through the tile's depth steps (Plan::prefetch_b, the executor's rule in
     // plan.hpp): its rows come at the full rate while the next block, asked for a block
     // traversal early, stays in half of L2 until the tile reads it, for a core of enough rows

@@ -55,6 +55,10 @@ double dram_row_stream_efficiency(double rows) noexcept {
   return std::min(1.0, std::sqrt(std::sqrt(kStreamsTracked / rows)));
 }
 
+double few_row_stream_efficiency(const HardwareProfile& hw, double rows) noexcept {
+  return std::min(1.0, std::pow(kStreamsTracked / rows, hw.few_row_stream_exponent));
+}
+
 double l3_row_stream_share(const HardwareProfile& hw, double rows, bool paged) noexcept {
   if (rows <= hw.l3_row_streams) return 1.0;
   return std::max(paged ? hw.l3_row_share_paged : hw.l3_row_share, hw.l3_row_streams / rows);

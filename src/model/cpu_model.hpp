@@ -35,6 +35,9 @@ void combine_terms(CostBreakdown& c, double overlapped_us, double exposed_us) no
 // each a separate stream (an in-place B sliver kc rows deep): past about 8 streams the hardware
 // prefetchers lose some, (8 / rows)^0.25 (fitted: docs/MODEL.md F3); 1 for 8 or fewer.
 double dram_row_stream_efficiency(double rows) noexcept;
+// The same for a core of one or two rows whose own loads stream B (no software read-ahead):
+// (kStreamsTracked / rows)^HardwareProfile::few_row_stream_exponent (docs/MODEL.md M35).
+double few_row_stream_efficiency(const HardwareProfile& hw, double rows) noexcept;
 // Share of the L3 read rate a core gets reading `rows` rows of B in place at once, each a
 // separate stream (HardwareProfile::l3_row_streams and the shares after it); `paged`: the row
 // stride is a multiple of 4 KiB.

@@ -634,6 +634,59 @@ SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
   return out;
 }
 
+// The few-row stream probe (HardwareProfile::few_row_stream_exponent): one row of C over a B
+// read in place (B's rows left to the hardware prefetchers: the plan a one-row call gets), the
+// tile of fewest rows, in depth blocks of kStreamsTracked rows and of kFewRowDeepFactor times as
+// many, in turns. Where the deeper blocks take t times as long, the rate falls as
+// (tracked / rows)^e with e = log t / log kFewRowDeepFactor (the shallow blocks' extra kernel
+// calls only lower e). Run on the DRAM buffer (rows of kSelfStreamingN columns) and on a B that
+// stays in L3 (rows of kFewRowL3N columns, the L3 probe's size); the larger exponent is kept:
+// the planner does not know which level a warm call's B really comes from, and the shallow
+// blocks lose little where the deep ones lose most (docs/MODEL.md M35).
+constexpr std::int64_t kFewRowDeepFactor = 4;
+constexpr std::int64_t kFewRowL3N = 2048;
+
+struct FewRowStreams {
+  double exponent = -1.0;  // negative: not measured
+  int mr = 0, nr = 0;
+  std::int64_t k = 0, n = 0;
+  double shallow_us = 0.0, deep_us = 0.0;
+};
+
+FewRowStreams few_row_streams(const kernels::IsaKernels& ks, const float* big,
+                              std::int64_t big_bytes, std::int64_t n, const Budget& b) {
+  FewRowStreams out;
+  if (big == nullptr || ks.tiles.empty()) return out;
+  int ti = 0;
+  for (int i = 1; i < static_cast<int>(ks.tiles.size()); ++i)
+    if (ks.tiles[static_cast<std::size_t>(i)].mr < ks.tiles[static_cast<std::size_t>(ti)].mr)
+      ti = i;
+  const std::int64_t tracked = static_cast<std::int64_t>(model_constants::kStreamsTracked);
+  const std::int64_t deep = tracked * kFewRowDeepFactor;
+  const std::int64_t k = std::min(big_bytes, kInPlaceBytes) / 4 / n / deep * deep;
+  if (k < 4 * deep) return out;
+  Buffer a = make_buffer(k * 4);
+  Buffer c = make_buffer(n * 4);
+  if (!a || !c) return out;
+  ThreadPool pool(1);
+  std::vector<double> shallow, deeper;
+  const Budget one{1, b.sample_s};
+  for (int round = 0; round < b.samples; ++round) {
+    shallow.push_back(probe_plan_us(ks, ti, 1, n, k, a.get(), big, n, c.get(),
+                                    {tracked, n, false, false}, pool, one));
+    deeper.push_back(probe_plan_us(ks, ti, 1, n, k, a.get(), big, n, c.get(),
+                                   {deep, n, false, false}, pool, one));
+  }
+  out.shallow_us = median(shallow), out.deep_us = median(deeper);
+  if (out.shallow_us <= 0 || out.deep_us <= 0) return out;
+  const auto& t = ks.tiles[static_cast<std::size_t>(ti)];
+  out.mr = t.mr, out.nr = t.nr, out.k = k, out.n = n;
+  out.exponent = std::clamp(std::log(std::max(1.0, out.deep_us / out.shallow_us)) /
+                                std::log(static_cast<double>(kFewRowDeepFactor)),
+                            0.0, 4.0);
+  return out;
+}
+
 // Median round trip of ThreadPool::run with an empty task on `threads` threads, microseconds.
 double fork_join(int threads, int rounds) {
   try {
@@ -861,6 +914,16 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
       if (ss.row_bytes > 0) hw.dram_self_streaming_row_bytes = ss.row_bytes;
       rep.self_streaming = ss.heights;
+      const FewRowStreams fr = few_row_streams(*ks, big.get(), rep.dram_buffer, kSelfStreamingN, b);
+      Buffer l3b = make_buffer(rep.l3_buffer);
+      if (l3b) std::memset(l3b.get(), 0, static_cast<std::size_t>(rep.l3_buffer));
+      const FewRowStreams fr3 = few_row_streams(*ks, l3b.get(), rep.l3_buffer, kFewRowL3N, b);
+      const double e = std::max(fr.exponent, fr3.exponent);
+      if (e >= 0) hw.few_row_stream_exponent = e;
+      rep.few_row_mr = fr.mr, rep.few_row_nr = fr.nr, rep.few_row_k = fr.k, rep.few_row_n = fr.n;
+      rep.few_row_shallow_us = fr.shallow_us, rep.few_row_deep_us = fr.deep_us;
+      rep.few_row_l3_k = fr3.k, rep.few_row_l3_n = fr3.n;
+      rep.few_row_l3_shallow_us = fr3.shallow_us, rep.few_row_l3_deep_us = fr3.deep_us;
     }
   }
 

@@ -74,6 +74,14 @@ struct CalibrationReport {
     std::int64_t k = 0, n = 0;
   };
   std::vector<SelfStreamingHeight> self_streaming;
+  // The few-row stream probe: its tile, B's k x n, and the one-row plan's median times over
+  // depth blocks of kStreamsTracked rows and of four times as many (microseconds; 0: not run),
+  // B from DRAM, then B in L3.
+  int few_row_mr = 0, few_row_nr = 0;
+  std::int64_t few_row_k = 0, few_row_n = 0;
+  double few_row_shallow_us = 0.0, few_row_deep_us = 0.0;
+  std::int64_t few_row_l3_k = 0, few_row_l3_n = 0;
+  double few_row_l3_shallow_us = 0.0, few_row_l3_deep_us = 0.0;
   // fork_join_us was over kForkJoinBusyUs: the other CPUs were busy, the default was kept.
   bool fork_join_busy = false;
   double fork_join_measured_us = 0.0;
