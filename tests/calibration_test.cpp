@@ -109,6 +109,12 @@ TEST_F(Calibration, EveryFieldPositiveAndPlausible) {
     EXPECT_GE(p.dram_in_place_share, 0.01);
     EXPECT_LE(p.dram_in_place_share, 2.0);
   }
+  // The long-row re-read probe measured a tile; its share is in range.
+  if (report_.long_mr > 0) {
+    EXPECT_GT(report_.long_many_us, report_.long_one_us);
+    EXPECT_GE(p.l2_row_share_long, 0.01);
+    EXPECT_LE(p.l2_row_share_long, 1.0);
+  }
   // The few-row stream probe ran one row over B from DRAM and from L3; its exponent is in range.
   if (report_.few_row_mr > 0) {
     EXPECT_GT(report_.few_row_deep_us, 0.0);

@@ -665,6 +665,39 @@ TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
         << describe(p);
 }
 
+// Row tiles re-reading an in-place sliver of long rows off the page that leaves L1 (half of it
+// or more, or more pages than half the first-level TLB) keep the profile's l2_row_share_long of
+// their rate, from the fourth tile of A blocks of 48 rows or more (M36): on Zen 3, one core,
+// warm, 64 x 1408 x 2048 in place ran 1.2-1.3x slower than B packed, which the model had priced
+// 0.93x. Smaller blocks, and a profile without the share, keep their costs.
+TEST(CpuModelLongRowReread, ManyRowTilesOverLongRowsPayTheProbesShare) {
+  const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
+  ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
+  HardwareProfile zen3 = zen3_decode_guest();
+  const HardwareProfile unmeasured = zen3;
+  zen3.l2_row_share_long = 0.75;
+  const TypeConfig cfg = type_config(*ks, zen3);
+  const CpuModel model(zen3, cfg), no_share(unmeasured, cfg);
+  for (const int64_t m : {64, 128, 256}) {
+    const ShapeKey warm = avx2_key(m, 1408, 2048, false);
+    EXPECT_FALSE(cheapest(unmeasured, cfg, warm).pack_b) << m;
+    const Plan chosen = cheapest(zen3, cfg, warm);
+    EXPECT_TRUE(chosen.pack_b) << m << ": " << describe(chosen);
+    // The in-place plan of one A block, kc 256: the re-reading tiles' loss on top.
+    Plan in_place = chosen;
+    in_place.pack_b = false, in_place.pack_a = false, in_place.kc = 256;
+    in_place.mc = static_cast<int>(m);
+    const double plain = no_share.predict(warm, in_place).total_us;
+    const double lossy = model.predict(warm, in_place).total_us;
+    EXPECT_GT(lossy, plain * 1.1) << describe(in_place);
+  }
+  // 32 rows: no candidate's cost moves.
+  const ShapeKey small = avx2_key(32, 1408, 2048, false);
+  for (const Plan& p : enumerate_candidates(small, classify(small, zen3, cfg), zen3, cfg))
+    EXPECT_DOUBLE_EQ(model.predict(small, p).total_us, no_share.predict(small, p).total_us)
+        << describe(p);
+}
+
 // Cores splitting N that read B ahead in place are credited with hiding the read under their
 // FMAs (M16), except on a host whose in-place DRAM loss says the read-ahead does not overlap
 // them (M26: on Zen 3, 27 x 2048 x 8192 over two cores ran in place 1.27x slower than packed).

@@ -101,6 +101,7 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.l3_row_share_paged = base.l3_row_share = 0.33;
   base.dot_bf16_per_cycle = 7.5;
   base.l2_row_share_paged = 0.44;
+  base.l2_row_share_long = 0.44;
   base.dram_in_place_loss = 0.33;
   base.dram_in_place_share = 0.33;
   base.dram_pack_share = 0.33;
@@ -120,6 +121,10 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   const HardwareProfile zen2 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 23, 49});
   EXPECT_LT(zen3.l2_row_share_paged, 1.0);
   EXPECT_DOUBLE_EQ(zen2.l2_row_share_paged, zen3.l2_row_share_paged);
+  // And the long-row share (M36: 0.75 on Zen 3; Zen 4 ships none).
+  EXPECT_DOUBLE_EQ(zen3.l2_row_share_long, 0.75);
+  EXPECT_DOUBLE_EQ(zen2.l2_row_share_long, zen3.l2_row_share_long);
+  EXPECT_DOUBLE_EQ(zen5.l2_row_share_long, zen4.l2_row_share_long);
   // So is the in-place DRAM loss (measured with the same tiles).
   EXPECT_GT(zen3.dram_in_place_loss, 0.5);
   EXPECT_DOUBLE_EQ(zen2.dram_in_place_loss, zen3.dram_in_place_loss);

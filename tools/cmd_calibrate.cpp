@@ -121,6 +121,14 @@ void run_calibrate(const CalibrateArgs& args) {
                  format_fixed(rep.paged_odd_us, 0) + " us, re-reads " +
                  format_fixed(rep.paged_rereads_us, 0) + " us"
            : std::string("no fp32 tile measured: default kept")},
+      {"l2_row_share_long", start.l2_row_share_long, hw.l2_row_share_long, "share",
+       rep.long_mr > 0
+           ? "lowest tile " + std::to_string(rep.long_mr) + "x" + std::to_string(rep.long_nr) +
+                 ", in place on 1 and 8 row tiles x 4096 x 256, B rows 16 KiB + 64 B apart, " +
+                 "in L3: " + format_fixed(rep.long_one_us, 0) + " / " +
+                 format_fixed(rep.long_many_us, 0) + " us, re-reads " +
+                 format_fixed(rep.long_rereads_us, 0) + " us"
+           : std::string("no fp32 tile measured: default kept")},
       {"dram_in_place_loss", start.dram_in_place_loss, hw.dram_in_place_loss, "x",
        rep.in_place_mr > 0
            ? "largest tile " + std::to_string(rep.in_place_mr) + "x" +

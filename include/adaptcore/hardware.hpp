@@ -132,6 +132,13 @@ struct HardwareProfile {
   // in-place plans on B rows 16 KiB apart against one line further apart, the loss over the
   // re-reading tiles' compute on packed panels); 1 (no loss) where not measured.
   double l2_row_share_paged = 1.0;
+  // The same for rows off the page whose sliver leaves L1 by its size (a kc x nr sliver of more
+  // lines than L1 keeps beside A), re-read by many row tiles: the share of its packed rate each
+  // re-reading tile keeps. Measured by `adaptcore calibrate` (its long-row re-read probe: the
+  // level's in-place plan over one and over kLongRowTiles row tiles of a B in L3, the extra
+  // tiles' time against their compute at the packed rate; docs/MODEL.md M36); 1 where not
+  // measured.
+  double l2_row_share_long = 1.0;
   // A decode core (3-16 rows) reading B in place from DRAM: beyond B at the stream rate and its
   // compute, the extra time as a multiple of its FMAs at the peak rate (the FMAs fill the
   // window the misses would use; docs/MODEL.md M23). Measured by `adaptcore calibrate` (the

@@ -74,6 +74,7 @@ void for_each_field(HardwareProfile& hw, FeatureFlags& flags, F&& f, bool aliase
   f("l3_row_share_paged", hw.l3_row_share_paged);
   f("l3_row_share", hw.l3_row_share);
   f("l2_row_share_paged", hw.l2_row_share_paged);
+  f("l2_row_share_long", hw.l2_row_share_long);
   f("dram_in_place_loss", hw.dram_in_place_loss);
   f("dram_in_place_share", hw.dram_in_place_share);
   f("dram_self_streaming_rows", hw.dram_self_streaming_rows);
@@ -120,6 +121,7 @@ constexpr FieldRange kRanges[] = {
     {"l3_row_share_paged", 0.01, 1, "of bw_l3_gbs"},
     {"l3_row_share", 0.01, 1, "of bw_l3_gbs"},
     {"l2_row_share_paged", 0.01, 1, "of the tile's packed rate"},
+    {"l2_row_share_long", 0.01, 1, "of the tile's packed rate"},
     {"dram_in_place_loss", 0, 20, "x the decode core's FMAs at peak"},
     {"dram_in_place_share", 0, 2, "of bw_dram_core_gbs"},
     {"dram_self_streaming_rows", 0, 64, "rows"},

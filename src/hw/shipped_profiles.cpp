@@ -124,6 +124,7 @@ HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIden
       out.l3_row_share = shipped.l3_row_share;
       if (m.same_vector_isa) {
         out.l2_row_share_paged = shipped.l2_row_share_paged;
+        out.l2_row_share_long = shipped.l2_row_share_long;
         out.dram_in_place_loss = shipped.dram_in_place_loss;
         out.dram_in_place_share = shipped.dram_in_place_share;
         out.dram_pack_share = shipped.dram_pack_share;

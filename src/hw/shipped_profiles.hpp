@@ -39,7 +39,7 @@ ShippedMatch match_shipped_profile(const CpuIdentity& id,
                                    std::optional<bool> avx512 = std::nullopt);
 
 // `base` with the shipped profile's fields over it and `source` naming it: all of them for the
-// CPU's own profile, only the row-stream terms (l3_row_*, and l2_row_share_paged,
+// CPU's own profile, only the row-stream terms (l3_row_*, and l2_row_share_paged / _long,
 // dram_in_place_loss / _share, dram_pack_share, dram_self_streaming_rows / _row_bytes,
 // few_row_stream_exponent and kernel_call_cycles where the vector ISA is the same: its tiles and
 // packers are the ones measured) for the

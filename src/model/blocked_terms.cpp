@@ -422,11 +422,13 @@ double CpuModel::tlb_miss_us(const ShapeKey& key, const BlockedShare& s) const n
 // piling into a few of its sets (a sliver that would stay in L1 but for its stride, M22), or
 // short rows a line or two apart whose sliver holds more lines than L1 keeps (M29: a packed
 // sliver of the same bytes is one stream the prefetchers keep ahead of the tiles), re-read by
-// kShortRowRereadTiles row tiles or more.
+// kShortRowRereadTiles row tiles or more. And long rows off the page whose sliver holds more
+// lines than L1 keeps, re-read by as many tiles: those keep l2_row_share_long (M36; their rows
+// are separate streams, each tile's loads from L2 a row apart).
 double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
                                  double compute_us) const noexcept {
   const double share = hw_.l2_row_share_paged;
-  if (share >= 1.0 || s.direct_b || !key.b_row_unit) return 0.0;
+  if ((share >= 1.0 && hw_.l2_row_share_long >= 1.0) || s.direct_b || !key.b_row_unit) return 0.0;
   const double page = static_cast<double>(hw_.page_bytes);
   const int page_log2 = std::countr_zero(static_cast<std::uint64_t>(hw_.page_bytes));
   const double block = s.eb * s.kc * s.nr, l1 = static_cast<double>(hw_.l1d_bytes);
@@ -437,12 +439,25 @@ double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
   if (key.b_ld_log2 >= page_log2) {
     leaves_l1 = !stays_resident(block, l1, hw_.l1d_ways, key.b_ld_log2, s.eb * s.nr, page) &&
                 stays_resident(block, l1, hw_.l1d_ways, 0, s.eb * s.nr, page);
-  } else if (s.eb * s.n < kSeparateRowBytes && block_tiles >= kShortRowRereadTiles) {
+  } else if (s.eb * s.n >= kSeparateRowBytes) {
+    // Long rows: a sliver of half of L1 or more, or over more pages than half the first-level
+    // TLB (a row a page, at 4 KiB rows and longer; A's and C's rows take their own), is re-read
+    // from L2 at the measured share by the row tiles after the first kLongRowFreeTiles, which
+    // find it still close, in A blocks of kLongRowRereadRows rows or more (M36).
+    const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
+    const double pages = s.kc * std::min(1.0, s.eb * s.n / page);
+    const bool leaves = (lines >= kResidentShare * l1 || pages > kResidentShare * kDtlbEntries) &&
+                        lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
+    const double share_long = hw_.l2_row_share_long;
+    if (!leaves || share_long >= 1.0 || s.mc < kLongRowRereadRows) return 0.0;
+    return compute_us * (block_tiles - kLongRowFreeTiles) / block_tiles *
+           (1.0 / std::max(share_long, 0.01) - 1.0);
+  } else if (block_tiles >= kShortRowRereadTiles) {
     const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
     leaves_l1 =
         lines > kResidentShare * l1 && lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
   }
-  if (!leaves_l1) return 0.0;
+  if (!leaves_l1 || share >= 1.0) return 0.0;
   return compute_us * (block_tiles - 1) / block_tiles * (1.0 / std::max(share, 0.01) - 1.0);
 }
 

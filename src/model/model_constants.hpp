@@ -91,6 +91,15 @@ inline constexpr double kTallInPlaceLossRowBytes = 1536.0;
 // 0.85-0.94x (7 x 41 x 3299, 22 x 23 x 742, 40 x 26 x 276): a few row tiles find the sliver's
 // lines still in L1. F34 (M29).
 inline constexpr double kShortRowRereadTiles = 8.0;
+// Row tiles of an A block that read an in-place sliver of long rows without the L2 re-read
+// loss (l2_row_share_long): the first, and the next ones, which find its lines still close
+// (Zen 3, warm, 4x24 at kc 256: 2 row tiles lost nothing, 4 about a quarter of the loss per
+// tile that 8-32 lost). F35.
+inline constexpr double kLongRowFreeTiles = 3.0;
+// Rows of an A block from which the loss applies: smaller blocks (20 x 326 x 138 and 21 x 628 x
+// 201 on Zen 3, five row tiles; 32-40 rows at K 57-2048) ran their in-place slivers faster than
+// the shallower, split or packed plans that would avoid it. F35.
+inline constexpr double kLongRowRereadRows = 48.0;
 // Issue cost of one software prefetch instruction, in cycles. F11.
 inline constexpr double kPrefetchCycles = 0.5;
 // The executor's set-up (core grid, scratch, task dispatch), which the small-problem executor

@@ -434,6 +434,51 @@ PagedReread paged_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, c
   return out;
 }
 
+// The long-row re-read probe (HardwareProfile::l2_row_share_long): each fp32 register tile of
+// the level runs the executor's in-place plan (A and B in place, one depth block of kPagedK
+// rows, B warm in L3, rows a line off the page) over one row tile and over kLongRowTiles of
+// them, kPagedN columns. The kc x nr sliver holds more lines than L1 keeps beside A, so the row
+// tiles after the first kLongRowFreeTiles re-read it from L2: the extra tiles' time beyond
+// their compute at the tile's packed rate, over the compute of those that lose, gives the share
+// of that rate they keep. The lowest over the tiles is kept, as for the paged share
+// (docs/MODEL.md M36).
+constexpr int kLongRowTiles = 8;
+
+struct LongReread {
+  double share = 0.0;  // 0: not measured
+  int mr = 0, nr = 0;
+  double one_us = 0.0, many_us = 0.0, rereads_us = 0.0;
+};
+
+LongReread long_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, const Budget& b) {
+  LongReread out;
+  ThreadPool pool(1);
+  for (int ti = 0; ti < static_cast<int>(ks.tiles.size()); ++ti) {
+    const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
+    const double packed = packed_tile_gflops(t, l2_bytes, b);
+    if (packed <= 0) continue;
+    const std::int64_t m = kLongRowTiles * t.mr, ld = kPagedN + 64 / 4;
+    Buffer a = make_buffer(m * kPagedK * 4);
+    Buffer bb = make_buffer(kPagedK * ld * 4);
+    Buffer c = make_buffer(m * kPagedN * 4);
+    if (!a || !bb || !c) return out;
+    std::memset(bb.get(), 0, static_cast<std::size_t>(kPagedK * ld * 4));
+    auto us = [&](std::int64_t rows) {
+      return probe_plan_us(ks, ti, rows, kPagedN, kPagedK, a.get(), bb.get(), ld, c.get(),
+                           {kPagedK, kPagedN, false, false}, pool, b);
+    };
+    const double one = us(t.mr), many = us(m);
+    if (one <= 0 || many <= 0) continue;
+    const double tile_us = 2.0 * t.mr * static_cast<double>(kPagedN * kPagedK) / (packed * 1e3);
+    const double rereads_us = (kLongRowTiles - 1) * tile_us;
+    const double losing_us = (kLongRowTiles - model_constants::kLongRowFreeTiles) * tile_us;
+    const double share =
+        std::clamp(1.0 / (1.0 + std::max(0.0, many - one - rereads_us) / losing_us), 0.01, 1.0);
+    if (out.share == 0.0 || share < out.share) out = {share, t.mr, t.nr, one, many, rereads_us};
+  }
+  return out;
+}
+
 // The in-place DRAM probe (HardwareProfile::dram_in_place_loss and _share): each fp32 register
 // tile of the level runs the executor's in-place plan for one row tile (its mr rows, depth
 // blocks of kPagedKc, column blocks of many tiles, B read ahead) with the DRAM
@@ -891,6 +936,10 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (const double v = pack_rate(*ks, base.l2_bytes, b); v > 0) hw.pack_gbs = v;
       const PagedReread pr = paged_reread(*ks, base.l2_bytes, b);
       if (pr.share > 0) hw.l2_row_share_paged = std::max(0.01, pr.share);
+      const LongReread lr = long_reread(*ks, base.l2_bytes, b);
+      if (lr.share > 0) hw.l2_row_share_long = lr.share;
+      rep.long_mr = lr.mr, rep.long_nr = lr.nr, rep.long_one_us = lr.one_us;
+      rep.long_many_us = lr.many_us, rep.long_rereads_us = lr.rereads_us;
       rep.paged_mr = pr.mr, rep.paged_nr = pr.nr;
       rep.paged_m = kPagedRowTiles * pr.mr, rep.paged_n = kPagedN, rep.paged_k = kPagedK;
       rep.paged_us = pr.paged_us, rep.paged_odd_us = pr.odd_us;

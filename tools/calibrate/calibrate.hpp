@@ -54,6 +54,10 @@ struct CalibrationReport {
   int paged_mr = 0, paged_nr = 0;
   std::int64_t paged_m = 0, paged_n = 0, paged_k = 0;  // the shape the plan ran
   double paged_us = 0.0, paged_odd_us = 0.0, paged_rereads_us = 0.0;
+  // The long-row re-read probe's lowest share: its tile, the in-place plan's time over one row
+  // tile and over eight, and the seven extra tiles' compute at the packed rate (microseconds).
+  int long_mr = 0, long_nr = 0;
+  double long_one_us = 0.0, long_many_us = 0.0, long_rereads_us = 0.0;
   // The in-place DRAM probe's lowest share: its tile, the shape, the plan's time and the tile's
   // compute in it (at its packed rate).
   int in_place_mr = 0, in_place_nr = 0;
