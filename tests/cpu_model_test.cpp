@@ -359,6 +359,22 @@ ShapeKey avx2_key(int64_t m, int64_t n, int64_t k, bool cold) {
   return key;
 }
 
+// The Zen 3 decode guest with one measured field set to `value`, and without it (the default).
+std::pair<HardwareProfile, HardwareProfile> zen3_with(double HardwareProfile::*field,
+                                                      double value) {
+  HardwareProfile zen3 = zen3_decode_guest();
+  const HardwareProfile unmeasured = zen3;
+  zen3.*field = value;
+  return {zen3, unmeasured};
+}
+
+// Every candidate of `key` costs the same under models `a` and `b` (a term that is not theirs).
+void expect_same_costs(const HardwareProfile& hw, const TypeConfig& cfg, const CpuModel& a,
+                       const CpuModel& b, const ShapeKey& key) {
+  for (const Plan& p : enumerate_candidates(key, classify(key, hw, cfg), hw, cfg))
+    EXPECT_DOUBLE_EQ(a.predict(key, p).total_us, b.predict(key, p).total_us) << describe(p);
+}
+
 // The candidate the model of `hw` predicts fastest.
 Plan cheapest(const HardwareProfile& hw, const TypeConfig& cfg, const ShapeKey& k) {
   const CpuModel model(hw, cfg);
@@ -606,9 +622,7 @@ TEST(CpuModelInPlaceDram, SelfStreamingCoresSkipTheReadAheadAndItsLoss) {
 TEST(CpuModelInPlaceDram, ReadAheadByTilesAtTheProbesRate) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_decode_guest();
-  const HardwareProfile unmeasured = zen3;
-  zen3.dram_in_place_share = 0.8;
+  const auto [zen3, unmeasured] = zen3_with(&HardwareProfile::dram_in_place_share, 0.8);
   const TypeConfig cfg = type_config(*ks, zen3);
   const CpuModel model(zen3, cfg), loss_only(unmeasured, cfg);
   for (const auto& [m, n, k] :
@@ -639,9 +653,7 @@ TEST(CpuModelInPlaceDram, ReadAheadByTilesAtTheProbesRate) {
 TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_decode_guest();
-  const HardwareProfile unmeasured = zen3;
-  zen3.few_row_stream_exponent = 0.57;
+  const auto [zen3, unmeasured] = zen3_with(&HardwareProfile::few_row_stream_exponent, 0.57);
   EXPECT_DOUBLE_EQ(few_row_stream_efficiency(unmeasured, 32), dram_row_stream_efficiency(32));
   EXPECT_DOUBLE_EQ(few_row_stream_efficiency(zen3, 8), 1.0);
   EXPECT_NEAR(few_row_stream_efficiency(zen3, 32), std::pow(0.25, 0.57), 1e-12);
@@ -659,10 +671,7 @@ TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
     EXPECT_EQ(describe(cheapest(zen3, cfg, cold)), describe(cheapest(unmeasured, cfg, cold)));
   }
   // Sixteen rows: their FMAs cover the streams, the exponent is not theirs.
-  const ShapeKey tall = avx2_key(16, 2048, 1408, false);
-  for (const Plan& p : enumerate_candidates(tall, classify(tall, zen3, cfg), zen3, cfg))
-    EXPECT_DOUBLE_EQ(model.predict(tall, p).total_us, fourth_root.predict(tall, p).total_us)
-        << describe(p);
+  expect_same_costs(zen3, cfg, model, fourth_root, avx2_key(16, 2048, 1408, false));
 }
 
 // Row tiles re-reading an in-place sliver of long rows off the page that leaves L1 (half of it
@@ -673,9 +682,7 @@ TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
 TEST(CpuModelLongRowReread, ManyRowTilesOverLongRowsPayTheProbesShare) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
-  HardwareProfile zen3 = zen3_decode_guest();
-  const HardwareProfile unmeasured = zen3;
-  zen3.l2_row_share_long = 0.75;
+  const auto [zen3, unmeasured] = zen3_with(&HardwareProfile::l2_row_share_long, 0.75);
   const TypeConfig cfg = type_config(*ks, zen3);
   const CpuModel model(zen3, cfg), no_share(unmeasured, cfg);
   for (const int64_t m : {64, 128, 256}) {
@@ -692,10 +699,7 @@ TEST(CpuModelLongRowReread, ManyRowTilesOverLongRowsPayTheProbesShare) {
     EXPECT_GT(lossy, plain * 1.1) << describe(in_place);
   }
   // 32 rows: no candidate's cost moves.
-  const ShapeKey small = avx2_key(32, 1408, 2048, false);
-  for (const Plan& p : enumerate_candidates(small, classify(small, zen3, cfg), zen3, cfg))
-    EXPECT_DOUBLE_EQ(model.predict(small, p).total_us, no_share.predict(small, p).total_us)
-        << describe(p);
+  expect_same_costs(zen3, cfg, model, no_share, avx2_key(32, 1408, 2048, false));
 }
 
 // Cores splitting N that read B ahead in place are credited with hiding the read under their
