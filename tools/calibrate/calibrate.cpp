@@ -690,6 +690,7 @@ SelfStreaming self_streaming(const kernels::IsaKernels& ks, const float* big,
 // blocks lose little where the deep ones lose most (docs/MODEL.md M35).
 constexpr std::int64_t kFewRowDeepFactor = 4;
 constexpr std::int64_t kFewRowL3N = 2048;
+constexpr std::int64_t kQuickFewRowBytes = 128LL << 20;
 
 struct FewRowStreams {
   double exponent = -1.0;  // negative: not measured
@@ -936,7 +937,11 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (const double v = pack_rate(*ks, base.l2_bytes, b); v > 0) hw.pack_gbs = v;
       const PagedReread pr = paged_reread(*ks, base.l2_bytes, b);
       if (pr.share > 0) hw.l2_row_share_paged = std::max(0.01, pr.share);
-      const LongReread lr = long_reread(*ks, base.l2_bytes, b);
+      // The probes added last take the quick budget of the self-streaming probe under
+      // --quick (which stays within its 10 s with the other CPU busy), and a B from DRAM of
+      // kQuickFewRowBytes, still beyond L3.
+      const Budget lean = options.quick ? Budget{3, 0.002} : b;
+      const LongReread lr = long_reread(*ks, base.l2_bytes, lean);
       if (lr.share > 0) hw.l2_row_share_long = lr.share;
       rep.long_mr = lr.mr, rep.long_nr = lr.nr, rep.long_one_us = lr.one_us;
       rep.long_many_us = lr.many_us, rep.long_rereads_us = lr.rereads_us;
@@ -963,10 +968,13 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       if (ss.rows >= 0) hw.dram_self_streaming_rows = ss.rows;
       if (ss.row_bytes > 0) hw.dram_self_streaming_row_bytes = ss.row_bytes;
       rep.self_streaming = ss.heights;
-      const FewRowStreams fr = few_row_streams(*ks, big.get(), rep.dram_buffer, kSelfStreamingN, b);
+      const std::int64_t few_row_bytes =
+          options.quick ? std::min(rep.dram_buffer, kQuickFewRowBytes) : rep.dram_buffer;
+      const FewRowStreams fr =
+          few_row_streams(*ks, big.get(), few_row_bytes, kSelfStreamingN, lean);
       Buffer l3b = make_buffer(rep.l3_buffer);
       if (l3b) std::memset(l3b.get(), 0, static_cast<std::size_t>(rep.l3_buffer));
-      const FewRowStreams fr3 = few_row_streams(*ks, l3b.get(), rep.l3_buffer, kFewRowL3N, b);
+      const FewRowStreams fr3 = few_row_streams(*ks, l3b.get(), rep.l3_buffer, kFewRowL3N, lean);
       const double e = std::max(fr.exponent, fr3.exponent);
       if (e >= 0) hw.few_row_stream_exponent = e;
       rep.few_row_mr = fr.mr, rep.few_row_nr = fr.nr, rep.few_row_k = fr.k, rep.few_row_n = fr.n;
