@@ -450,7 +450,7 @@ double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
                         lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
     const double share_long = hw_.l2_row_share_long;
     if (!leaves || share_long >= 1.0 || s.mc < kLongRowRereadRows) return 0.0;
-    return compute_us * (block_tiles - kLongRowFreeTiles) / block_tiles *
+    return compute_us * std::max(0.0, block_tiles - kLongRowFreeTiles) / block_tiles *
            (1.0 / std::max(share_long, 0.01) - 1.0);
   } else if (block_tiles >= kShortRowRereadTiles) {
     const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
