@@ -676,9 +676,10 @@ TEST(CpuModelFewRowStreams, DeepBlocksOfOneRowAtTheProbesExponent) {
 
 // Row tiles re-reading an in-place sliver of long rows off the page that leaves L1 (half of it
 // or more, or more pages than half the first-level TLB) keep the profile's l2_row_share_long of
-// their rate, from the fourth tile of A blocks of 48 rows or more (M36): on Zen 3, one core,
-// warm, 64 x 1408 x 2048 in place ran 1.2-1.3x slower than B packed, which the model had priced
-// 0.93x. Smaller blocks, and a profile without the share, keep their costs.
+// their rate, from the fourth tile of each A block in calls of 48 rows or more (M36): on Zen 3,
+// one core, warm, 64 x 1408 x 2048 in place ran 1.2-1.3x slower than B packed, which the model
+// had priced 0.93x. Two cores splitting those rows pay it too (each core's 32 rows, split to
+// escape it, ran 0.85x); smaller calls, and a profile without the share, keep their costs.
 TEST(CpuModelLongRowReread, ManyRowTilesOverLongRowsPayTheProbesShare) {
   const kernels::IsaKernels* ks = kernels::kernels_for(Isa::Avx2);
   ADAPTCORE_SKIP_WITHOUT(test::CpuFeature::Avx2, ks != nullptr);
@@ -698,6 +699,17 @@ TEST(CpuModelLongRowReread, ManyRowTilesOverLongRowsPayTheProbesShare) {
     const double lossy = model.predict(warm, in_place).total_us;
     EXPECT_GT(lossy, plain * 1.1) << describe(in_place);
   }
+  GemmProblem g;
+  g.m = 64, g.n = 1408, g.k = 2048;
+  g.a_rs = g.k, g.a_cs = 1, g.b_rs = g.n, g.b_cs = 1, g.ldc = g.n;
+  const ShapeKey two = make_key(g, Isa::Avx2, 2);
+  int split = 0;
+  for (const Plan& p : enumerate_candidates(two, classify(two, zen3, cfg), zen3, cfg))
+    if (p.kind == PlanKind::Blocked && p.pm == 2 && !p.pack_b && p.kc >= 256) {
+      ++split;
+      EXPECT_GT(model.predict(two, p).total_us, no_share.predict(two, p).total_us) << describe(p);
+    }
+  EXPECT_GT(split, 0);
   // 32 rows: no candidate's cost moves.
   expect_same_costs(zen3, cfg, model, no_share, avx2_key(32, 1408, 2048, false));
 }

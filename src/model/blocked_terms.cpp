@@ -443,13 +443,14 @@ double CpuModel::paged_reread_us(const ShapeKey& key, const BlockedShare& s,
     // Long rows: a sliver of half of L1 or more, or over more pages than half the first-level
     // TLB (a row a page, at 4 KiB rows and longer; A's and C's rows take their own), is re-read
     // from L2 at the measured share by the row tiles after the first kLongRowFreeTiles, which
-    // find it still close, in A blocks of kLongRowRereadRows rows or more (M36).
+    // find it still close, in calls of kLongRowRereadRows rows or more (M36: not the core's
+    // block, or splitting 64 rows over two cores escapes the term and loses 0.85x).
     const double lines = 64.0 * sliver_lines(s.kc, s.eb * s.nr, key.b_ld_log2);
     const double pages = s.kc * std::min(1.0, s.eb * s.n / page);
     const bool leaves = (lines >= kResidentShare * l1 || pages > kResidentShare * kDtlbEntries) &&
                         lines <= kResidentShare * static_cast<double>(hw_.l2_bytes);
     const double share_long = hw_.l2_row_share_long;
-    if (!leaves || share_long >= 1.0 || s.mc < kLongRowRereadRows) return 0.0;
+    if (!leaves || share_long >= 1.0 || s.m < kLongRowRereadRows) return 0.0;
     return compute_us * std::max(0.0, block_tiles - kLongRowFreeTiles) / block_tiles *
            (1.0 / std::max(share_long, 0.01) - 1.0);
   } else if (block_tiles >= kShortRowRereadTiles) {

@@ -96,9 +96,9 @@ inline constexpr double kShortRowRereadTiles = 8.0;
 // (Zen 3, warm, 4x24 at kc 256: 2 row tiles lost nothing, 4 about a quarter of the loss per
 // tile that 8-32 lost). F35.
 inline constexpr double kLongRowFreeTiles = 3.0;
-// Rows of an A block from which the loss applies: smaller blocks (20 x 326 x 138 and 21 x 628 x
-// 201 on Zen 3, five row tiles; 32-40 rows at K 57-2048) ran their in-place slivers faster than
-// the shallower, split or packed plans that would avoid it. F35.
+// Rows of a call from which the loss applies: smaller calls (20 x 326 x 138 and 21 x 628 x 201
+// on Zen 3, five row tiles; 32-40 rows at K 57-2048) ran their in-place slivers faster than the
+// shallower, split or packed plans that would avoid it. F35.
 inline constexpr double kLongRowRereadRows = 48.0;
 // Issue cost of one software prefetch instruction, in cycles. F11.
 inline constexpr double kPrefetchCycles = 0.5;
