@@ -613,6 +613,16 @@ struct SelfStreaming {
   std::vector<CalibrationReport::SelfStreamingHeight> heights;
 };
 
+// The level's tile of fewest rows that holds h rows; -1 where none does.
+int fewest_rows_tile(const kernels::IsaKernels& ks, int h) {
+  int ti = -1;
+  for (int i = 0; i < static_cast<int>(ks.tiles.size()); ++i) {
+    const int mr = ks.tiles[static_cast<std::size_t>(i)].mr;
+    if (mr >= h && (ti < 0 || mr < ks.tiles[static_cast<std::size_t>(ti)].mr)) ti = i;
+  }
+  return ti;
+}
+
 // One height of the probe over rows of n columns: plain, read ahead and (with `packed`) the
 // packed plan; rows = 0 where no tile holds h rows or a plan failed.
 CalibrationReport::SelfStreamingHeight self_streaming_height(const kernels::IsaKernels& ks,
@@ -623,11 +633,7 @@ CalibrationReport::SelfStreamingHeight self_streaming_height(const kernels::IsaK
   CalibrationReport::SelfStreamingHeight out;
   const std::int64_t k =
       std::min(big_bytes, kInPlaceBytes) / 4 / n / kSelfStreamingPackKc * kSelfStreamingPackKc;
-  int ti = -1;
-  for (int i = 0; i < static_cast<int>(ks.tiles.size()); ++i) {
-    const int mr = ks.tiles[static_cast<std::size_t>(i)].mr;
-    if (mr >= h && (ti < 0 || mr < ks.tiles[static_cast<std::size_t>(ti)].mr)) ti = i;
-  }
+  const int ti = fewest_rows_tile(ks, h);
   if (ti < 0 || k < 2 * kSelfStreamingPackKc) return out;
   const kernels::TileKernels& t = ks.tiles[static_cast<std::size_t>(ti)];
   Buffer a = make_buffer(h * k * 4);
@@ -702,11 +708,8 @@ struct FewRowStreams {
 FewRowStreams few_row_streams(const kernels::IsaKernels& ks, const float* big,
                               std::int64_t big_bytes, std::int64_t n, const Budget& b) {
   FewRowStreams out;
-  if (big == nullptr || ks.tiles.empty()) return out;
-  int ti = 0;
-  for (int i = 1; i < static_cast<int>(ks.tiles.size()); ++i)
-    if (ks.tiles[static_cast<std::size_t>(i)].mr < ks.tiles[static_cast<std::size_t>(ti)].mr)
-      ti = i;
+  const int ti = fewest_rows_tile(ks, 1);
+  if (big == nullptr || ti < 0) return out;
   const std::int64_t tracked = static_cast<std::int64_t>(model_constants::kStreamsTracked);
   const std::int64_t deep = tracked * kFewRowDeepFactor;
   const std::int64_t k = std::min(big_bytes, kInPlaceBytes) / 4 / n / deep * deep;
