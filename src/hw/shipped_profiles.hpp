@@ -42,10 +42,9 @@ ShippedMatch match_shipped_profile(const CpuIdentity& id,
 // CPU's own profile, only the row-stream terms (l3_row_*, and l2_row_share_paged / _long,
 // dram_in_place_loss / _share, dram_pack_share, dram_self_streaming_rows / _row_bytes,
 // few_row_stream_exponent and kernel_call_cycles where the vector ISA is the same: its tiles and
-// packers are the ones measured) for the
-// nearest of its vendor's; base unchanged, with a source that says no profile matched, when none
-// does. Never throws; a shipped profile that does not load (a build error the tests catch) leaves
-// base.
+// packers are the ones measured) for the nearest of its vendor's; base unchanged, with a source
+// that says no profile matched, when none does. Never throws; a shipped profile that does not load
+// (a build error the tests catch) leaves base.
 HardwareProfile apply_shipped_profile(const HardwareProfile& base, const CpuIdentity& id);
 
 }  // namespace adaptcore

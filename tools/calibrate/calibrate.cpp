@@ -462,7 +462,6 @@ LongReread long_reread(const kernels::IsaKernels& ks, std::int64_t l2_bytes, con
     Buffer bb = make_buffer(kPagedK * ld * 4);
     Buffer c = make_buffer(m * kPagedN * 4);
     if (!a || !bb || !c) return out;
-    std::memset(bb.get(), 0, static_cast<std::size_t>(kPagedK * ld * 4));
     auto us = [&](std::int64_t rows) {
       return probe_plan_us(ks, ti, rows, kPagedN, kPagedK, a.get(), bb.get(), ld, c.get(),
                            {kPagedK, kPagedN, false, false}, pool, b);
@@ -976,7 +975,6 @@ HardwareProfile calibrate(const CalibrationOptions& options, const HardwareProfi
       const FewRowStreams fr =
           few_row_streams(*ks, big.get(), few_row_bytes, kSelfStreamingN, lean);
       Buffer l3b = make_buffer(rep.l3_buffer);
-      if (l3b) std::memset(l3b.get(), 0, static_cast<std::size_t>(rep.l3_buffer));
       const FewRowStreams fr3 = few_row_streams(*ks, l3b.get(), rep.l3_buffer, kFewRowL3N, lean);
       const double e = std::max(fr.exponent, fr3.exponent);
       if (e >= 0) hw.few_row_stream_exponent = e;
