@@ -59,18 +59,31 @@ TEST(ShippedProfiles, ACpuGetsItsOwnProfileOrItsVendorsNearest) {
   ASSERT_NE(zen3.profile, nullptr);
   EXPECT_EQ(std::string(zen3.profile->file), "amd-zen3.json");
   EXPECT_TRUE(zen3.exact);
-  // Zen 5 (family 26, model 2: nearer Zen 3's model 1 than Zen 4's 17) until it has its own:
-  // the nearest AMD family of its vector ISA, AVX-512.
   const ShippedMatch zen5 = match_shipped_profile({"AuthenticAMD", 26, 2}, true);
   ASSERT_NE(zen5.profile, nullptr);
-  EXPECT_EQ(std::string(zen5.profile->file), "amd-zen4.json");
-  EXPECT_FALSE(zen5.exact);
-  EXPECT_TRUE(zen5.same_vector_isa);
+  EXPECT_EQ(std::string(zen5.profile->file), "amd-zen5.json");
+  EXPECT_TRUE(zen5.exact);
+  // Another Zen 5 model (the desktop part, 68): its family's profile, not exact.
+  const ShippedMatch zen5_desktop = match_shipped_profile({"AuthenticAMD", 26, 68}, true);
+  ASSERT_NE(zen5_desktop.profile, nullptr);
+  EXPECT_EQ(std::string(zen5_desktop.profile->file), "amd-zen5.json");
+  EXPECT_FALSE(zen5_desktop.exact);
+  // A later AVX-512 family (27, model 17: as near Zen 4's model 17 as a model can be) takes
+  // the nearest family of its vector ISA, Zen 5's, before any model number.
+  const ShippedMatch next = match_shipped_profile({"AuthenticAMD", 27, 17}, true);
+  ASSERT_NE(next.profile, nullptr);
+  EXPECT_EQ(std::string(next.profile->file), "amd-zen5.json");
+  EXPECT_FALSE(next.exact);
+  EXPECT_TRUE(next.same_vector_isa);
+  // An AVX2-only part of that family: Zen 3's, the vendor's only AVX2 profile.
+  EXPECT_EQ(std::string(match_shipped_profile({"AuthenticAMD", 26, 2}, false).profile->file),
+            "amd-zen3.json");
   // Zen 2 (family 23, AVX2): Zen 3's; with the ISA unknown, the nearest number.
   const ShippedMatch zen2 = match_shipped_profile({"AuthenticAMD", 23, 49}, false);
   ASSERT_NE(zen2.profile, nullptr);
   EXPECT_EQ(std::string(zen2.profile->file), "amd-zen3.json");
-  EXPECT_EQ(std::string(match_shipped_profile({"AuthenticAMD", 26, 2}).profile->file),
+  // With the ISA unknown, the nearest number: family 25 model 2 is Zen 3's model 1.
+  EXPECT_EQ(std::string(match_shipped_profile({"AuthenticAMD", 25, 2}).profile->file),
             "amd-zen3.json");
   // A vector ISA no profile of the vendor has: the nearest, marked as another ISA.
   const ShippedMatch avx2_intel = match_shipped_profile({"GenuineIntel", 6, 85}, false);
@@ -112,57 +125,61 @@ TEST(ShippedProfiles, AppliedOverDetectionKeepingItsSizesAndFeatures) {
   base.features.set(Feature::Avx512F, true);  // the nearest is then one of AVX-512's
   const HardwareProfile zen4 = apply_shipped_profile(base, {"AuthenticAMD", 25, 17});
   const HardwareProfile zen5 = apply_shipped_profile(base, {"AuthenticAMD", 26, 2});
+  // A later AVX-512 family (27) without its own profile: Zen 5 is its nearest.
+  const HardwareProfile next = apply_shipped_profile(base, {"AuthenticAMD", 27, 17});
   // The paged re-read share of the nearest's tiles only where they are this CPU's ISA's: an
-  // AVX2 Zen 2 takes Zen 3's, an AVX-512 Zen 5 Zen 4's (which ships none).
-  EXPECT_DOUBLE_EQ(zen5.l2_row_share_paged, zen4.l2_row_share_paged);
+  // AVX2 Zen 2 takes Zen 3's, a later AVX-512 family Zen 5's (which ships none).
+  EXPECT_DOUBLE_EQ(next.l2_row_share_paged, zen5.l2_row_share_paged);
   HardwareProfile avx2_base = base;
   avx2_base.features.set(Feature::Avx512F, false);
   const HardwareProfile zen3 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 25, 1});
   const HardwareProfile zen2 = apply_shipped_profile(avx2_base, {"AuthenticAMD", 23, 49});
   EXPECT_LT(zen3.l2_row_share_paged, 1.0);
   EXPECT_DOUBLE_EQ(zen2.l2_row_share_paged, zen3.l2_row_share_paged);
-  // And the long-row share (M36: 0.75 on Zen 3; Zen 4 ships none).
+  // And the long-row share (M36: 0.75 on Zen 3; Zen 5 ships none).
   EXPECT_DOUBLE_EQ(zen3.l2_row_share_long, 0.75);
   EXPECT_DOUBLE_EQ(zen2.l2_row_share_long, zen3.l2_row_share_long);
-  EXPECT_DOUBLE_EQ(zen5.l2_row_share_long, zen4.l2_row_share_long);
+  EXPECT_DOUBLE_EQ(next.l2_row_share_long, zen5.l2_row_share_long);
   // So is the in-place DRAM loss (measured with the same tiles).
   EXPECT_GT(zen3.dram_in_place_loss, 0.5);
   EXPECT_DOUBLE_EQ(zen2.dram_in_place_loss, zen3.dram_in_place_loss);
-  EXPECT_DOUBLE_EQ(zen5.dram_in_place_loss, zen4.dram_in_place_loss);
+  EXPECT_DOUBLE_EQ(next.dram_in_place_loss, zen5.dram_in_place_loss);
   // And the same probe's rate of B read ahead by column tiles (M34: 0.8 on Zen 3).
   EXPECT_DOUBLE_EQ(zen3.dram_in_place_share, 0.8);
   EXPECT_DOUBLE_EQ(zen2.dram_in_place_share, zen3.dram_in_place_share);
-  EXPECT_DOUBLE_EQ(zen5.dram_in_place_share, zen4.dram_in_place_share);
-  // And its packers' rate out of DRAM (M27: 0.73 on Zen 3; Zen 4 ships none).
+  EXPECT_DOUBLE_EQ(next.dram_in_place_share, zen5.dram_in_place_share);
+  // And its packers' rate out of DRAM (M27: 0.73 on Zen 3, 0.44 on Zen 5).
   EXPECT_DOUBLE_EQ(zen3.dram_pack_share, 0.73);
   EXPECT_DOUBLE_EQ(zen2.dram_pack_share, zen3.dram_pack_share);
-  EXPECT_DOUBLE_EQ(zen5.dram_pack_share, zen4.dram_pack_share);
-  // And how its one-row cores' own streams fall off (M35: 0.57 on Zen 3; Zen 4 ships none).
+  EXPECT_DOUBLE_EQ(zen5.dram_pack_share, 0.44);
+  EXPECT_DOUBLE_EQ(next.dram_pack_share, zen5.dram_pack_share);
+  // And how its one-row cores' own streams fall off (M35: 0.57 on Zen 3; Zen 5 ships none).
   EXPECT_DOUBLE_EQ(zen3.few_row_stream_exponent, 0.57);
   EXPECT_DOUBLE_EQ(zen2.few_row_stream_exponent, zen3.few_row_stream_exponent);
-  EXPECT_DOUBLE_EQ(zen5.few_row_stream_exponent, zen4.few_row_stream_exponent);
-  // And its kernel calls' fixed cycles (M31: calibrate's probe on Zen 3; Zen 4 ships none).
+  EXPECT_DOUBLE_EQ(next.few_row_stream_exponent, zen5.few_row_stream_exponent);
+  // And its kernel calls' fixed cycles (M31: calibrate's probe on Zen 3; Zen 5 ships none).
   EXPECT_NEAR(zen3.kernel_call_cycles, 13.9, 1e-9);
   EXPECT_DOUBLE_EQ(zen2.kernel_call_cycles, zen3.kernel_call_cycles);
-  EXPECT_DOUBLE_EQ(zen5.kernel_call_cycles, zen4.kernel_call_cycles);
-  // And the rows its prefetchers stream by themselves (M24: six on Zen 3; Zen 4 ships none, 2).
+  EXPECT_DOUBLE_EQ(next.kernel_call_cycles, zen5.kernel_call_cycles);
+  // And the rows its prefetchers stream by themselves (M24: six on Zen 3; Zen 5 ships none, 2).
   EXPECT_EQ(zen3.dram_self_streaming_rows, 6);
   EXPECT_EQ(zen2.dram_self_streaming_rows, zen3.dram_self_streaming_rows);
-  EXPECT_EQ(zen5.dram_self_streaming_rows, zen4.dram_self_streaming_rows);
+  EXPECT_EQ(next.dram_self_streaming_rows, zen5.dram_self_streaming_rows);
   EXPECT_EQ(zen3.dram_self_streaming_row_bytes, 4096);
   EXPECT_EQ(zen2.dram_self_streaming_row_bytes, zen3.dram_self_streaming_row_bytes);
-  EXPECT_EQ(zen5.dram_self_streaming_row_bytes, zen4.dram_self_streaming_row_bytes);
+  EXPECT_EQ(next.dram_self_streaming_row_bytes, zen5.dram_self_streaming_row_bytes);
   EXPECT_NE(zen2.source.find("amd-zen3.json"), std::string::npos) << zen2.source;
-  EXPECT_DOUBLE_EQ(zen5.l3_row_streams, zen4.l3_row_streams);
-  EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, zen4.l3_row_share_paged);
-  EXPECT_DOUBLE_EQ(zen5.l3_row_share, zen4.l3_row_share);
-  EXPECT_NE(zen5.l3_row_share_paged, 0.33);
-  EXPECT_NE(zen5.l3_row_share, 0.33);
-  EXPECT_NE(zen5.l3_row_streams, 3.0);
-  EXPECT_DOUBLE_EQ(zen5.bw_l3_gbs, 1.0);           // rates stay the base's
-  EXPECT_DOUBLE_EQ(zen5.dot_bf16_per_cycle, 7.5);  // Zen 4's own profile ships 1.0
+  EXPECT_DOUBLE_EQ(next.l3_row_streams, zen5.l3_row_streams);
+  EXPECT_DOUBLE_EQ(zen5.l3_row_share_paged, 0.65);
+  EXPECT_DOUBLE_EQ(next.l3_row_share_paged, zen5.l3_row_share_paged);
+  EXPECT_DOUBLE_EQ(next.l3_row_share, zen5.l3_row_share);
+  EXPECT_NE(next.l3_row_share_paged, 0.33);
+  EXPECT_NE(next.l3_row_share, 0.33);
+  EXPECT_NE(next.l3_row_streams, 3.0);
+  EXPECT_DOUBLE_EQ(next.bw_l3_gbs, 1.0);           // rates stay the base's
+  EXPECT_DOUBLE_EQ(next.dot_bf16_per_cycle, 7.5);  // Zen 4's own profile ships 1.0
   EXPECT_DOUBLE_EQ(zen4.dot_bf16_per_cycle, 1.0);
-  EXPECT_NE(zen5.source.find("nearest"), std::string::npos) << zen5.source;
+  EXPECT_NE(next.source.find("nearest"), std::string::npos) << next.source;
   const HardwareProfile none = apply_shipped_profile(base, {"HygonGenuine", 24, 0});
   EXPECT_DOUBLE_EQ(none.bw_l3_gbs, 1.0);
   EXPECT_NE(none.source.find("no shipped profile"), std::string::npos) << none.source;
