@@ -189,12 +189,72 @@ void check_fp32_dots(const kernels::IsaKernels& ks) {
         }
 }
 
+// A sweep (UKernelArgs::tiles, tiles of up to kSweepKernelRows rows): three whole column tiles
+// in one call write what three calls of one tile each write, bit for bit, and nothing past
+// them: B in place (tiles nr columns apart) and packed (nr * k floats apart), C as rows and
+// transposed, with beta 0 (C holds NaN) and not.
+void check_fp32_sweeps(const kernels::IsaKernels& ks) {
+  std::mt19937_64 rng(14);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  constexpr int64_t kTiles = 3;
+  for (const kernels::TileKernels& t : ks.tiles)
+    for (int mode = 0; mode < kernels::kAModes; ++mode)
+      for (int m = 1; m <= std::min(t.mr, kernels::kSweepKernelRows); ++m)
+        for (const int64_t k : {1, 8, 19})
+          for (const bool packed_b : {true, false})
+            for (const bool transposed : {false, true})
+              for (const Scale s : kScales) {
+                if (transposed && !t.has_transposed_store()) continue;
+                const int64_t a_stride = mode == 0 ? t.mr : k + 1;
+                std::vector<float> a(static_cast<std::size_t>(t.mr * (k + 1) + 1));
+                for (float& x : a) x = d(rng);
+                const int64_t ldb = packed_b ? t.nr : kTiles * t.nr + 5;
+                const int64_t b_tile_step = packed_b ? t.nr * k : t.nr;
+                std::vector<float> b(static_cast<std::size_t>(kTiles * t.nr * (k + 1) + ldb * k));
+                for (float& x : b) x = d(rng);
+                // C: m rows of kTiles * nr columns (or its transpose), a sentinel column after.
+                const int64_t rows = transposed ? kTiles * t.nr : m;
+                const int64_t cols = transposed ? m : kTiles * t.nr;
+                const int64_t ldc = cols + 1;
+                std::vector<float> c0(static_cast<std::size_t>(rows * ldc + 1));
+                for (float& x : c0) x = s.beta != 0.0f ? d(rng) : std::nanf("");
+                std::vector<float> swept = c0, single = c0;
+                const kernels::UKernelFn fn = transposed
+                                                  ? t.get_tc(static_cast<kernels::AMode>(mode), m)
+                                                  : t.get(static_cast<kernels::AMode>(mode), m);
+                const int64_t c_tile_step = transposed ? t.nr * ldc : t.nr;
+                kernels::UKernelArgs args{k,   a.data(), a_stride, b.data(), ldb, swept.data(),
+                                          ldc, s.alpha,  s.beta,   t.nr};
+                args.tiles = kTiles, args.b_tile_step = b_tile_step;
+                args.c_tile_step = c_tile_step;
+                fn(args);
+                for (int64_t i = 0; i < kTiles; ++i) {
+                  kernels::UKernelArgs one{k,        a.data(),
+                                           a_stride, b.data() + i * b_tile_step,
+                                           ldb,      single.data() + i * c_tile_step,
+                                           ldc,      s.alpha,
+                                           s.beta,   t.nr};
+                  fn(one);
+                }
+                ASSERT_EQ(std::memcmp(swept.data(), single.data(), swept.size() * sizeof(float)), 0)
+                    << to_string(ks.isa) << " " << t.mr << "x" << t.nr << " mode " << mode
+                    << " m=" << m << " k=" << k << (packed_b ? " packed B" : " B in place")
+                    << (transposed ? " transposed" : "") << " beta=" << s.beta;
+                for (int64_t r = 0; r < rows; ++r) {  // the sentinel column is left alone
+                  const float sentinel = c0[static_cast<std::size_t>(r * ldc + cols)];
+                  const float got = swept[static_cast<std::size_t>(r * ldc + cols)];
+                  ASSERT_TRUE(std::memcmp(&sentinel, &got, sizeof(float)) == 0) << r;
+                }
+              }
+}
+
 TEST(KernelTiles, Fp32TilesAndDotTilesOnEveryPath) {
   const HardwareProfile& hw = detected_hardware();
   for (const Isa isa : kernels::built_levels()) {
     const kernels::IsaKernels* ks = kernels::kernels_for(isa);
     if (!hw.supports(isa) || ks->isa != isa) continue;  // each table once
     check_fp32_tiles(*ks);
+    check_fp32_sweeps(*ks);
     check_fp32_dots(*ks);
   }
 }

@@ -115,7 +115,18 @@ class F32Op : public F32Operands {
     const int64_t b_floats = b_step / 4;
     // The next column tile of C, or of C^T: nr rows of C further.
     const int64_t c_step = transposed_ ? nr_ * t.ldc : nr_;
-    for (int64_t jr = 0; jr < nb; jr += nr_) {
+    int64_t jr = 0;
+    // A tile of one or two rows: its whole column tiles in one call (UKernelArgs::tiles).
+    if (!prefetch_c && t.mv <= kernels::kSweepKernelRows && nb / nr_ > 1) {
+      const int64_t whole = nb / nr_;
+      args.tiles = whole, args.b_tile_step = b_floats, args.c_tile_step = c_step;
+      fn(args);
+      args.tiles = 1;
+      args.b += whole * b_floats;
+      args.c += whole * c_step;
+      jr = whole * nr_;
+    }
+    for (; jr < nb; jr += nr_) {
       args.n = static_cast<int>(std::min<int64_t>(nr_, nb - jr));
       // The last panel of prepacked B is as wide as its columns: rows args.n apart.
       if (b.panel_nr > 0 && args.n < nr_) {

@@ -93,8 +93,23 @@ struct Fp32Tile {
 
   template <int M>
   static void kernel(const UKernelArgs& args) {
+    if constexpr (M <= kSweepKernelRows) {
+      if (args.tiles > 1) return sweep<M>(args);
+    }
     if (args.n == NV * V::W) return run<M, NV>(args, PanelB<FmaStep<V>, NV>{args.b, args.ldb});
     tail<M>(args);
+  }
+
+  // UKernelArgs::tiles whole column tiles in one call: the arguments stay in registers and
+  // each tile is the loop and the stores alone.
+  template <int M>
+  [[gnu::noinline]] static void sweep(const UKernelArgs& args) {
+    UKernelArgs t = args;
+    for (int64_t i = 0; i < args.tiles; ++i) {
+      body<M, NV>(t, PanelB<FmaStep<V>, NV>{t.b, t.ldb});
+      t.b += args.b_tile_step;
+      t.c += args.c_tile_step;
+    }
   }
 };
 

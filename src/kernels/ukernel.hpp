@@ -37,10 +37,22 @@ struct UKernelArgs {
   // prefetch into L2 per vector of the row). Null: none.
   const float* b_next = nullptr;
   int64_t b_next_rows = 0;
+  // A sweep (a tile of at most kSweepKernelRows rows, n the whole tile, no b_next): `tiles`
+  // column tiles, B and C each b_tile_step and c_tile_step floats further than the one before,
+  // in one call. One call per column tile costs a row of C streaming B from memory a hundred
+  // instructions a tile beside its few dozen loads, which fill the core's window and leave
+  // fewer of B's lines in flight (docs/MODEL.md, "One-row sweeps").
+  int64_t tiles = 1;
+  int64_t b_tile_step = 0;
+  int64_t c_tile_step = 0;
 };
 using UKernelFn = void (*)(const UKernelArgs&);
 
 inline constexpr int kMaxMr = 16;
+
+// The tallest tile that sweeps its column tiles in one kernel call (UKernelArgs::tiles): taller
+// tiles have enough FMAs a tile to cover a call's bookkeeping.
+inline constexpr int kSweepKernelRows = 2;
 
 // An fp32 register tile of fewer than kChainVectors vectors spreads a depth of kChainedMinSteps
 // steps or more over ceil(kChainVectors / vectors) chains of accumulators, so that its FMAs do
