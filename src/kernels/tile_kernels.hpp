@@ -42,16 +42,20 @@ template <class V, int NV, AMode AM, class Output = TypedOutput, class Store = R
 struct Fp32Tile {
   // Chained: the depth loop over depth_chains() accumulator chains (tile_mainloop.hpp), for a
   // tile of fewer than kChainVectors vectors and a depth of kChainedMinSteps or more.
-  template <int M, int L, bool Chained = false, class Source>
+  // AskC false: no prefetch of C's lines (a sweep's rows of C are one stream each, which the
+  // hardware follows; asked for a tile at a time, they held up B's loads, docs/MODEL.md
+  // "One-row sweeps").
+  template <int M, int L, bool Chained = false, bool AskC = true, class Source>
   static void body(const UKernelArgs& args, Source b) {
     using Step = FmaStep<V>;
     if constexpr (!Chained && depth_chains<Step, M, L>() > 1) {
-      if (args.k >= kChainedMinSteps) return chained_body<M, L>(args, b);
+      if (args.k >= kChainedMinSteps) return chained_body<M, L, AskC>(args, b);
     }
     typename V::reg acc[M][L], unused[L];
     zero_tile<V, M, L>(acc);
-    Store::template prefetch<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args),
-                                      args.k >= kWriteAheadMinSteps);
+    if constexpr (AskC)
+      Store::template prefetch<V, M, L>(args.c, args.ldc, args.n, Output::template make<V>(args),
+                                        args.k >= kWriteAheadMinSteps);
     // Distance between consecutive A elements of one row (k direction) and between rows.
     const int64_t a_step = AM == AMode::ColUnit ? args.a_stride : 1;
     const int64_t a_row = AM == AMode::ColUnit ? 1 : args.a_stride;
@@ -63,9 +67,9 @@ struct Fp32Tile {
     Store::template store<V, M, L>(acc, args.c, args.ldc, args.n, Output::template make<V>(args));
   }
   // A function of its own, so that the shallow calls' body keeps its registers.
-  template <int M, int L, class Source>
+  template <int M, int L, bool AskC, class Source>
   [[gnu::noinline]] static void chained_body(const UKernelArgs& args, Source b) {
-    body<M, L, true>(args, b);
+    body<M, L, true, AskC>(args, b);
   }
 
   // Source, with the read-ahead of UKernelArgs::b_next where the call asks for it: a kernel
@@ -106,7 +110,7 @@ struct Fp32Tile {
   [[gnu::noinline]] static void sweep(const UKernelArgs& args) {
     UKernelArgs t = args;
     for (int64_t i = 0; i < args.tiles; ++i) {
-      body<M, NV>(t, PanelB<FmaStep<V>, NV>{t.b, t.ldb});
+      body<M, NV, false, false>(t, PanelB<FmaStep<V>, NV>{t.b, t.ldb});
       t.b += args.b_tile_step;
       t.c += args.c_tile_step;
     }
